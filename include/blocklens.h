@@ -1,0 +1,266 @@
+/* blocklens.h - the BlockLens engine: one Transformer block in plain C (native and wasm).
+
+   USAGE
+       #include "blocklens.h"
+       bl_rng rng;  bl_error err;
+       bl_rng_seed(&rng, 42);                        // same stream as numpy's np.random.seed(42)
+       float x[7*8], w1[8*32], b1[32], w2[32*8], b2[8];
+       bl_rng_normal_f32(&rng, x, 7*8);              // x  = np.random.randn(7, 8)
+       ... W1, b1, W2, b2 in the same order ...
+       float hidden[7*32], act[7*32], out[7*8];
+       bl_ffn_desc d = { .L = 7, .d_model = 8, .d_ff = 32, .activation = BL_ACT_RELU,
+                         .x = x, .w1 = w1, .b1 = b1, .w2 = w2, .b2 = b2 };
+       bl_ffn_out  o = { .hidden = hidden, .activated = act, .out = out };
+       if (bl_ffn_forward(&d, &o, &err) != BL_OK) fprintf(stderr, "%s\n", err.message);
+
+   LAYOUT
+       Every matrix is float32, row-major. Tokens are rows: x is (L, d_model).
+       A linear layer is y = x @ W + b with W stored (in, out), as in the numpy explanations
+       (PyTorch's nn.Linear stores the transpose). Biases may be NULL (= zero).
+       Attention tensors that have a head axis are (heads, L, L) or (heads, L, d_k).
+
+   CONVENTIONS
+       - Descriptor structs: a zero field means "the default" (no mask, scaled, post-LN, ...).
+       - Output buffers are owned by the caller. Required ones must be non-NULL; optional ones
+         (marked "optional") may be NULL and are then not computed at all.
+       - Output buffers must not overlap inputs.
+       - Nothing allocates, nothing aborts, there is no global state: every call depends only
+         on its arguments, so many figures can share one wasm instance.
+
+   ERRORS
+       Every entry point returns a bl_status. BL_OK is 0. On failure no output is promised and
+       `err` (if not NULL) holds a one-line message naming the bad argument, e.g.
+       "d_model (10) must be divisible by n_heads (3)". bl_status_string() names a status.
+
+   LIMITS
+       Sizes are ints in [1, BL_MAX_DIM]; every buffer must hold at most BL_MAX_ELEMS floats.
+       Larger requests fail with BL_ERR_TOO_LARGE before any memory is touched.
+*/
+#ifndef BLOCKLENS_H
+#define BLOCKLENS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BL_MAX_DIM 65536                /* largest L, d_model, d_ff, heads */
+#define BL_MAX_ELEMS (1u << 28)        /* largest buffer, in floats (1 GiB) */
+#define BL_ERROR_MESSAGE_SIZE 192
+
+/* ---- status ------------------------------------------------------------------------- */
+typedef enum bl_status {
+    BL_OK = 0,
+    BL_ERR_NULL = 1,        /* a required pointer is NULL */
+    BL_ERR_SIZE = 2,        /* a size is zero, negative or above BL_MAX_DIM */
+    BL_ERR_SHAPE = 3,       /* sizes disagree (d_model not divisible by n_heads, ...) */
+    BL_ERR_TOO_LARGE = 4,   /* a buffer would exceed BL_MAX_ELEMS floats */
+    BL_ERR_ACTIVATION = 5,  /* unknown activation, or gated/ungated weights mismatch */
+    BL_ERR_VALUE = 6,       /* a scalar argument is out of range (eps <= 0, NaN, ...) */
+    BL_ERR_PRESET = 7       /* unknown preset name */
+} bl_status;
+
+typedef struct bl_error {
+    bl_status status;
+    char message[BL_ERROR_MESSAGE_SIZE];
+} bl_error;
+
+const char *bl_status_string(bl_status status);
+
+/* ---- numpy-compatible random numbers -------------------------------------------------
+   MT19937 seeded as numpy's legacy np.random.seed(seed) (init_genrand), uniform doubles as
+   np.random.random_sample (53 bits from two draws), normals as the legacy polar Box-Muller
+   np.random.randn, which caches its second value: bit-identical doubles for the same calls. */
+typedef struct bl_rng {
+    uint32_t mt[624];
+    int pos;
+    int has_gauss;
+    double gauss;
+} bl_rng;
+
+void bl_rng_seed(bl_rng *rng, uint32_t seed);
+uint32_t bl_rng_next_u32(bl_rng *rng);
+double bl_rng_uniform(bl_rng *rng);                       /* [0, 1) */
+double bl_rng_normal(bl_rng *rng);                        /* N(0, 1) */
+bl_status bl_rng_uniform_f64(bl_rng *rng, double *out, size_t n, bl_error *err);
+bl_status bl_rng_normal_f64(bl_rng *rng, double *out, size_t n, bl_error *err);
+bl_status bl_rng_normal_f32(bl_rng *rng, float *out, size_t n, bl_error *err); /* float(randn) */
+
+/* ---- linear layer --------------------------------------------------------------------- */
+/* out (M, N) = x (M, K) @ w (K, N) + b (N) ; b may be NULL */
+bl_status bl_linear_forward(float *out, const float *x, const float *w, const float *b,
+                            int M, int K, int N, bl_error *err);
+
+/* ---- activations ---------------------------------------------------------------------- */
+typedef enum bl_activation {
+    BL_ACT_RELU = 0,       /* max(0, x) */
+    BL_ACT_GELU = 1,       /* x * Phi(x), exact (erf) */
+    BL_ACT_GELU_TANH = 2,  /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+    BL_ACT_SILU = 3,       /* x * sigmoid(x) */
+    BL_ACT_IDENTITY = 4,   /* x: the two layers collapse into one linear map */
+    BL_ACT_SWIGLU = 5,     /* gated: silu(x @ Wg) * (x @ Wu) */
+    BL_ACT_GEGLU = 6,      /* gated: gelu(x @ Wg) * (x @ Wu) */
+    BL_ACT_COUNT = 7
+} bl_activation;
+
+const char *bl_activation_name(bl_activation act);        /* "relu", ..., NULL if unknown */
+int bl_activation_is_gated(bl_activation act);
+/* out[i] = act(x[i]) elementwise for the ungated activations (gated ones apply their gate
+   function: silu for SwiGLU, gelu for GeGLU). out may equal x. */
+bl_status bl_activation_apply(float *out, const float *x, size_t n, bl_activation act,
+                              bl_error *err);
+
+/* ---- feed-forward network --------------------------------------------------------------
+   ungated:  hidden = x @ W1 + b1 ; activated = act(hidden) ; out = activated @ W2 + b2
+   gated:    hidden = x @ W1 + b1 (the gate) ; up = x @ W3 + b3 ;
+             activated = act(hidden) * up ; out = activated @ W2 + b2
+   (W1 = W_gate, W3 = W_up, W2 = W_down in Llama's naming). */
+typedef struct bl_ffn_desc {
+    int L, d_model, d_ff;
+    bl_activation activation;
+    const float *x;             /* (L, d_model) */
+    const float *w1, *b1;       /* (d_model, d_ff), (d_ff) */
+    const float *w3, *b3;       /* gated only: (d_model, d_ff), (d_ff); must be NULL otherwise */
+    const float *w2, *b2;       /* (d_ff, d_model), (d_model) */
+} bl_ffn_desc;
+
+typedef struct bl_ffn_out {
+    float *hidden;              /* (L, d_ff)    optional: pre-activation (the gate if gated) */
+    float *up;                  /* (L, d_ff)    gated only, required there */
+    float *activated;           /* (L, d_ff)    required */
+    float *out;                 /* (L, d_model) required */
+} bl_ffn_out;
+
+bl_status bl_ffn_forward(const bl_ffn_desc *desc, const bl_ffn_out *out, bl_error *err);
+
+/* ---- multi-head self-attention ---------------------------------------------------------
+   q = x Wq + bq, k = x Wk + bk, v = x Wv + bv                           (L, d_model) each
+   head h uses columns [h*d_k, (h+1)*d_k) with d_k = d_model / n_heads
+   scores[h]  = q_h k_h^T                  raw dot products, unscaled and unmasked (L, L)
+   weights[h] = softmax(scores[h] * s + mask) with s = 1/sqrt(d_k) (or 1 if no_scale)
+                masked entries get weight 0; a row with every key masked is all zeros
+   context[h] = weights[h] v_h                                          (L, d_k)
+   concat     = the heads side by side: concat[i, h*d_k + c] = context[h][i, c]  (L, d_model)
+   out        = concat Wo + bo                                          (L, d_model) */
+typedef struct bl_attention_desc {
+    int L, d_model, n_heads;
+    int causal;                       /* 1: query i sees keys j <= i (GPT); 0: all (BERT) */
+    int no_scale;                     /* 1: skip the 1/sqrt(d_k) scaling (saturation demo) */
+    const unsigned char *key_mask;    /* (L) optional: 0 = padding key nobody may attend to */
+    const float *x;                   /* (L, d_model) */
+    const float *wq, *bq, *wk, *bk, *wv, *bv, *wo, *bo; /* W (d_model, d_model), b (d_model) */
+} bl_attention_desc;
+
+typedef struct bl_attention_out {
+    float *q, *k, *v;           /* (L, d_model) each, required */
+    float *scores;              /* (n_heads, L, L) optional */
+    float *weights;             /* (n_heads, L, L) optional (needs workspace when NULL) */
+    float *context;             /* (n_heads, L, d_k) optional */
+    float *concat;              /* (L, d_model) required */
+    float *out;                 /* (L, d_model) required */
+} bl_attention_out;
+
+/* Floats of scratch that bl_attention_forward needs for these outputs (0 when weights given). */
+size_t bl_attention_workspace_size(const bl_attention_desc *desc, const bl_attention_out *out);
+bl_status bl_attention_forward(const bl_attention_desc *desc, const bl_attention_out *out,
+                               float *workspace, bl_error *err);
+
+/* ---- normalisation ---------------------------------------------------------------------
+   layer norm: per token (row), over its d features:   out = (x - mean) * rstd * gamma + beta
+   rms norm:   per token, no centering:                out = x * rstd * gamma, rstd = 1/sqrt(mean(x^2)+eps)
+   batch norm: per feature (column), over the L tokens (training-mode statistics, biased
+               variance): the "which axis" contrast with layer norm.
+   mean / rstd are optional; gamma / beta may be NULL (= 1 / 0). eps must be > 0 and finite. */
+bl_status bl_layernorm_forward(float *out, float *mean, float *rstd, const float *x,
+                               const float *gamma, const float *beta, int L, int d, float eps,
+                               bl_error *err);       /* mean, rstd: (L) */
+bl_status bl_rmsnorm_forward(float *out, float *rstd, const float *x, const float *gamma,
+                             int L, int d, float eps, bl_error *err);           /* rstd: (L) */
+bl_status bl_batchnorm_forward(float *out, float *mean, float *rstd, const float *x,
+                               const float *gamma, const float *beta, int L, int d, float eps,
+                               bl_error *err);       /* mean, rstd: (d) */
+
+/* ---- one encoder block -----------------------------------------------------------------
+   post-LN (original Transformer, BERT):          pre-LN (GPT-2 and later):
+     resid1 = x + Attn(x)                           norm1  = LN1(x)
+     norm1  = LN1(resid1)                           resid1 = x + Attn(norm1)
+     resid2 = norm1 + FFN(norm1)                    norm2  = LN2(resid1)
+     norm2  = LN2(resid2)                           resid2 = resid1 + FFN(norm2)
+     out    = norm2                                 out    = resid2
+   The attention and FFN intermediates land in attn / ffn as for the single calls. */
+typedef struct bl_block_desc {
+    int L, d_model, n_heads, d_ff;
+    bl_activation activation;
+    int pre_ln;                       /* 0: post-LN (default), 1: pre-LN */
+    int causal, no_scale;
+    const unsigned char *key_mask;    /* (L) optional */
+    float eps;                        /* layer norm eps; 0 means 1e-5 */
+    const float *x;                   /* (L, d_model) */
+    const float *wq, *bq, *wk, *bk, *wv, *bv, *wo, *bo;
+    const float *ln1_gamma, *ln1_beta, *ln2_gamma, *ln2_beta;   /* (d_model) each */
+    const float *w1, *b1, *w3, *b3, *w2, *b2;                    /* as in bl_ffn_desc */
+} bl_block_desc;
+
+typedef struct bl_block_out {
+    bl_attention_out attn;
+    bl_ffn_out ffn;
+    float *resid1, *norm1, *resid2, *norm2;   /* (L, d_model) each, required */
+    float *out;                               /* (L, d_model) required */
+} bl_block_out;
+
+size_t bl_block_workspace_size(const bl_block_desc *desc, const bl_block_out *out);
+bl_status bl_block_forward(const bl_block_desc *desc, const bl_block_out *out,
+                           float *workspace, bl_error *err);
+
+/* ---- parameter counts ------------------------------------------------------------------
+   A pure function of the config: the page's bars and any allocation read the same numbers.
+   Encoder / decoder-only stacks use n_layers; an encoder-decoder (the original Transformer)
+   adds n_dec_layers decoder layers that also carry cross-attention and a third norm. */
+typedef enum bl_norm_kind { BL_NORM_LAYER = 0, BL_NORM_RMS = 1 } bl_norm_kind;
+
+typedef struct bl_model_config {
+    int64_t vocab;              /* token embedding rows */
+    int64_t max_positions;      /* learned position rows (0: sinusoidal / rotary, no weights) */
+    int64_t type_vocab;         /* token-type rows (BERT: 2), 0 for none */
+    int64_t d_model, n_layers, n_heads;
+    int64_t n_kv_heads;         /* 0 = n_heads (multi-head); fewer = grouped-query */
+    int64_t d_ff;               /* per expert */
+    int gated;                  /* 1: three FFN matrices (SwiGLU/GeGLU) */
+    bl_norm_kind norm;          /* layer norm has gamma and beta, rms norm gamma only */
+    int attn_bias, ffn_bias;    /* linear layers carry biases */
+    int embed_norm;             /* a norm right after the embeddings (BERT) */
+    int final_norm;             /* a norm after the last layer (GPT-2, Llama) */
+    int lm_head;                /* 1: a separate output projection d_model x vocab (untied) */
+    int pooler;                 /* BERT's pooler: d_model x d_model + bias */
+    int64_t n_experts, top_k;   /* MoE: n_experts FFNs per layer, top_k active; 0 = dense */
+    int64_t n_dec_layers;       /* encoder-decoder only: decoder layers */
+} bl_model_config;
+
+typedef struct bl_param_count {
+    int64_t embeddings;         /* token + position + type rows */
+    int64_t attention;          /* all attention projections (self and cross), with biases */
+    int64_t ffn;                /* all FFN matrices and biases, every expert, the routers */
+    int64_t norms;              /* every gamma and beta, embedding and final norms included */
+    int64_t other;              /* pooler and untied LM head */
+    int64_t total;
+    int64_t active;             /* used per token: only top_k experts counted */
+    int64_t attention_per_layer;/* one self-attention sublayer */
+    int64_t ffn_per_layer;      /* one FFN sublayer, all experts and the router */
+} bl_param_count;
+
+bl_status bl_config_param_count(const bl_model_config *cfg, bl_param_count *out, bl_error *err);
+
+/* Named presets: "transformer-base", "transformer-big", "bert-base", "gpt2",
+   "llama-2-7b", "mixtral-8x7b". printed_total is the paper's / model card's figure
+   (rounded where the source rounds), 0 if none. */
+int bl_preset_count(void);
+const char *bl_preset_name(int index);
+bl_status bl_preset_config(const char *name, bl_model_config *cfg, int64_t *printed_total,
+                           bl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLOCKLENS_H */
