@@ -755,7 +755,7 @@ def gen_params():
                              embed_norm=True, pooler=True), 110000000, 109482240),
         ("gpt2", config(vocab=50257, max_positions=1024, d_model=768, n_layers=12, n_heads=12,
                         d_ff=3072, attn_bias=True, ffn_bias=True, final_norm=True),
-         124000000, 124439808),
+         117000000, 124439808),   # the GPT-2 paper printed 117M; the weights hold 124M
         ("llama-2-7b", config(vocab=32000, d_model=4096, n_layers=32, n_heads=32, d_ff=11008,
                               gated=True, norm="rms", final_norm=True, lm_head=True),
          7000000000, 6738415616),

@@ -1,0 +1,33 @@
+# The wasm module: the engine plus src/wasm_abi.c, wrapped by web/js/engine.js into one
+# classic script that loads in Node (require) and in a browser (<script>, also from file://).
+set(BL_EXPORTS
+  _malloc _free _bl_status_string _bl_rng_seed _bl_rng_uniform_f64 _bl_rng_normal_f64
+  _bl_rng_normal_f32 _bl_linear_forward _bl_activation_apply _bl_ffn_forward
+  _bl_attention_forward _bl_attention_workspace_size _bl_layernorm_forward
+  _bl_rmsnorm_forward _bl_batchnorm_forward _bl_block_forward _bl_block_workspace_size
+  _bl_preset_count _bl_preset_name _bl_config_param_count _bl__abi_sizes
+  _bl__param_count_f64 _bl__preset_f64)
+list(JOIN BL_EXPORTS "," BL_EXPORTS_CSV)
+
+set(BL_DIST ${CMAKE_SOURCE_DIR}/web/dist)
+add_executable(blocklens_core ${BL_SOURCES} src/wasm_abi.c)
+target_include_directories(blocklens_core PRIVATE include)
+if(BL_WASM_SIMD)
+  target_compile_options(blocklens_core PRIVATE -msimd128)
+endif()
+target_compile_options(blocklens_core PRIVATE -O3)
+target_link_options(blocklens_core PRIVATE
+  -O3
+  -sMODULARIZE=1 -sEXPORT_NAME=BlockLensCore
+  -sSINGLE_FILE=1                       # wasm inlined: works from file://
+  -sENVIRONMENT=web,worker,node
+  -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2147483648
+  -sABORTING_MALLOC=0                   # malloc returns NULL; the wrapper throws an Error
+  -sFILESYSTEM=0
+  -sEXPORTED_FUNCTIONS=${BL_EXPORTS_CSV}
+  -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8
+  --extern-pre-js ${CMAKE_SOURCE_DIR}/web/js/engine-pre.js
+  --extern-post-js ${CMAKE_SOURCE_DIR}/web/js/engine.js)
+set_target_properties(blocklens_core PROPERTIES
+  OUTPUT_NAME blocklens SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY ${BL_DIST}
+  LINK_DEPENDS "${CMAKE_SOURCE_DIR}/web/js/engine.js;${CMAKE_SOURCE_DIR}/web/js/engine-pre.js")

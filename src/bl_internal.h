@@ -1,0 +1,36 @@
+/* bl_internal.h - helpers shared by the engine's source files; not part of the public API. */
+#ifndef BL_INTERNAL_H
+#define BL_INTERNAL_H
+
+#include "blocklens.h"
+
+/* Records why a call failed (err may be NULL) and returns the status, so checks read
+   `if (bad) return bl__fail(err, BL_ERR_SIZE, "L (%d) must be ...", L);` */
+bl_status bl__fail(bl_error *err, bl_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void bl__ok(bl_error *err);
+
+/* Size checks: name the argument, keep every product below BL_MAX_ELEMS so that no
+   index computation can overflow (on wasm32 size_t is 32 bits). */
+bl_status bl__check_dim(bl_error *err, const char *name, int value);
+bl_status bl__check_elems(bl_error *err, const char *what, size_t a, size_t b);
+bl_status bl__check_ptr(bl_error *err, const char *name, const void *p);
+
+/* out (M, N) = x (M, K) @ w (K, N) + b (N), no checks. The hot kernel. */
+void bl__matmul(float *out, const float *x, const float *w, const float *b, int M, int K, int N);
+/* out (M, N) = act(x (M, K) @ w (K, N) + b (N)); pre (optional) receives the pre-activation. */
+void bl__matmul_act(float *out, float *pre, const float *x, const float *w, const float *b,
+                    int M, int K, int N, bl_activation act);
+float bl__act(float v, bl_activation act);
+
+/* Argument checks of the two sublayers, shared with the block so it fails before writing. */
+bl_status bl__attention_check(const bl_attention_desc *d, const bl_attention_out *o,
+                              const float *workspace, bl_error *err);
+bl_status bl__ffn_check(const bl_ffn_desc *d, const bl_ffn_out *o, bl_error *err);
+
+#define BL__CHECK(expr) do { bl_status s_ = (expr); if (s_ != BL_OK) return s_; } while (0)
+
+#endif

@@ -1,0 +1,89 @@
+/* rng.c - numpy-compatible random numbers: MT19937 with numpy's legacy seeding, its 53-bit
+   uniform doubles and its polar Box-Muller normals (second value cached across calls). */
+#include <math.h>
+#include "bl_internal.h"
+
+#define MT_N 624
+#define MT_M 397
+
+/* np.random.seed(int) -> init_genrand (Knuth's multiplier), not init_by_array. */
+void bl_rng_seed(bl_rng *rng, uint32_t seed) {
+    rng->mt[0] = seed;
+    for (int i = 1; i < MT_N; i++)
+        rng->mt[i] = 1812433253u * (rng->mt[i - 1] ^ (rng->mt[i - 1] >> 30)) + (uint32_t)i;
+    rng->pos = MT_N;
+    rng->has_gauss = 0;
+    rng->gauss = 0.0;
+}
+
+static void mt_refill(bl_rng *rng) {
+    uint32_t *mt = rng->mt;
+    for (int i = 0; i < MT_N; i++) {
+        uint32_t y = (mt[i] & 0x80000000u) | (mt[(i + 1) % MT_N] & 0x7fffffffu);
+        mt[i] = mt[(i + MT_M) % MT_N] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+    }
+    rng->pos = 0;
+}
+
+uint32_t bl_rng_next_u32(bl_rng *rng) {
+    if (rng->pos >= MT_N) mt_refill(rng);
+    uint32_t y = rng->mt[rng->pos++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
+}
+
+/* 27 + 26 bits from two draws, as numpy's random_sample. */
+double bl_rng_uniform(bl_rng *rng) {
+    uint32_t a = bl_rng_next_u32(rng) >> 5, b = bl_rng_next_u32(rng) >> 6;
+    return (a * 67108864.0 + b) / 9007199254740992.0;
+}
+
+double bl_rng_normal(bl_rng *rng) {
+    if (rng->has_gauss) {
+        rng->has_gauss = 0;
+        double g = rng->gauss;
+        rng->gauss = 0.0;
+        return g;
+    }
+    double x1, x2, r2;
+    do {
+        x1 = 2.0 * bl_rng_uniform(rng) - 1.0;
+        x2 = 2.0 * bl_rng_uniform(rng) - 1.0;
+        r2 = x1 * x1 + x2 * x2;
+    } while (r2 >= 1.0 || r2 == 0.0);
+    double f = sqrt(-2.0 * log(r2) / r2);
+    rng->gauss = f * x1;
+    rng->has_gauss = 1;
+    return f * x2;
+}
+
+static bl_status check_fill(bl_error *err, const bl_rng *rng, const void *out, size_t n) {
+    BL__CHECK(bl__check_ptr(err, "rng", rng));
+    if (n > 0) BL__CHECK(bl__check_ptr(err, "out", out));
+    if (n > BL_MAX_ELEMS)
+        return bl__fail(err, BL_ERR_TOO_LARGE, "n (%zu) exceeds %u values", n,
+                        (unsigned)BL_MAX_ELEMS);
+    bl__ok(err);
+    return BL_OK;
+}
+
+bl_status bl_rng_uniform_f64(bl_rng *rng, double *out, size_t n, bl_error *err) {
+    BL__CHECK(check_fill(err, rng, out, n));
+    for (size_t i = 0; i < n; i++) out[i] = bl_rng_uniform(rng);
+    return BL_OK;
+}
+
+bl_status bl_rng_normal_f64(bl_rng *rng, double *out, size_t n, bl_error *err) {
+    BL__CHECK(check_fill(err, rng, out, n));
+    for (size_t i = 0; i < n; i++) out[i] = bl_rng_normal(rng);
+    return BL_OK;
+}
+
+bl_status bl_rng_normal_f32(bl_rng *rng, float *out, size_t n, bl_error *err) {
+    BL__CHECK(check_fill(err, rng, out, n));
+    for (size_t i = 0; i < n; i++) out[i] = (float)bl_rng_normal(rng);
+    return BL_OK;
+}

@@ -1,0 +1,56 @@
+/* status.c - status names, error messages and the argument checks every entry point uses. */
+#include <stdarg.h>
+#include <stdio.h>
+#include "bl_internal.h"
+
+const char *bl_status_string(bl_status status) {
+    switch (status) {
+    case BL_OK: return "ok";
+    case BL_ERR_NULL: return "a required pointer is NULL";
+    case BL_ERR_SIZE: return "a size is out of range";
+    case BL_ERR_SHAPE: return "sizes do not fit together";
+    case BL_ERR_TOO_LARGE: return "a buffer would be too large";
+    case BL_ERR_ACTIVATION: return "unknown or mismatched activation";
+    case BL_ERR_VALUE: return "a value is out of range";
+    case BL_ERR_PRESET: return "unknown preset";
+    }
+    return "unknown status";
+}
+
+bl_status bl__fail(bl_error *err, bl_status status, const char *fmt, ...) {
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+        err->status = status;
+    }
+    return status;
+}
+
+void bl__ok(bl_error *err) {
+    if (err) {
+        err->status = BL_OK;
+        err->message[0] = '\0';
+    }
+}
+
+bl_status bl__check_dim(bl_error *err, const char *name, int value) {
+    if (value < 1 || value > BL_MAX_DIM)
+        return bl__fail(err, BL_ERR_SIZE, "%s (%d) must be between 1 and %d", name, value,
+                        BL_MAX_DIM);
+    return BL_OK;
+}
+
+bl_status bl__check_elems(bl_error *err, const char *what, size_t a, size_t b) {
+    /* a, b <= BL_MAX_DIM each, so a * b fits in 32 bits; compare without overflow anyway. */
+    if (a != 0 && b > BL_MAX_ELEMS / a)
+        return bl__fail(err, BL_ERR_TOO_LARGE, "%s (%zu x %zu) exceeds %u floats", what, a, b,
+                        (unsigned)BL_MAX_ELEMS);
+    return BL_OK;
+}
+
+bl_status bl__check_ptr(bl_error *err, const char *name, const void *p) {
+    if (!p) return bl__fail(err, BL_ERR_NULL, "%s must not be NULL", name);
+    return BL_OK;
+}

@@ -1,0 +1,116 @@
+/* test_params.c - parameter counts against torch modules counted on the meta device, and the
+   published totals of the presets. */
+#include <string.h>
+#include "harness.h"
+
+static void config_of(const cJSON *p, bl_model_config *c) {
+    *c = (bl_model_config){
+        .vocab = (int64_t)fx_num(p, "vocab", 0), .max_positions = (int64_t)fx_num(p, "max_positions", 0),
+        .type_vocab = (int64_t)fx_num(p, "type_vocab", 0), .d_model = (int64_t)fx_num(p, "d_model", 0),
+        .n_layers = (int64_t)fx_num(p, "n_layers", 0), .n_heads = (int64_t)fx_num(p, "n_heads", 0),
+        .n_kv_heads = (int64_t)fx_num(p, "n_kv_heads", 0), .d_ff = (int64_t)fx_num(p, "d_ff", 0),
+        .gated = fx_int(p, "gated", 0),
+        .norm = (fx_str(p, "norm") && strcmp(fx_str(p, "norm"), "rms") == 0) ? BL_NORM_RMS : BL_NORM_LAYER,
+        .attn_bias = fx_int(p, "attn_bias", 0), .ffn_bias = fx_int(p, "ffn_bias", 0),
+        .embed_norm = fx_int(p, "embed_norm", 0), .final_norm = fx_int(p, "final_norm", 0),
+        .lm_head = fx_int(p, "lm_head", 0), .pooler = fx_int(p, "pooler", 0),
+        .n_experts = (int64_t)fx_num(p, "n_experts", 0), .top_k = (int64_t)fx_num(p, "top_k", 0),
+        .n_dec_layers = (int64_t)fx_num(p, "n_dec_layers", 0)};
+}
+
+static void check_counts(const cJSON *kase, const bl_param_count *got) {
+    cJSON *e = fx_get(kase, "expected");
+    struct { const char *k; int64_t v; } f[] = {
+        {"embeddings", got->embeddings}, {"attention", got->attention}, {"ffn", got->ffn},
+        {"norms", got->norms}, {"other", got->other}, {"total", got->total},
+        {"active", got->active}, {"attention_per_layer", got->attention_per_layer},
+        {"ffn_per_layer", got->ffn_per_layer}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        int64_t want = (int64_t)fx_num(e, f[i].k, -1);
+        if (want != f[i].v) {
+            fprintf(stderr, "  %s.%s: %lld, want %lld\n", fx_str(kase, "name"), f[i].k,
+                    (long long)f[i].v, (long long)want);
+        }
+        CHECK(want == f[i].v);
+    }
+}
+
+static void params_match_torch_module_counts(void) {
+    cJSON *kase;
+    int n = 0;
+    cJSON_ArrayForEach(kase, fx_cases("params.json")) {
+        bl_model_config c;
+        bl_param_count got;
+        config_of(fx_get(kase, "params"), &c);
+        CHECK_STATUS(bl_config_param_count(&c, &got, NULL), BL_OK);
+        check_counts(kase, &got);
+        n++;
+    }
+    CHECK(n >= 6);
+}
+
+static void presets_reproduce_published_totals(void) {
+    cJSON *kase;
+    int presets = 0;
+    cJSON_ArrayForEach(kase, fx_cases("params.json")) {
+        const char *name = fx_str(fx_get(kase, "params"), "preset");
+        if (!name) continue;
+        bl_model_config c;
+        bl_param_count got;
+        int64_t printed = 0;
+        CHECK_STATUS(bl_preset_config(name, &c, &printed, NULL), BL_OK);
+        CHECK_STATUS(bl_config_param_count(&c, &got, NULL), BL_OK);
+        check_counts(kase, &got);
+        CHECK(printed == (int64_t)fx_num(fx_get(kase, "expected"), "printed_total", -1));
+        printf("     %-17s total %lld, active %lld (printed %lld)\n", name,
+               (long long)got.total, (long long)got.active, (long long)printed);
+        presets++;
+    }
+    CHECK(presets == bl_preset_count());
+    bl_model_config c;
+    bl_param_count p;
+    bl_preset_config("bert-base", &c, NULL, NULL);
+    bl_config_param_count(&c, &p, NULL);
+    CHECK(p.total == 109482240);
+    bl_preset_config("gpt2", &c, NULL, NULL);
+    bl_config_param_count(&c, &p, NULL);
+    CHECK(p.total == 124439808);
+    bl_preset_config("llama-2-7b", &c, NULL, NULL);
+    bl_config_param_count(&c, &p, NULL);
+    CHECK(p.total == 6738415616LL);
+    bl_preset_config("mixtral-8x7b", &c, NULL, NULL);
+    bl_config_param_count(&c, &p, NULL);
+    CHECK(p.total == 46702792704LL && p.active == 12879925248LL);
+}
+
+static void params_reject_bad_configs(void) {
+    bl_model_config c;
+    bl_param_count p;
+    bl_error err;
+    bl_preset_config("gpt2", &c, NULL, NULL);
+    c.n_heads = 5;
+    CHECK_STATUS(bl_config_param_count(&c, &p, &err), BL_ERR_SHAPE);
+    CHECK(strstr(err.message, "n_heads (5)") != NULL);
+    bl_preset_config("mixtral-8x7b", &c, NULL, NULL);
+    c.top_k = 9;
+    CHECK_STATUS(bl_config_param_count(&c, &p, &err), BL_ERR_SHAPE);
+    c.top_k = 2;
+    c.n_kv_heads = 3;
+    CHECK_STATUS(bl_config_param_count(&c, &p, &err), BL_ERR_SHAPE);
+    c.n_kv_heads = 0;
+    c.d_model = (int64_t)1 << 40;
+    c.n_heads = 1;
+    c.d_ff = (int64_t)1 << 40;
+    CHECK_STATUS(bl_config_param_count(&c, &p, &err), BL_ERR_TOO_LARGE);
+    c.d_model = -1;
+    CHECK_STATUS(bl_config_param_count(&c, &p, &err), BL_ERR_SIZE);
+    CHECK_STATUS(bl_preset_config("<script>", &c, NULL, &err), BL_ERR_PRESET);
+    CHECK(strstr(err.message, "unknown preset") != NULL);
+}
+
+int main(void) {
+    bl_run("params_match_torch_module_counts", params_match_torch_module_counts);
+    bl_run("presets_reproduce_published_totals", presets_reproduce_published_totals);
+    bl_run("params_reject_bad_configs", params_reject_bad_configs);
+    return bl_summary();
+}

@@ -1,0 +1,99 @@
+/* test_rng.c - numpy's legacy RandomState, reproduced bit for bit. */
+#include <stdlib.h>
+#include <string.h>
+#include "harness.h"
+
+static void rng_matches_numpy_bit_for_bit(void) {
+    cJSON *kase;
+    int compared = 0;
+    cJSON_ArrayForEach(kase, fx_cases("rng.json")) {
+        cJSON *calls = fx_get(fx_get(kase, "expected"), "calls");
+        if (!calls) continue;
+        bl_rng rng;
+        bl_rng_seed(&rng, (uint32_t)fx_num(fx_get(kase, "params"), "seed", -1));
+        cJSON *call;
+        cJSON_ArrayForEach(call, calls) {
+            size_t n;
+            double *want = fx_doubles(call, "values", &n);
+            double *got = malloc(n * sizeof *got);
+            const char *fn = fx_str(call, "fn");
+            CHECK(n == (size_t)fx_int(call, "n", -1));
+            if (strcmp(fn, "randn") == 0) CHECK_STATUS(bl_rng_normal_f64(&rng, got, n, NULL), BL_OK);
+            else if (strcmp(fn, "rand") == 0) CHECK_STATUS(bl_rng_uniform_f64(&rng, got, n, NULL), BL_OK);
+            else if (strcmp(fn, "u32") == 0) for (size_t i = 0; i < n; i++) got[i] = bl_rng_next_u32(&rng);
+            else { fprintf(stderr, "  unknown fn %s\n", fn); CHECK(0); }
+            size_t mismatches = 0;
+            for (size_t i = 0; i < n; i++) mismatches += memcmp(&got[i], &want[i], sizeof(double)) != 0;
+            if (mismatches) fprintf(stderr, "  %s %s(%zu): %zu values differ\n", fx_str(kase, "name"), fn, n, mismatches);
+            CHECK(mismatches == 0);
+            compared += (int)n;
+            free(got);
+            free(want);
+        }
+    }
+    printf("     %d doubles compared bit for bit\n", compared);
+    CHECK(compared > 1000);
+}
+
+static cJSON *classic_case(void) {
+    cJSON *kase;
+    cJSON_ArrayForEach(kase, fx_cases("rng.json"))
+        if (strcmp(fx_str(kase, "name"), "classic_seed42") == 0) return kase;
+    return NULL;
+}
+
+static void rng_classic_example_has_100_negative_hidden_values(void) {
+    cJSON *kase = classic_case();
+    CHECK(kase != NULL);
+    if (!kase) return;
+    bl_rng rng;
+    bl_rng_seed(&rng, 42);
+    float x[7 * 8], w1[8 * 32], b1[32], w2[32 * 8], b2[8], hidden[7 * 32];
+    float *bufs[] = {x, w1, b1, w2, b2};
+    const char *names[] = {"x", "w1", "b1", "w2", "b2"};
+    size_t sizes[] = {56, 256, 32, 256, 8};
+    for (int i = 0; i < 5; i++) {
+        CHECK_STATUS(bl_rng_normal_f32(&rng, bufs[i], sizes[i], NULL), BL_OK);
+        size_t n;
+        float *want = fx_floats(fx_get(kase, "inputs"), names[i], &n);
+        CHECK(n == sizes[i] && want && memcmp(want, bufs[i], n * sizeof(float)) == 0);
+        free(want);
+    }
+    CHECK_STATUS(bl_linear_forward(hidden, x, w1, b1, 7, 8, 32, NULL), BL_OK);
+    int negatives = 0;
+    for (int i = 0; i < 7 * 32; i++) negatives += hidden[i] < 0.0f;
+    printf("     hidden negatives: %d of 224\n", negatives);
+    CHECK(negatives == fx_int(fx_get(kase, "expected"), "hidden_negatives", -1));
+    CHECK(negatives == 100);
+    fx_expect_close(kase, "hidden", hidden, 7 * 32);
+}
+
+static void rng_cache_survives_uniform_draws(void) {
+    /* randn's cached second value is not cleared by rand(), as in numpy. */
+    bl_rng a, b;
+    bl_rng_seed(&a, 7);
+    bl_rng_seed(&b, 7);
+    double first = bl_rng_normal(&a), cached;
+    (void)bl_rng_normal(&b);
+    (void)bl_rng_uniform(&a);
+    cached = bl_rng_normal(&a);
+    CHECK(a.has_gauss == 0 && cached == bl_rng_normal(&b) && first != cached);
+}
+
+static void rng_rejects_null_buffers(void) {
+    bl_rng rng;
+    bl_error err;
+    bl_rng_seed(&rng, 1);
+    CHECK_STATUS(bl_rng_normal_f64(&rng, NULL, 3, &err), BL_ERR_NULL);
+    CHECK(strstr(err.message, "out") != NULL);
+    CHECK_STATUS(bl_rng_normal_f32(NULL, (float[1]){0}, 1, &err), BL_ERR_NULL);
+    CHECK_STATUS(bl_rng_uniform_f64(&rng, NULL, 0, &err), BL_OK);
+}
+
+int main(void) {
+    bl_run("rng_matches_numpy_bit_for_bit", rng_matches_numpy_bit_for_bit);
+    bl_run("rng_classic_example_has_100_negative_hidden_values", rng_classic_example_has_100_negative_hidden_values);
+    bl_run("rng_cache_survives_uniform_draws", rng_cache_survives_uniform_draws);
+    bl_run("rng_rejects_null_buffers", rng_rejects_null_buffers);
+    return bl_summary();
+}
