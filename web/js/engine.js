@@ -93,6 +93,9 @@
       fail('wasm struct sizes ' + sizes.join() + ' do not match the wrapper ' + ABI_SIZES.join());
   }
 
+  /* Size of the wasm memory in bytes (it grows on demand and never shrinks). */
+  Engine.prototype.heapBytes = function () { return this._m.HEAPU8.length; };
+
   /* Allocates `bytes` (+ an error record), runs fn(base, module, errPtr), frees. */
   Engine.prototype._call = function (bytes, fn) {
     var m = this._m, base = m._malloc(bytes + ERR_BYTES);
@@ -198,6 +201,7 @@
   Engine.prototype.ffn = function (o) {
     options(o, 'ffn');
     var L = dim(o, 'L'), D = dim(o, 'dModel'), F = dim(o, 'dFF'), plan = new Plan();
+    elems('hidden (L x dFF)', L, F);
     elems('x (L x dModel)', L, D);
     plan.input('x', floats(o, 'x', L * D, true));
     var f = planFfn(plan, o, L, D, F, '');
@@ -214,8 +218,6 @@
 
   /* Attention inputs and outputs onto a plan (shared by attention and encoderLayer). */
   function planAttention(plan, o, L, D, H) {
-    if (D % H !== 0) fail('dModel (' + D + ') must be divisible by nHeads (' + H + ')');
-    elems('scores (nHeads x L x L)', H * L, L);
     elems('Wq (dModel x dModel)', D, D);
     ['Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Wo', 'bo'].forEach(function (k) {
       plan.input(k, floats(o, k, k[0] === 'W' ? D * D : D, k[0] === 'W'));
@@ -254,6 +256,8 @@
   Engine.prototype.attention = function (o) {
     options(o, 'attention');
     var L = dim(o, 'L'), D = dim(o, 'dModel'), H = dim(o, 'nHeads'), plan = new Plan();
+    if (D % H !== 0) fail('dModel (' + D + ') must be divisible by nHeads (' + H + ')');
+    elems('scores (nHeads x L x L)', H * L, L);
     elems('x (L x dModel)', L, D);
     plan.input('x', floats(o, 'x', L * D, true));
     var a = planAttention(plan, o, L, D, H);
@@ -306,6 +310,9 @@
     var L = dim(o, 'L'), D = dim(o, 'dModel'), H = dim(o, 'nHeads'), F = dim(o, 'dFF');
     var norm = o.norm === undefined ? 'post' : o.norm, eps = epsOf(o), plan = new Plan();
     if (norm !== 'post' && norm !== 'pre') fail('norm "' + String(norm) + '" must be "post" or "pre"');
+    if (D % H !== 0) fail('dModel (' + D + ') must be divisible by nHeads (' + H + ')');
+    elems('hidden (L x dFF)', L, F);
+    elems('scores (nHeads x L x L)', H * L, L);
     elems('x (L x dModel)', L, D);
     plan.input('x', floats(o, 'x', L * D, true));
     var a = planAttention(plan, o, L, D, H);

@@ -1,0 +1,83 @@
+// api.test.js - the JS contract: one shared instance, caller-owned copies, accepted input
+// types, gated naming, and no heap growth across repeated calls.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { BlockLens } = require('./helpers.js');
+
+function ffnInputs(bl, seed, L, D, F) {
+  const r = bl.numpyRandom(seed);
+  return { L, dModel: D, dFF: F, x: r.randnF32(L * D), W1: r.randnF32(D * F), b1: r.randnF32(F),
+    W2: r.randnF32(F * D), b2: r.randnF32(D) };
+}
+
+test('load returns one shared engine and defines no globals', async () => {
+  const before = new Set(Object.keys(globalThis));
+  const a = BlockLens.load(), b = BlockLens.load();
+  assert.equal(a, b);
+  assert.equal(await a, await b);
+  assert.deepEqual(Object.keys(globalThis).filter((k) => !before.has(k)), []);
+  assert.equal(typeof globalThis.BlockLensCore, 'undefined');
+});
+
+test('outputs are caller-owned copies', async () => {
+  const bl = await BlockLens.load();
+  const args = ffnInputs(bl, 2, 3, 4, 8);
+  const first = bl.ffn(args);
+  const keep = Float32Array.from(first.out);
+  first.out.fill(0);
+  const second = bl.ffn(args);
+  assert.deepEqual(second.out, keep);
+  assert.notEqual(second.out.buffer, first.out.buffer);
+});
+
+test('plain arrays and Float64Arrays give the same result as Float32Arrays', async () => {
+  const bl = await BlockLens.load();
+  const args = ffnInputs(bl, 3, 2, 4, 8);
+  const plain = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v) : v]));
+  const f64 = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Float64Array.from(v) : v]));
+  assert.deepEqual(bl.ffn(plain).out, bl.ffn(args).out);
+  assert.deepEqual(bl.ffn(f64).out, bl.ffn(args).out);
+});
+
+test('gated FFN accepts Wg/Wu/Wd and returns gate and up', async () => {
+  const bl = await BlockLens.load();
+  const r = bl.numpyRandom(4), L = 2, D = 4, F = 6;
+  const x = r.randnF32(L * D), Wg = r.randnF32(D * F), Wu = r.randnF32(D * F), Wd = r.randnF32(F * D);
+  const a = bl.ffn({ L, dModel: D, dFF: F, x, Wg, Wu, Wd, activation: 'swiglu' });
+  const b = bl.ffn({ L, dModel: D, dFF: F, x, W1: Wg, W3: Wu, W2: Wd, activation: 'swiglu' });
+  assert.deepEqual(a.out, b.out);
+  assert.equal(a.gate, a.hidden);
+  for (let i = 0; i < L * F; i++) {
+    const silu = a.gate[i] / (1 + Math.exp(-a.gate[i]));
+    assert.ok(Math.abs(a.activated[i] - silu * a.up[i]) <= 1e-5 * (1 + Math.abs(a.activated[i])));
+  }
+});
+
+test('numpyRandom streams continue across calls like numpy', async () => {
+  const bl = await BlockLens.load();
+  const one = bl.numpyRandom(9), two = bl.numpyRandom(9);
+  const joined = [...one.randn(3), ...one.randn(4)];
+  assert.deepEqual(joined, Array.from(two.randn(7)));
+  assert.deepEqual(Array.from(bl.numpyRandom(9).randnF32(7)), Array.from(Float32Array.from(joined)));
+});
+
+test('10,000 calls at the same sizes leave the heap where it was', async () => {
+  const bl = await BlockLens.load();
+  const args = ffnInputs(bl, 5, 7, 8, 32);
+  const r = bl.numpyRandom(6);
+  const attn = { L: 7, dModel: 8, nHeads: 2, x: args.x, Wq: r.randnF32(64), Wk: r.randnF32(64),
+    Wv: r.randnF32(64), Wo: r.randnF32(64), causal: true };
+  for (let i = 0; i < 100; i++) { bl.ffn(args); bl.attention(attn); }
+  const before = bl.heapBytes();
+  for (let i = 0; i < 10000; i++) { bl.ffn(args); bl.attention(attn); }
+  assert.equal(bl.heapBytes(), before);
+});
+
+test('key padding mask hides keys from every query', async () => {
+  const bl = await BlockLens.load();
+  const r = bl.numpyRandom(8), L = 4, D = 4;
+  const w = () => r.randnF32(D * D);
+  const res = bl.attention({ L, dModel: D, nHeads: 1, x: r.randnF32(L * D), Wq: w(), Wk: w(), Wv: w(), Wo: w(), keyMask: [1, 1, 0, 1] });
+  for (let i = 0; i < L; i++) assert.equal(res.weights[i * L + 2], 0);
+});
