@@ -1,0 +1,119 @@
+// blocklens.d.ts - TypeScript declarations for the BlockLens engine (web/dist/blocklens.js).
+// All matrices are row-major; a linear layer is y = x @ W + b with W stored (in, out).
+
+export type FloatArray = Float32Array | Float64Array | number[];
+export type Activation = 'relu' | 'gelu' | 'gelu_tanh' | 'silu' | 'identity' | 'swiglu' | 'geglu';
+export type PresetName = 'transformer-base' | 'transformer-big' | 'bert-base' | 'gpt2' | 'llama-2-7b' | 'mixtral-8x7b';
+
+export interface NumpyRandom {
+  readonly seed: number;
+  /** np.random.randn(n): the same doubles as numpy's legacy RandomState. */
+  randn(n: number): Float64Array;
+  /** np.random.rand(n) */
+  rand(n: number): Float64Array;
+  /** Float32Array.from(randn(n)): how the page draws its weights. */
+  randnF32(n: number): Float32Array;
+}
+
+export interface FfnOptions {
+  L: number; dModel: number; dFF: number;
+  x: FloatArray;                       // (L, dModel)
+  activation?: Activation;             // default 'relu'
+  W1?: FloatArray; b1?: FloatArray;    // (dModel, dFF), (dFF); the gate when gated
+  W3?: FloatArray; b3?: FloatArray;    // gated only: the up projection
+  W2?: FloatArray; b2?: FloatArray;    // (dFF, dModel), (dModel)
+  Wg?: FloatArray; bg?: FloatArray;    // Llama names: Wg = W1, Wu = W3, Wd = W2
+  Wu?: FloatArray; bu?: FloatArray;
+  Wd?: FloatArray; bd?: FloatArray;
+}
+
+export interface FfnResult {
+  hidden: Float32Array;      // (L, dFF) pre-activation
+  activated: Float32Array;   // (L, dFF)
+  out: Float32Array;         // (L, dModel)
+  gate?: Float32Array;       // gated: same array as hidden
+  up?: Float32Array;         // gated: (L, dFF)
+}
+
+export interface AttentionWeights {
+  Wq: FloatArray; Wk: FloatArray; Wv: FloatArray; Wo: FloatArray;   // (dModel, dModel)
+  bq?: FloatArray; bk?: FloatArray; bv?: FloatArray; bo?: FloatArray; // (dModel)
+  causal?: boolean;            // default false (bidirectional)
+  scale?: boolean;             // default true: divide scores by sqrt(d_k)
+  keyMask?: ArrayLike<number | boolean>;  // (L): 0/false = padding nobody attends to
+}
+
+export interface AttentionOptions extends AttentionWeights {
+  L: number; dModel: number; nHeads: number;
+  x: FloatArray;
+}
+
+export interface AttentionResult {
+  q: Float32Array; k: Float32Array; v: Float32Array;   // (L, dModel)
+  scores: Float32Array;     // (nHeads, L, L) raw q·k, unscaled and unmasked
+  weights: Float32Array;    // (nHeads, L, L) softmax; masked = 0; fully masked row = 0
+  context: Float32Array;    // (nHeads, L, dK)
+  concat: Float32Array;     // (L, dModel)
+  out: Float32Array;        // (L, dModel) after Wo
+}
+
+export interface NormOptions {
+  L: number; d: number; x: FloatArray;
+  gamma?: FloatArray; beta?: FloatArray;   // (d); rmsNorm takes no beta
+  eps?: number;                            // default 1e-5
+}
+
+export interface NormResult {
+  out: Float32Array;
+  rstd: Float32Array;        // per token (layer, rms) or per feature (batch)
+  mean?: Float32Array;       // layer and batch only
+}
+
+export interface EncoderLayerOptions extends AttentionWeights, Omit<FfnOptions, 'L' | 'dModel' | 'dFF' | 'x'> {
+  L: number; dModel: number; nHeads: number; dFF: number;
+  x: FloatArray;
+  norm?: 'post' | 'pre';     // default 'post' (BERT); 'pre' as GPT-2
+  eps?: number;
+  ln1Gamma?: FloatArray; ln1Beta?: FloatArray; ln2Gamma?: FloatArray; ln2Beta?: FloatArray;
+}
+
+export interface EncoderLayerResult {
+  attn: AttentionResult;
+  ffn: FfnResult;
+  resid1: Float32Array; norm1: Float32Array; resid2: Float32Array; norm2: Float32Array;
+  out: Float32Array;
+}
+
+export interface ModelConfig {
+  vocab?: number; maxPositions?: number; typeVocab?: number;
+  dModel: number; nLayers?: number; nHeads: number; nKvHeads?: number; dFF: number;
+  gated?: boolean; norm?: 'layer' | 'rms'; attnBias?: boolean; ffnBias?: boolean;
+  embedNorm?: boolean; finalNorm?: boolean; lmHead?: boolean; pooler?: boolean;
+  nExperts?: number; topK?: number; nDecLayers?: number;
+}
+
+export interface ParamCount {
+  embeddings: number; attention: number; ffn: number; norms: number; other: number;
+  total: number; active: number; attentionPerLayer: number; ffnPerLayer: number;
+  printedTotal: number;      // the paper's / model card's figure for presets, else 0
+}
+
+export interface Engine {
+  readonly presets: PresetName[];
+  readonly activations: Activation[];
+  numpyRandom(seed: number): NumpyRandom;
+  ffn(options: FfnOptions): FfnResult;
+  attention(options: AttentionOptions): AttentionResult;
+  layerNorm(options: NormOptions): NormResult;
+  rmsNorm(options: NormOptions): NormResult;
+  batchNorm(options: NormOptions): NormResult;
+  encoderLayer(options: EncoderLayerOptions): EncoderLayerResult;
+  paramCount(config: ModelConfig | PresetName): ParamCount;
+  presetConfig(name: PresetName): { config: Required<ModelConfig>; printedTotal: number };
+  /** Bytes of wasm memory (grows on demand, never shrinks). */
+  heapBytes(): number;
+}
+
+/** One shared engine per page or process; every call returns the same promise. */
+export function load(): Promise<Engine>;
+export const version: string;
