@@ -1,0 +1,166 @@
+/* app.js - page glue: URL hash <-> state, controls -> engine -> views, messages for bad input
+   (the last good figures stay), language and colour scheme. The only file with page-wide state. */
+(function (ui) {
+  'use strict';
+  var P = ui.params;
+  var VIEWS = ['pipeline', 'activation', 'rows', 'attention', 'positionwise', 'paramsplit'];
+  var PAGE_KEYS = ['lang', 'theme'];   // change the page, never the numbers
+
+  var state, good = null, lastRes = null, model = null;
+  var fieldErrors = {}, hashErrors = [], engineErrors = [];
+  var views = {}, controls = null, timer = 0, lastHash = '';
+  var $ = function (id) { return document.getElementById(id); };
+
+  function lang() { return ui.i18n.resolve(state.lang); }
+  function t(key, vars) { return ui.i18n.t(lang(), key, vars); }
+
+  function message(e) {
+    var field = e.key === 'hash' ? t('lbl_hash') : e.key === 'engine' ? t('lbl_engine') : t('ctl_' + e.key);
+    return field + ': ' + t('err_' + e.code, e.vars);
+  }
+
+  function ctx() {
+    return { t: t, lang: lang(), scheme: ui.colors.scheme(ui.colors.resolve(state.theme)),
+      state: Object.assign({}, good || state, pick(state, PAGE_KEYS)), set: set, setRaw: setRaw,
+      setMany: set, message: message };
+  }
+
+  function pick(o, keys) { var r = {}; keys.forEach(function (k) { r[k] = o[k]; }); return r; }
+  function values(o) { return Object.keys(o).map(function (k) { return o[k]; }); }
+  function blocking() { return values(fieldErrors).concat(P.validate(state), engineErrors); }
+
+  // ---- changes ---------------------------------------------------------------------------
+  function set(patch) {
+    Object.keys(patch).forEach(function (k) { delete fieldErrors[k]; });
+    Object.assign(state, patch);
+    hashErrors = [];
+    if (Object.keys(patch).every(function (k) { return PAGE_KEYS.indexOf(k) >= 0; })) return applyPage();
+    schedule(0);
+  }
+
+  // Text from a control: parsed by the parameter list; typing waits for a pause.
+  function setRaw(key, raw, input, now) {
+    var r = P.coerce(key, raw);
+    hashErrors = [];
+    if (r.error) { fieldErrors[key] = r.error; clearTimeout(timer); showStatus(); return; }
+    delete fieldErrors[key];
+    state[key] = r.value;
+    schedule(now ? 0 : 250);
+  }
+
+  function schedule(delay) {
+    clearTimeout(timer);
+    timer = setTimeout(run, delay);
+  }
+
+  // ---- compute and draw ------------------------------------------------------------------
+  function run() {
+    if (!model) return showStatus();
+    engineErrors = [];
+    if (blocking().length) return showStatus();
+    document.body.dataset.status = 'busy';
+    // Let the "computing" state paint before a long engine call (BERT-base sizes).
+    requestAnimationFrame(function () { setTimeout(compute, 0); });
+  }
+
+  function compute() {
+    var res;
+    try {
+      res = model.compute(state);
+    } catch (e) {
+      engineErrors = [{ key: 'engine', code: 'engine', vars: { message: String(e && e.message || e) } }];
+      return showStatus();
+    }
+    good = Object.assign({}, state);
+    lastRes = res;
+    writeHash();
+    render();
+  }
+
+  function render() {
+    var c = ctx();
+    document.documentElement.lang = c.lang === 'zh' ? 'zh-CN' : 'en';
+    document.documentElement.dataset.theme = c.scheme.name;
+    document.title = t('pageTitle');
+    ui.i18n.apply(document.body, c.lang);
+    if (lastRes) VIEWS.forEach(function (k) { views[k].update(lastRes, c); });
+    showStatus();
+  }
+
+  function showStatus() {
+    var c = ctx(), all = blocking().concat(hashErrors), box = $('status');
+    controls.update(state, c, all);
+    box.textContent = '';
+    all.forEach(function (e) { box.appendChild(ui.table.el('p', null, message(e))); });
+    if (blocking().length && lastRes) box.appendChild(ui.table.el('p', 'stale-note', t('staleNote')));
+    box.hidden = !all.length;
+    $('figures').classList.toggle('stale', blocking().length > 0 && !!lastRes);
+    document.body.dataset.status = all.length ? 'error' : lastRes ? 'ready' : 'loading';
+    document.body.dataset.errors = all.map(function (e) { return e.code; }).join(' ');
+  }
+
+  function applyPage() {
+    writeHash();
+    render();
+    var lb = $('lang-toggle'), tb = $('theme-toggle');
+    lb.textContent = lang() === 'zh' ? 'English' : '中文';
+    lb.setAttribute('lang', lang() === 'zh' ? 'en' : 'zh');
+    tb.textContent = t('theme_' + state.theme);
+  }
+
+  // ---- URL hash --------------------------------------------------------------------------
+  function writeHash() {
+    var h = '#' + P.toHash(Object.assign({}, good || state, pick(state, PAGE_KEYS)));
+    if (h === location.hash) return;
+    lastHash = h;
+    try { history.replaceState(null, '', h); } catch (e) { location.hash = h; }
+  }
+
+  function onHash() {
+    if (location.hash === lastHash) return;
+    var parsed = P.parseHash(location.hash);
+    if (parsed.errors.length) { hashErrors = parsed.errors; return showStatus(); }
+    state = parsed.state;
+    fieldErrors = {}; hashErrors = [];
+    applyPage();
+    schedule(0);
+  }
+
+  // ---- start -----------------------------------------------------------------------------
+  function start() {
+    var parsed = P.parseHash(location.hash);
+    state = parsed.state;
+    if (parsed.errors.length) {
+      hashErrors = parsed.errors;
+      state = Object.assign(P.defaults(), pick(parsed.state, PAGE_KEYS));
+    }
+    controls = ui.views.controls.mount($('controls'), { get state() { return state; }, setRaw: setRaw, setMany: set });
+    VIEWS.forEach(function (k) { views[k] = ui.views[k].mount($('fig-' + k), ctx()); });
+    $('lang-toggle').addEventListener('click', function () { set({ lang: lang() === 'zh' ? 'en' : 'zh' }); });
+    $('theme-toggle').addEventListener('click', function () {
+      var order = P.byKey.theme.options;
+      set({ theme: order[(order.indexOf(state.theme) + 1) % order.length] });
+    });
+    window.addEventListener('hashchange', onHash);
+    var resizeTimer = 0;
+    window.addEventListener('resize', function () { clearTimeout(resizeTimer); resizeTimer = setTimeout(render, 150); });
+    if (window.matchMedia) {
+      matchMedia('(prefers-color-scheme: dark)').addEventListener('change', function () { if (state.theme === 'auto') render(); });
+    }
+    applyPage();
+    if (typeof BlockLens === 'undefined') {
+      engineErrors = [{ key: 'engine', code: 'noEngine', vars: {} }];
+      return showStatus();
+    }
+    BlockLens.load().then(function (engine) {
+      model = ui.model.create(engine);
+      run();
+    }, function (e) {
+      engineErrors = [{ key: 'engine', code: 'engine', vars: { message: String(e && e.message || e) } }];
+      showStatus();
+    });
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})(window.BlockLensUI = window.BlockLensUI || {});

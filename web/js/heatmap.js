@@ -1,0 +1,176 @@
+/* heatmap.js - draws one matrix on a canvas: cells, token/index labels, greyed rows, × marks,
+   masked cells. Sharp on high-DPI screens; matrices wider than the screen are max-|v| pooled
+   so a single large value (the perturbed row) never disappears between pixels. */
+(function (ui) {
+  'use strict';
+
+  var FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", sans-serif';
+  var geoms = new WeakMap();
+
+  function labelWidth(ctx, labels) {
+    var w = 0;
+    for (var i = 0; i < labels.length; i++) w = Math.max(w, ctx.measureText(labels[i]).width);
+    return Math.ceil(w);
+  }
+
+  // Where everything goes, in CSS pixels. Cells shrink to fit `width`; text never does.
+  function layout(ctx, s) {
+    ctx.font = FONT;
+    var rowText = s.rowLabels ? s.rowLabels.map(function (t) { return ui.format.label(t, 10); }) : null;
+    var left = rowText ? Math.min(110, labelWidth(ctx, rowText) + 10) : 4;
+    var avail = Math.max(40, s.width - left - 6);
+    var cw = Math.min(s.maxCell || 26, avail / s.cols);
+    if (cw >= 4) cw = Math.floor(cw);
+    var ch = s.cellH || (s.rows <= 12 ? Math.max(18, Math.min(24, cw)) : s.rows <= 32 ? 13 : Math.max(3, Math.floor(520 / s.rows)));
+    var colText = null, rotate = false, top = 6;
+    if (s.colLabels === 'index') {
+      var step = Math.max(1, Math.ceil(28 / cw));
+      step = step <= 1 ? 1 : step <= 2 ? 2 : step <= 4 ? 4 : step <= 8 ? 8 : Math.pow(2, Math.ceil(Math.log2(step)));
+      colText = { step: step, text: null };
+      top = 18;
+    } else if (s.colLabels) {
+      var texts = s.colLabels.map(function (t) { return ui.format.label(t, 8); });
+      var w = labelWidth(ctx, texts);
+      rotate = w > cw - 2;
+      colText = { step: 1, text: texts };
+      top = rotate ? Math.min(70, w + 8) : 18;
+      if (cw < 7) colText = null, top = 6;
+    }
+    return { left: left, top: top, cw: cw, ch: ch, rowText: rowText, colText: colText, rotate: rotate,
+      w: Math.ceil(left + s.cols * cw + 6), h: Math.ceil(top + s.rows * ch + 4) };
+  }
+
+  function value(s, r, c) { return s.data[(s.offset || 0) + r * s.cols + c]; }
+
+  // Small cells: one rectangle each, with a 1px gap when there is room for one.
+  function drawCells(ctx, s, g, sc) {
+    var rgb = [0, 0, 0], grey = [0, 0, 0], gap = g.cw >= 8 && g.ch >= 8 ? 1 : 0;
+    for (var r = 0; r < s.rows; r++) {
+      var dim = s.focusRow >= 0 && r !== s.focusRow;
+      for (var c = 0; c < s.cols; c++) {
+        var col;
+        if (s.masked && s.masked(r, c)) col = sc.maskRGB;
+        else {
+          col = ui.colors.color(sc, s.kind, value(s, r, c), s.max, rgb);
+          if (dim) col = sc.grey(col, grey);
+        }
+        ctx.fillStyle = 'rgb(' + col[0] + ',' + col[1] + ',' + col[2] + ')';
+        ctx.fillRect(g.left + c * g.cw, g.top + r * g.ch, g.cw - gap, g.ch - gap);
+      }
+    }
+  }
+
+  // Large matrices: build the pixels directly; each device pixel column shows the value with
+  // the largest magnitude among the columns it covers.
+  function drawPooled(ctx, s, g, sc, dpr) {
+    var pw = Math.max(1, Math.round(s.cols * g.cw * dpr)), ph = Math.max(1, Math.round(s.rows * g.ch * dpr));
+    var img = ctx.createImageData(pw, ph), px = img.data, rgb = [0, 0, 0], grey = [0, 0, 0];
+    var rowVals = new Float32Array(pw);
+    for (var r = 0; r < s.rows; r++) {
+      var dim = s.focusRow >= 0 && r !== s.focusRow;
+      for (var x = 0; x < pw; x++) {
+        var c0 = Math.floor(x / pw * s.cols), c1 = Math.max(c0 + 1, Math.floor((x + 1) / pw * s.cols));
+        var best = value(s, r, c0);
+        for (var c = c0 + 1; c < c1; c++) { var v = value(s, r, c); if (Math.abs(v) > Math.abs(best)) best = v; }
+        rowVals[x] = best;
+      }
+      var y0 = Math.round(r * g.ch * dpr), y1 = Math.round((r + 1) * g.ch * dpr);
+      for (x = 0; x < pw; x++) {
+        var col = ui.colors.color(sc, s.kind, rowVals[x], s.max, rgb);
+        if (dim) col = sc.grey(col, grey);
+        for (var y = y0; y < y1; y++) {
+          var i = (y * pw + x) * 4;
+          px[i] = col[0]; px[i + 1] = col[1]; px[i + 2] = col[2]; px[i + 3] = 255;
+        }
+      }
+    }
+    ctx.putImageData(img, Math.round(g.left * dpr), Math.round(g.top * dpr));
+  }
+
+  function drawMarks(ctx, s, g, sc) {
+    if (!s.marks || g.cw < 9 || g.ch < 9) return;
+    var k = Math.min(g.cw, g.ch) * 0.22;
+    ctx.lineWidth = 1.3;
+    for (var r = 0; r < s.rows; r++) {
+      ctx.strokeStyle = s.focusRow >= 0 && r !== s.focusRow ? sc.css.maskInk : sc.css.mark;
+      ctx.beginPath();
+      for (var c = 0; c < s.cols; c++) {
+        if (!s.marks[r * s.cols + c]) continue;
+        var x = g.left + (c + 0.5) * g.cw - 0.5, y = g.top + (r + 0.5) * g.ch - 0.5;
+        ctx.moveTo(x - k, y - k); ctx.lineTo(x + k, y + k);
+        ctx.moveTo(x + k, y - k); ctx.lineTo(x - k, y + k);
+      }
+      ctx.stroke();
+    }
+  }
+
+  function drawLabels(ctx, s, g, sc) {
+    ctx.font = FONT;
+    if (g.rowText) {
+      ctx.textAlign = 'right'; ctx.textBaseline = 'middle';
+      var every = Math.max(1, Math.ceil(12 / g.ch));
+      for (var r = 0; r < s.rows; r++) {
+        if (r % every && r !== s.focusRow) continue;
+        var on = s.focusRow < 0 || r === s.focusRow;
+        ctx.fillStyle = on ? sc.css.fg : sc.css.muted;
+        ctx.font = (r === s.focusRow ? '600 ' : '') + FONT;
+        ctx.fillText(g.rowText[r], g.left - 6, g.top + (r + 0.5) * g.ch);
+      }
+      ctx.font = FONT;
+    }
+    if (!g.colText) return;
+    ctx.fillStyle = sc.css.muted;
+    for (var c = 0; c < s.cols; c += g.colText.step) {
+      var x = g.left + (c + 0.5) * g.cw;
+      var t = g.colText.text ? g.colText.text[c] : String(c);
+      if (g.rotate) {
+        ctx.save(); ctx.translate(x, g.top - 5); ctx.rotate(-Math.PI / 2);
+        ctx.textAlign = 'left'; ctx.textBaseline = 'middle'; ctx.fillText(t, 0, 0); ctx.restore();
+      } else {
+        ctx.textAlign = g.colText.text ? 'center' : 'left'; ctx.textBaseline = 'alphabetic';
+        ctx.fillText(t, g.colText.text ? x : g.left + c * g.cw + 1, g.top - 5);
+      }
+    }
+  }
+
+  // Draw `s` into `canvas`; remembers the geometry for hover and keyboard (see interact.js).
+  function draw(canvas, s, sc) {
+    var dpr = Math.max(1, Math.min(3, (typeof devicePixelRatio === 'number' && devicePixelRatio) || 1));
+    var ctx = canvas.getContext('2d');
+    var g = layout(ctx, s);
+    canvas.width = Math.round(g.w * dpr);
+    canvas.height = Math.round(g.h * dpr);
+    canvas.style.width = g.w + 'px';
+    canvas.style.height = g.h + 'px';
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = sc.css.bg;
+    ctx.fillRect(0, 0, g.w, g.h);
+    if (g.cw * dpr >= 3) drawCells(ctx, s, g, sc); else drawPooled(ctx, s, g, sc, dpr);
+    drawMarks(ctx, s, g, sc);
+    if (s.focusRow >= 0) {
+      ctx.strokeStyle = sc.css.fg; ctx.lineWidth = 2;
+      ctx.strokeRect(g.left - 1, g.top + s.focusRow * g.ch - 1, s.cols * g.cw + 1, g.ch + 1);
+    }
+    drawLabels(ctx, s, g, sc);
+    // Test and export hooks: the matrix shape and where the cells are, in CSS pixels.
+    var ds = canvas.dataset;
+    ds.rows = s.rows; ds.cols = s.cols; ds.plotX = g.left; ds.plotY = g.top;
+    ds.cellW = g.cw; ds.cellH = g.ch; ds.cssW = g.w; ds.cssH = g.h;
+    ds.maskRgb = sc.maskRGB.join(',');
+    if (s.label) canvas.setAttribute('aria-label', s.label);
+    geoms.set(canvas, { s: s, g: g });
+    return g;
+  }
+
+  // Largest |value| in a range, for a symmetric scale; 1 when everything is zero.
+  function absMax(a, from, to) {
+    var m = 0;
+    for (var i = from || 0, n = to === undefined ? a.length : to; i < n; i++) {
+      var v = Math.abs(a[i]);
+      if (v > m && isFinite(v)) m = v;
+    }
+    return m || 1;
+  }
+
+  ui.heatmap = { draw: draw, absMax: absMax, geometry: function (c) { return geoms.get(c); }, FONT: FONT };
+})(window.BlockLensUI = window.BlockLensUI || {});

@@ -1,0 +1,53 @@
+/* panel.js - one heatmap figure: title, shape line, canvas (with hover/keyboard), colour legend
+   and the data-table alternative. Views compose panels; a panel only draws into its root. */
+(function (ui) {
+  'use strict';
+  var el = ui.table.el;
+
+  function legend(root, sc, kind, max, note) {
+    root.textContent = '';
+    var lo = kind === 'diverging' ? ui.format.short(-max) : '0';
+    root.appendChild(el('span', 'lg-num', lo));
+    var bar = el('span', 'lg-bar');
+    bar.style.background = ui.colors.gradient(sc, kind);
+    root.appendChild(bar);
+    root.appendChild(el('span', 'lg-num', ui.format.short(max)));
+    if (note) root.appendChild(el('span', 'lg-note', note));
+  }
+
+  // opts: { cls } ; returns an object whose draw() takes the heatmap spec and table spec.
+  function create(parent, opts) {
+    opts = opts || {};
+    var root = el('figure', 'panel' + (opts.cls ? ' ' + opts.cls : ''));
+    var head = el('figcaption', 'panel-head');
+    var title = el('span', 'panel-title');
+    var shape = el('span', 'panel-shape');
+    head.appendChild(title); head.appendChild(shape);
+    root.appendChild(head);
+    var wrap = el('div', 'hm-wrap');
+    var canvas = el('canvas', 'hm');
+    wrap.appendChild(canvas);
+    root.appendChild(wrap);
+    var lg = el('div', 'legend');
+    root.appendChild(lg);
+    var table = ui.table.create();
+    root.appendChild(table.root);
+    parent.appendChild(root);
+    ui.interact.attach(canvas);
+
+    // spec: heatmap spec (see heatmap.js) plus title, shape, legendNote; tableSpec for table.js
+    function draw(spec, tableSpec, ctx) {
+      title.textContent = spec.title || '';
+      shape.textContent = spec.shape || '';
+      spec.width = spec.width || wrap.clientWidth || root.clientWidth || 300;
+      ui.heatmap.draw(canvas, spec, ctx.scheme);
+      ui.interact.refresh(canvas);
+      lg.hidden = spec.noLegend === true;
+      if (!lg.hidden) legend(lg, ctx.scheme, spec.kind, spec.max, spec.legendNote);
+      if (tableSpec) table.update(tableSpec, ctx.t);
+    }
+    return { root: root, canvas: canvas, wrap: wrap, draw: draw };
+  }
+
+  ui.panel = { create: create, legend: legend };
+})(window.BlockLensUI = window.BlockLensUI || {});

@@ -1,0 +1,141 @@
+/* views/rows.js - figure 3, per-token rows: one token's row stays coloured through x, hidden,
+   activated and out while the others are greyed (the FFN treats each row alone); an inset beside
+   it draws the links attention makes between rows and the single self-link of the FFN. */
+(function (ui) {
+  'use strict';
+  var el = ui.table.el, F = ui.format;
+
+  // Token buttons, rebuilt only when the tokens change so keyboard focus survives a redraw.
+  function tokenBar(root, label) {
+    var bar = el('div', 'tokens');
+    bar.setAttribute('role', 'group');
+    root.appendChild(bar);
+    var key = null;
+    bar.addEventListener('keydown', function (e) {
+      var b = e.target.closest && e.target.closest('button');
+      if (!b) return;
+      var next = e.key === 'ArrowRight' ? b.nextElementSibling : e.key === 'ArrowLeft' ? b.previousElementSibling : null;
+      if (next) { e.preventDefault(); next.focus(); next.click(); }
+    });
+    return function update(tokens, sel, onPick, t) {
+      bar.setAttribute('aria-label', t(label));
+      var k = tokens.join('\u0000');
+      if (k !== key) {
+        key = k;
+        bar.textContent = '';
+        tokens.forEach(function (tok, i) {
+          var b = el('button', 'tok', tok);
+          b.type = 'button';
+          b.dataset.index = i;
+          b.addEventListener('click', function () { onPick.current(i); });
+          bar.appendChild(b);
+        });
+      }
+      Array.prototype.forEach.call(bar.children, function (b, i) {
+        b.setAttribute('aria-pressed', String(i === sel));
+        b.title = t('tokenTitle', { i: i, tok: tokens[i] });
+      });
+    };
+  }
+
+  // Attention: every visible key j feeds query i (width ~ head-averaged weight). FFN: i -> i only.
+  function drawInset(canvas, res, ctx, width) {
+    var sc = ctx.scheme, L = res.L, i = res.sel, H = res.heads, w = res.attn.weights;
+    var rowH = Math.max(4, Math.min(20, Math.floor(360 / L))), top = 8;
+    var W = Math.max(240, Math.min(360, width)), Hc = top * 2 + L * rowH;
+    var dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+    canvas.width = Math.round(W * dpr); canvas.height = Math.round(Hc * dpr);
+    canvas.style.width = W + 'px'; canvas.style.height = Hc + 'px';
+    var g = canvas.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.fillStyle = sc.css.bg; g.fillRect(0, 0, W, Hc);
+    g.font = ui.heatmap.FONT; g.textBaseline = 'middle';
+    var mean = new Float64Array(L);
+    for (var h = 0; h < H; h++) for (var j = 0; j < L; j++) mean[j] += w[(h * L + i) * L + j] / H;
+    var half = W / 2, every = Math.max(1, Math.ceil(12 / rowH));
+    [0, 1].forEach(function (side) {
+      var x0 = side * half + 30, x1 = side * half + half - 30;
+      for (var r = 0; r < L; r++) {
+        var y = top + (r + 0.5) * rowH;
+        var on = r === i, lab = F.label(res.tokens[r], 3);
+        g.fillStyle = on ? sc.css.fg : sc.css.muted;
+        if (on || r % every === 0) {
+          g.textAlign = 'right'; g.fillText(lab, x0 - 6, y);
+          if (on) { g.textAlign = 'left'; g.fillText(lab, x1 + 6, y); }
+        }
+      }
+      var yi = top + (i + 0.5) * rowH;
+      g.strokeStyle = side ? sc.css.ffn : sc.css.attention;
+      for (var k = 0; k < L; k++) {
+        var wt = side ? (k === i ? 1 : 0) : mean[k];
+        if (wt <= 0.004) continue;
+        g.globalAlpha = side ? 1 : Math.min(1, 0.25 + wt);
+        g.lineWidth = side ? 3 : 0.8 + 6 * wt;
+        var yk = top + (k + 0.5) * rowH;
+        g.beginPath(); g.moveTo(x0, yk);
+        g.bezierCurveTo((x0 + x1) / 2, yk, (x0 + x1) / 2, yi, x1, yi); g.stroke();
+      }
+      g.globalAlpha = 1;
+    });
+    return mean;
+  }
+
+  function mount(root, ctx) {
+    var onPick = { current: function () {} };
+    var updateBar = tokenBar(root, 'tokensAria');
+    var layout = el('div', 'rows-layout');
+    root.appendChild(layout);
+    var stages = el('div', 'stages');
+    layout.appendChild(stages);
+    var panels = [0, 1, 2, 3].map(function () { return ui.panel.create(stages, { cls: 'stage' }); });
+    var inset = el('figure', 'panel inset');
+    var insetHead = el('figcaption', 'panel-head');
+    var insetA = el('span', 'inset-a'), insetF = el('span', 'inset-f');
+    insetHead.appendChild(insetA); insetHead.appendChild(insetF);
+    inset.appendChild(insetHead);
+    var insetCanvas = el('canvas', 'inset-canvas');
+    insetCanvas.setAttribute('role', 'img');
+    inset.appendChild(insetCanvas);
+    var insetNote = el('p', 'fig-note');
+    inset.appendChild(insetNote);
+    var insetTable = ui.table.create();
+    inset.appendChild(insetTable.root);
+    layout.appendChild(inset);
+
+    function update(res, ctx) {
+      var t = ctx.t, L = res.L, tk = res.tokens, sel = res.sel;
+      onPick.current = function (i) { ctx.set({ sel: i }); };
+      updateBar(tk, sel, onPick, t);
+      root.dataset.selected = sel;
+      var fx = res.ffn;
+      var stagesSpec = [
+        { name: 'x', data: res.x, cols: res.d },
+        { name: res.gated ? t('gateName') : t('hiddenName'), data: fx.hidden, cols: res.dff },
+        { name: t('activatedName'), data: fx.activated, cols: res.dff },
+        { name: t('outName'), data: fx.out, cols: res.d }
+      ];
+      stagesSpec.forEach(function (st, k) {
+        panels[k].root.style.flex = Math.max(8, Math.min(st.cols, 64)) + ' 1 0';
+        panels[k].root.dataset.stage = k;
+        panels[k].draw({ title: st.name, shape: L + ' \u00d7 ' + st.cols, data: st.data, rows: L, cols: st.cols,
+          kind: 'diverging', max: ui.heatmap.absMax(st.data), rowLabels: tk, colLabels: 'index', focusRow: sel,
+          maxCell: 18, label: t('rowsLabel', { name: st.name, tok: tk[sel] }),
+          onPick: function (r) { ctx.set({ sel: r }); },
+          describe: function (r, c) { return st.name + '[' + tk[r] + ', ' + c + '] = ' + F.f32(st.data[r * st.cols + c]); }
+        }, { caption: st.name, rows: L, cols: st.cols, rowLabels: tk, corner: t('tokenCol'),
+          cell: function (r, c) { return F.short(st.data[r * st.cols + c]); } }, ctx);
+      });
+      insetA.textContent = t('insetAttn');
+      insetF.textContent = t('insetFfn');
+      var mean = drawInset(insetCanvas, res, ctx, inset.clientWidth - 16);
+      insetCanvas.setAttribute('aria-label', t('insetLabel', { tok: tk[sel] }));
+      insetNote.textContent = t(res.causal ? 'insetNoteCausal' : 'insetNote', { tok: tk[sel] });
+      insetTable.update({ caption: t('insetTable', { tok: tk[sel] }), rows: L, cols: 1, rowLabels: tk,
+        colLabels: [t('meanWeight')], corner: t('keyCol'), cell: function (r) { return F.short(mean[r]); } }, t);
+    }
+    return { update: update };
+  }
+
+  ui.views = ui.views || {};
+  ui.views.rows = { mount: mount, tokenBar: tokenBar };
+})(window.BlockLensUI = window.BlockLensUI || {});
