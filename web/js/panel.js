@@ -36,15 +36,29 @@
     ui.interact.attach(canvas);
 
     // spec: heatmap spec (see heatmap.js) plus title, shape, legendNote; tableSpec for table.js
-    function draw(spec, tableSpec, ctx) {
-      title.textContent = spec.title || '';
-      shape.textContent = spec.shape || '';
-      spec.width = spec.width || wrap.clientWidth || root.clientWidth || 300;
+    var last = null, drawnWidth = 0;
+    function paint() {
+      var spec = last.spec, ctx = last.ctx;
+      drawnWidth = wrap.clientWidth || root.clientWidth || 300;
+      spec.width = drawnWidth;
       ui.heatmap.draw(canvas, spec, ctx.scheme);
       ui.interact.refresh(canvas);
+    }
+    function draw(spec, tableSpec, ctx) {
+      last = { spec: spec, ctx: ctx };
+      title.textContent = spec.title || '';
+      shape.textContent = spec.shape || '';
+      paint();
       lg.hidden = spec.noLegend === true;
       if (!lg.hidden) legend(lg, ctx.scheme, spec.kind, spec.max, spec.legendNote);
       if (tableSpec) table.update(tableSpec, ctx.t);
+    }
+    // The wrapper's width comes from the page layout, never from the canvas, so redrawing at
+    // the new width cannot loop; this catches scrollbars appearing, resizes and reflows.
+    if (typeof ResizeObserver === 'function') {
+      new ResizeObserver(function () {
+        if (last && Math.abs(wrap.clientWidth - drawnWidth) >= 1) paint();
+      }).observe(wrap);
     }
     return { root: root, canvas: canvas, wrap: wrap, draw: draw };
   }

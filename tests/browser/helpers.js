@@ -1,0 +1,86 @@
+/* helpers.js - shared by the browser tests: Debian's chromium through playwright-core, the
+   page served by tools/serve.js on a free port or opened from file://, and pixel probes. */
+'use strict';
+const path = require('path');
+const { pathToFileURL } = require('url');
+const { chromium } = require('playwright-core');
+const { start } = require('../../tools/serve.js');
+const { CHROMIUM_ARGS } = require('../../tools/screenshot.js');
+
+const WEB = path.resolve(__dirname, '..', '..', 'web');
+const FILE_URL = pathToFileURL(path.join(WEB, 'index.html')).href;
+
+// A fresh browser (playwright gives it a temporary profile) and, on request, the static server.
+async function setup(opts = {}) {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const srv = opts.server ? await start({ port: 0 }) : null;
+  return {
+    browser, url: srv ? srv.url : null,
+    async close() {
+      await browser.close();
+      if (srv) await new Promise((r) => srv.server.close(r));
+    }
+  };
+}
+
+// Opens the page and records everything that went wrong or left the page's own files.
+async function open(browser, base, hash, ctxOpts = {}) {
+  const context = await browser.newContext(Object.assign({ viewport: { width: 1280, height: 900 } }, ctxOpts));
+  const page = await context.newPage();
+  const log = { errors: [], requests: [], dialogs: [] };
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') log.errors.push(m.type() + ': ' + m.text()); });
+  page.on('pageerror', (e) => log.errors.push('pageerror: ' + e.message));
+  page.on('request', (r) => log.requests.push(r.url()));
+  page.on('dialog', (d) => { log.dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+  await page.goto(base + (hash ? '#' + hash : ''));
+  await ready(page);
+  return { page, log, context, close: () => context.close() };
+}
+
+// The page marks <body data-status> ready (figures drawn) or error (message shown).
+async function ready(page, status) {
+  await page.waitForFunction((want) => {
+    const s = document.body.dataset.status;
+    return want ? s === want : (s === 'ready' || s === 'error');
+  }, status, { timeout: 30000 });
+}
+
+// Change a control as a person would, then wait for the debounce and the redraw.
+async function setField(page, name, value) {
+  const el = page.locator(`#controls [name="${name}"]`);
+  const type = await el.evaluate((e) => e.type);
+  if (type === 'checkbox') await el.setChecked(!!value);
+  else if (type === 'select-one') await el.selectOption(String(value));
+  else await el.fill(String(value));
+  await settle(page);
+}
+
+async function settle(page) {
+  await page.waitForTimeout(400);
+  await ready(page);
+}
+
+// RGB at a CSS-pixel position of a canvas, read back from its backing store.
+async function pixels(page, canvasSel, points) {
+  return page.$eval(canvasSel, (c, pts) => {
+    const k = c.width / c.getBoundingClientRect().width;
+    const ctx = c.getContext('2d');
+    return pts.map(([x, y]) => Array.from(ctx.getImageData(Math.floor(x * k), Math.floor(y * k), 1, 1).data.slice(0, 3)));
+  }, points);
+}
+
+// Centre of cell (r, c) from the geometry the heatmap publishes on its canvas.
+async function cellCenters(page, canvasSel, cells) {
+  return page.$eval(canvasSel, (c, list) => {
+    const d = c.dataset;
+    return list.map(([r, col]) => [+d.plotX + (col + 0.5) * +d.cellW, +d.plotY + (r + 0.5) * +d.cellH]);
+  }, cells);
+}
+
+async function cellColors(page, canvasSel, cells) {
+  return pixels(page, canvasSel, await cellCenters(page, canvasSel, cells));
+}
+
+const isGrey = (rgb) => Math.max(...rgb) - Math.min(...rgb) <= 3;
+
+module.exports = { setup, open, ready, setField, settle, pixels, cellColors, isGrey, FILE_URL, WEB };
