@@ -8,7 +8,7 @@
   'use strict';
 
   // Page limits (tighter than the engine's): keep a redraw interactive on a laptop.
-  var LIMITS = { tokens: 128, tokenText: 2000, dModel: 1024, dFF: 4096, heads: 64 };
+  var LIMITS = { tokens: 128, tokenText: 8000, dModel: 1024, dFF: 4096, heads: 64 };
 
   var ACTIVATIONS = ['relu', 'gelu', 'gelu_tanh', 'silu', 'identity', 'swiglu', 'geglu'];
 
