@@ -423,14 +423,41 @@
     };
   };
 
-  var loading = null;
-  /* One shared engine per page / process: load() returns the same promise every time. */
-  function load() {
-    if (!loading) {
-      loading = BlockLensCore().then(function (mod) { return new Engine(mod); });
-      loading.catch(function () { loading = null; });
+  /* A module with one function returning an i32x4.splat: valid only where wasm SIMD is. */
+  var SIMD_PROBE = [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 8, 1, 6,
+    0, 65, 0, 253, 17, 11];
+  function simdSupported() {
+    try {
+      return typeof WebAssembly === 'object' && WebAssembly.validate(new Uint8Array(SIMD_PROBE));
+    } catch (e) {
+      return false;
     }
-    return loading;
+  }
+
+  var loading = {};
+  /* One shared engine per page / process and build: load() returns the same promise every
+     time. The SIMD build is used where the runtime validates SIMD code, the scalar build
+     elsewhere; load({ simd: false }) asks for the scalar build (tests, benchmarks).
+     engine.simd says which one runs. */
+  function load(opts) {
+    if (opts !== undefined && (opts === null || typeof opts !== 'object' || Array.isArray(opts)))
+      fail('load expects no argument or an options object');
+    var want = opts === undefined ? undefined : opts.simd;
+    if (want !== undefined && typeof want !== 'boolean')
+      fail('simd must be true or false, not ' + String(want));
+    var simd = want === false ? false : simdSupported();
+    if (want === true && !simd) return Promise.reject(new Error('BlockLens: this runtime has no wasm SIMD'));
+    var key = simd ? 'simd' : 'scalar';
+    if (!loading[key]) {
+      var factory = simd ? BlockLensCore : BlockLensCoreScalar;
+      loading[key] = factory().then(function (mod) {
+        var engine = new Engine(mod);
+        engine.simd = simd;
+        return engine;
+      });
+      loading[key].catch(function () { loading[key] = null; });
+    }
+    return loading[key];
   }
 
   var api = { load: load, version: '0.1.0' };

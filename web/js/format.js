@@ -38,10 +38,10 @@
 
   // 109482240 -> "109.5M": the unit words are the same in Chinese technical writing.
   function big(n) {
-    var a = Math.abs(n);
-    if (a >= 1e9) return (n / 1e9).toFixed(2) + 'B';
-    if (a >= 1e6) return (n / 1e6).toFixed(1) + 'M';
-    if (a >= 1e3) return (n / 1e3).toFixed(1) + 'k';
+    var a = Math.abs(n), trim = function (s) { return s.replace(/\.?0+$/, ''); };
+    if (a >= 1e9) return trim((n / 1e9).toFixed(2)) + 'B';
+    if (a >= 1e6) return trim((n / 1e6).toFixed(1)) + 'M';
+    if (a >= 1e3) return trim((n / 1e3).toFixed(1)) + 'k';
     return String(n);
   }
 

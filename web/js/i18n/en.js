@@ -17,7 +17,7 @@
     p_pipeline_1: 'The feed-forward network is two linear layers with an activation between them: `x · W₁ + b₁` widens every token from d_model to d_ff values, the activation bends them, and `· W₂ + b₂` brings them back to d_model. The output has the same shape as the input, which is what lets a block be stacked.',
     p_pipeline_2: 'Without the activation the two layers would multiply out into one d_model × d_model matrix. Pick "identity" to see the engine confirm it. Gated variants (SwiGLU, GeGLU) use a third matrix: the activated gate multiplies a second "up" projection.',
     h_activation: 'The activation map',
-    p_activation_1: 'The hidden matrix before and after the activation, on one colour scale: blue is negative, red positive, white zero. ReLU sets every negative value to exactly 0 (marked ×). In the default example 100 of the 224 values are negative before ReLU, and none after.',
+    p_activation_1: 'The hidden matrix before and after the activation, on one colour scale: blue is negative, red positive, and the fainter a cell, the closer to zero. ReLU sets every negative value to exactly 0 (marked ×). In the default example 100 of the 224 values are negative before ReLU, and none after.',
     p_activation_2: 'Which cells are zeroed depends on the token\'s own values, not on the weights alone. That input-dependent switch is what no single matrix can do. GELU and SiLU bend rather than cut, so small negative values survive.',
     h_rows: 'One token at a time',
     p_rows_1: 'Pick a token. Its row stays coloured through every FFN stage while the others turn grey: row i of the output depends only on row i of the input. The FFN never looks at a neighbour.',
@@ -90,6 +90,7 @@
     curveTitleGated: '{act}: each value is act(gate) × up',
     curveNote: 'Each dot is one hidden value: across is before, up is after. The line joins them in order.',
     curveNoteGated: 'Across: the gate value. Up: the activated value, which is also multiplied by the up projection, so the dots do not lie on one curve.',
+    axisBefore: 'before →', axisAfter: '↑ after',
     curveLabel: 'Scatter plot of {n} values before and after the activation',
 
     tokensAria: 'Choose a token', tokenTitle: 'token {i}: {tok}',

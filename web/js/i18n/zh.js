@@ -17,7 +17,7 @@
     p_pipeline_1: '前馈网络（FFN）就是两个线性层中间夹一个激活函数：`x · W₁ + b₁` 把每个 token 从 d_model 维展开到 d_ff 维，激活函数做非线性变换，`· W₂ + b₂` 再压回 d_model 维。输出和输入形状相同，所以 Block 才能一层层叠起来。',
     p_pipeline_2: '如果去掉激活函数，两层矩阵相乘会合并成一个 d_model × d_model 的矩阵。把激活函数选成“恒等”，就能看到引擎的验证。门控变体（SwiGLU、GeGLU）多用一个矩阵：激活后的 gate 与另一路 up 投影逐元素相乘。',
     h_activation: '激活图',
-    p_activation_1: '激活前后的 hidden 矩阵，用同一把色尺：蓝为负，红为正，白为零。ReLU 把所有负数都变成恰好为 0（用 × 标出）。默认例子里，224 个值中激活前有 100 个是负数，激活后一个也没有。',
+    p_activation_1: '激活前后的 hidden 矩阵，用同一把色尺：蓝为负，红为正，颜色越淡越接近零。ReLU 把所有负数都变成恰好为 0（用 × 标出）。默认例子里，224 个值中激活前有 100 个是负数，激活后一个也没有。',
     p_activation_2: '哪些格子被置零，取决于这个 token 自己的数值，而不只是权重。这种随输入而变的“开关”，任何单个矩阵都做不到。GELU 和 SiLU 是把曲线弯过去而不是一刀切，所以小的负数会留下来。',
     h_rows: '一次只看一个 token',
     p_rows_1: '选一个 token：它那一行在 FFN 的每个阶段都保持彩色，其余行变灰。输出的第 i 行只由输入的第 i 行决定，FFN 从不看相邻的 token。',
@@ -90,6 +90,7 @@
     curveTitleGated: '{act}：每个值是 act(gate) × up',
     curveNote: '每个点是一个 hidden 值：横轴为激活前，纵轴为激活后；折线按顺序把它们连起来。',
     curveNoteGated: '横轴为 gate 值，纵轴为激活后的值。它还乘了 up 投影，所以这些点不落在同一条曲线上。',
+    axisBefore: '激活前 →', axisAfter: '↑ 激活后',
     curveLabel: '{n} 个值在激活前后的散点图',
 
     tokensAria: '选择一个 token', tokenTitle: '第 {i} 个 token：{tok}',

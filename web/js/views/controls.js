@@ -9,8 +9,8 @@
   var FIELDS = [
     { key: 'tokens', type: 'textarea' },
     { key: 'd', type: 'text' },
-    { key: 'dff', type: 'text', extra: 'ratio' },
     { key: 'heads', type: 'text' },
+    { key: 'dff', type: 'text', extra: 'ratio' },
     { key: 'act', type: 'select' },
     { key: 'seed', type: 'text' },
     { key: 'causal', type: 'checkbox' },
@@ -59,6 +59,9 @@
       if (fd.type === 'checkbox') { wrap.appendChild(input); wrap.appendChild(label); }
       else { wrap.appendChild(label); wrap.appendChild(input); }
       if (fd.extra === 'ratio') {
+        var row = el('div', 'input-row');
+        wrap.insertBefore(row, input);
+        row.appendChild(input);
         var ratios = el('span', 'ratios');
         [['4', 4], ['8/3', 8 / 3], ['2', 2]].forEach(function (r) {
           var b = el('button', 'mini', '\u00d7' + r[0]);
@@ -72,7 +75,7 @@
           });
           ratios.appendChild(b);
         });
-        wrap.appendChild(ratios);
+        row.appendChild(ratios);
       }
       wrap.appendChild(hint);
       wrap.appendChild(err);

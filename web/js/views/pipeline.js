@@ -6,7 +6,7 @@
 
   function thumb(name, data, rows, cols, tokens, ctx) {
     return { data: data, rows: rows, cols: cols, kind: 'diverging', max: ui.heatmap.absMax(data),
-      maxCell: 10, cellH: Math.max(2, Math.min(9, Math.floor(90 / rows))), maxWidth: 220,
+      maxCell: 6, cellH: Math.max(2, Math.min(7, Math.floor(70 / rows))), maxWidth: 170,
       rowLabels: null, colLabels: null, focusRow: -1, label: ctx.t('thumbLabel', { name: name, r: rows, c: cols }),
       describe: function (r, c) { return name + '[' + tokens[r] + ', ' + c + '] = ' + F.f32(data[r * cols + c]); } };
   }
