@@ -1,7 +1,11 @@
-/* attention.c - multi-head self-attention: projections, per-head scores, a numerically
-   stable masked softmax fused with the weighted sum of values, concat and W_O. */
+/* attention.c - multi-head self-attention: projections, then per head and block of query
+   rows: logits q k^T (one GEMM), a numerically stable masked softmax in place, the weighted
+   sum of values (one GEMM) straight into concat, and W_O. Only the (heads, L, L) tensors
+   the caller asks for are written; otherwise one block of weights lives in the output. */
 #include <math.h>
+#include <string.h>
 #include "bl_internal.h"
+#include "kernel_simd.h"
 
 bl_status bl__attention_check(const bl_attention_desc *d, const bl_attention_out *o,
                               const float *workspace, bl_error *err) {
@@ -35,39 +39,68 @@ size_t bl_attention_workspace_size(const bl_attention_desc *d, const bl_attentio
     return (size_t)d->L;    /* one row of logits */
 }
 
-/* One query row of one head: w (L) = masked softmax of the logits, ctx (d_k) = w @ v_h. */
-static void attend_row(float *w, float *ctx, const float *qi, const float *k, const float *v,
-                       const bl_attention_desc *d, int i, int dk,
-                       float scale, float *raw_out) {
-    int L = d->L, D = d->d_model;
-    int last = d->causal ? i : L - 1;      /* keys after `last` are hidden */
-    float m = -INFINITY;
-    for (int j = 0; j < L; j++) {
-        float s = 0.0f;
-        const float *kj = k + (size_t)j * D;
-        for (int c = 0; c < dk; c++) s += qi[c] * kj[c];
-        if (raw_out) raw_out[j] = s;
-        int visible = j <= last && (!d->key_mask || d->key_mask[j]);
-        w[j] = visible ? s * scale : -INFINITY;
-        if (w[j] > m) m = w[j];
-    }
-    for (int c = 0; c < dk; c++) ctx[c] = 0.0f;
+/* Query rows per block: the block's logits (QB x L) are one GEMM, its context another. */
+#define QB 64
+
+/* One row of weights: w (L) = masked softmax(s * scale); keys after `last` and keys with
+   key_mask 0 get weight 0; a row with nothing visible is all zeros. s may equal w. */
+static void softmax_row(float *w, const float *s, int L, int last, const unsigned char *mask,
+                        float scale) {
+    int n = last + 1, j;
+    v4 mv = v4_splat(-INFINITY);
+    for (j = 0; j + 4 <= n; j += 4) v4_store(w + j, v4_load(s + j) * scale);
+    for (; j < n; j++) w[j] = s[j] * scale;
+    if (mask)
+        for (j = 0; j < n; j++)
+            if (!mask[j]) w[j] = -INFINITY;
+    for (j = 0; j + 4 <= n; j += 4) mv = v4_max(mv, v4_load(w + j));
+    float m = v4_hmax(mv);
+    for (; j < n; j++) m = w[j] > m ? w[j] : m;
+    for (j = n; j < L; j++) w[j] = 0.0f;
     if (m == -INFINITY) {                   /* nothing visible: zeros, not NaN */
-        for (int j = 0; j < L; j++) w[j] = 0.0f;
+        for (j = 0; j < n; j++) w[j] = 0.0f;
         return;
     }
-    float sum = 0.0f;
-    for (int j = 0; j < L; j++) {
-        w[j] = (w[j] == -INFINITY) ? 0.0f : expf(w[j] - m);
+    v4 sv = v4_splat(0.0f), ninf = v4_splat(-INFINITY);
+    for (j = 0; j + 4 <= n; j += 4) {       /* e = exp(w - m), exactly 0 where masked */
+        v4 v = v4_load(w + j);
+        v4 e = (v4)((v4i)v4_exp(v - m) & ~(v4i)(v == ninf));
+        v4_store(w + j, e);
+        sv += e;
+    }
+    float sum = v4_hsum(sv);
+    for (; j < n; j++) {
+        w[j] = w[j] == -INFINITY ? 0.0f : v4_exp(v4_splat(w[j] - m))[0];
         sum += w[j];
     }
     float inv = 1.0f / sum;
-    for (int j = 0; j < L; j++) {
-        w[j] *= inv;
-        if (w[j] == 0.0f) continue;
-        const float *vj = v + (size_t)j * D;
-        for (int c = 0; c < dk; c++) ctx[c] += w[j] * vj[c];
+    for (j = 0; j + 4 <= n; j += 4) v4_store(w + j, v4_load(w + j) * inv);
+    for (; j < n; j++) w[j] *= inv;
+}
+
+/* Self-attention of rows [i0, i0 + rows) of head h. The logits land in scores (if asked),
+   the weights in weights (if asked) or in `scratch` (rows x L); context goes to concat. */
+static void attend_block(const bl_attention_desc *d, const bl_attention_out *o, int h, int i0,
+                         int rows, float *scratch, float scale) {
+    int L = d->L, D = d->d_model, dk = D / d->n_heads;
+    size_t at = ((size_t)h * L + i0) * L;
+    float *w = o->weights ? o->weights + at : scratch;
+    float *s = o->scores ? o->scores + at : w;
+    /* s (rows, L) = q_h[i0:i0+rows] (rows, dk) @ k_h^T (dk, L) */
+    bl__gemm(s, L, NULL, o->q + (size_t)i0 * D + h * dk, D, o->k + h * dk, D, 1, NULL, rows,
+             dk, L, BL_ACT_IDENTITY);
+    for (int r = 0; r < rows; r++) {
+        int i = i0 + r;
+        softmax_row(w + (size_t)r * L, s + (size_t)r * L, L, d->causal ? i : L - 1, d->key_mask,
+                    scale);
     }
+    /* concat[i0:i0+rows, h*dk:(h+1)*dk] = w (rows, L) @ v_h (L, dk) */
+    float *ctx = o->concat + (size_t)i0 * D + h * dk;
+    bl__gemm(ctx, D, NULL, w, L, o->v + h * dk, D, 0, NULL, rows, L, dk, BL_ACT_IDENTITY);
+    if (o->context)
+        for (int r = 0; r < rows; r++)
+            memcpy(o->context + ((size_t)h * L + i0 + r) * dk, ctx + (size_t)r * D,
+                   (size_t)dk * sizeof(float));
 }
 
 bl_status bl_attention_forward(const bl_attention_desc *d, const bl_attention_out *o,
@@ -80,20 +113,12 @@ bl_status bl_attention_forward(const bl_attention_desc *d, const bl_attention_ou
     bl__matmul(o->k, d->x, d->wk, d->bk, L, D, D);
     bl__matmul(o->v, d->x, d->wv, d->bv, L, D, D);
 
-    for (int h = 0; h < H; h++) {
-        const float *kh = o->k + h * dk, *vh = o->v + h * dk;
-        for (int i = 0; i < L; i++) {
-            size_t row = ((size_t)h * L + i) * L;
-            float *w = o->weights ? o->weights + row : workspace;
-            float *raw = o->scores ? o->scores + row : NULL;
-            float *ctx = o->concat + (size_t)i * D + h * dk;
-            attend_row(w, ctx, o->q + (size_t)i * D + h * dk, kh, vh, d, i, dk, scale, raw);
-            if (o->context) {
-                float *dst = o->context + ((size_t)h * L + i) * dk;
-                for (int c = 0; c < dk; c++) dst[c] = ctx[c];
-            }
-        }
-    }
+    /* Without a weights output, a block's weights live in o->out (L x D floats, written
+       only by the final projection): up to D rows of L at a time, so no (L, L) temporary. */
+    int qb = o->weights ? QB : (D < QB ? D : QB);
+    for (int h = 0; h < H; h++)
+        for (int i0 = 0; i0 < L; i0 += qb)
+            attend_block(d, o, h, i0, L - i0 < qb ? L - i0 : qb, o->out, scale);
     bl__matmul(o->out, o->concat, d->wo, d->bo, L, D, D);
     bl__ok(err);
     return BL_OK;

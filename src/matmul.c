@@ -1,96 +1,150 @@
-/* matmul.c - the one hot kernel: out = act(x @ W + b) with W stored (in, out).
-   Register-tiled over MR rows x NR columns with 4-wide vectors (GCC/clang vector extensions:
-   wasm simd128 under -msimd128, SSE natively, plain scalars for a wasm build without SIMD).
-   Bias and activation are applied in the epilogue, so the hidden layer is written once. */
+/* matmul.c - the hot kernel: C = act(A @ B + bias), register-tiled and packed.
+   Blocking (BLIS order): for each NC-column block of B and KC-deep slice of K, B is packed
+   into NR-wide panels (contiguous, zero-padded) in a stack buffer that stays in L2; each
+   MR-row tile of A is packed (k-major, so a broadcast is one load) and multiplied against
+   every panel by the MR x NR micro-kernel, whose accumulators live in vector registers.
+   Bias and activation are applied in the epilogue of the last K slice, so C is written once
+   per slice and the hidden layer is never re-read. */
 #include <math.h>
-#include <string.h>
 #include "bl_internal.h"
+#include "kernel_simd.h"
 
-typedef float v4 __attribute__((vector_size(16)));
-
-#define MR 4        /* rows of x per tile */
-#define NR 8        /* columns of W per tile (NR/4 vectors) */
+#ifndef BL_MR
+#define BL_MR 4         /* rows of A per micro-tile: 4 x 8 keeps 8 accumulators + 3 temporaries
+                           in x86's 16 vector registers (V8 spills 6 x 8 and 4 x 12) */
+#endif
+#ifndef BL_NR
+#define BL_NR 8         /* columns of B per micro-tile (NR/4 vectors) */
+#endif
+#define MR BL_MR
+#define NR BL_NR
 #define NV (NR / 4)
-
-static inline v4 v4_load(const float *p) { v4 v; memcpy(&v, p, sizeof v); return v; }
-static inline void v4_store(float *p, v4 v) { memcpy(p, &v, sizeof v); }
+#ifndef BL_KC
+#define BL_KC 256
+#endif
+#ifndef BL_NC
+#define BL_NC 64
+#endif
+#define KC BL_KC         /* K slice: an A tile (MR x KC) stays in L1 */
+#define NC BL_NC         /* B block width: the packed KC x NC block (64 KiB) stays in L2 */
 
 float bl__act(float v, bl_activation act) {
-    switch (act) {
-    case BL_ACT_RELU: return v > 0.0f ? v : 0.0f;
-    case BL_ACT_GELU:
-    case BL_ACT_GEGLU: return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
-    case BL_ACT_GELU_TANH: {
-        const float c = 0.79788456080286536f; /* sqrt(2/pi) */
-        return 0.5f * v * (1.0f + tanhf(c * (v + 0.044715f * v * v * v)));
-    }
-    case BL_ACT_SILU:
-    case BL_ACT_SWIGLU: return v / (1.0f + expf(-v));
-    case BL_ACT_IDENTITY:
-    default: return v;
-    }
+    return v4_act(v4_splat(v), act)[0];   /* the epilogue's formulas, bit for bit */
 }
 
-/* Writes a finished tile: pre = acc + b, out = act(pre). */
-static void epilogue(float *out, float *pre, const float *b, const float *acc, int rows,
-                     int cols, int ldo, int ldacc, bl_activation act) {
-    for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++) {
-            float v = acc[r * ldacc + c] + (b ? b[c] : 0.0f);
-            if (pre) pre[r * ldo + c] = v;
-            out[r * ldo + c] = bl__act(v, act);
+/* Packs B[0:kc, 0:nc] into NR-wide panels: bp[p][k][0:NR], missing columns zero.
+   trans_b: B is given transposed, element (k, j) at b[j * ldb + k]. */
+static void pack_b(float *bp, const float *b, int ldb, int trans_b, int kc, int nc) {
+    for (int j0 = 0; j0 < nc; j0 += NR, bp += (size_t)kc * NR) {
+        int cols = nc - j0 < NR ? nc - j0 : NR;
+        if (!trans_b && cols == NR) {
+            for (int k = 0; k < kc; k++)
+                for (int v = 0; v < NV; v++)
+                    v4_store(bp + k * NR + 4 * v, v4_load(b + (size_t)k * ldb + j0 + 4 * v));
+        } else if (!trans_b) {
+            for (int k = 0; k < kc; k++)
+                for (int c = 0; c < NR; c++)
+                    bp[k * NR + c] = c < cols ? b[(size_t)k * ldb + j0 + c] : 0.0f;
+        } else {
+            for (int c = 0; c < NR; c++) {
+                const float *col = b + (size_t)(j0 + c) * ldb;
+                for (int k = 0; k < kc; k++) bp[k * NR + c] = c < cols ? col[k] : 0.0f;
+            }
         }
+    }
 }
 
-/* Full MR x NR tile: acc = x[0:MR, :] @ w[:, 0:NR]. */
-static void tile_full(float acc[MR * NR], const float *x, const float *w, int K, int N) {
+/* Packs A[0:rows, 0:kc] k-major: ap[k][0:MR], missing rows zero. */
+static void pack_a(float *ap, const float *a, int lda, int rows, int kc) {
+    if (rows == MR) {
+        for (int k = 0; k < kc; k++)
+            for (int r = 0; r < MR; r++) ap[k * MR + r] = a[(size_t)r * lda + k];
+        return;
+    }
+    for (int k = 0; k < kc; k++)
+        for (int r = 0; r < MR; r++) ap[k * MR + r] = r < rows ? a[(size_t)r * lda + k] : 0.0f;
+}
+
+/* t (MR, NR) = ap (kc, MR)^T @ bp (kc, NR), accumulators in registers. */
+static void micro(float *restrict t, const float *restrict ap, const float *restrict bp, int kc) {
     v4 c[MR][NV];
     for (int r = 0; r < MR; r++)
-        for (int v = 0; v < NV; v++) c[r][v] = (v4){0, 0, 0, 0};
-    for (int k = 0; k < K; k++) {
-        v4 wv[NV];
-        for (int v = 0; v < NV; v++) wv[v] = v4_load(w + (size_t)k * N + 4 * v);
+        for (int v = 0; v < NV; v++) c[r][v] = v4_splat(0.0f);
+    for (int k = 0; k < kc; k++, ap += MR, bp += NR) {
+        v4 b[NV];
+        for (int v = 0; v < NV; v++) b[v] = v4_load(bp + 4 * v);
         for (int r = 0; r < MR; r++) {
-            float a = x[(size_t)r * K + k];
-            v4 av = {a, a, a, a};
-            for (int v = 0; v < NV; v++) c[r][v] += av * wv[v];
+            v4 a = v4_splat(ap[r]);
+            for (int v = 0; v < NV; v++) c[r][v] += a * b[v];
         }
     }
     for (int r = 0; r < MR; r++)
-        for (int v = 0; v < NV; v++) v4_store(acc + r * NR + 4 * v, c[r][v]);
+        for (int v = 0; v < NV; v++) v4_store(t + r * NR + 4 * v, c[r][v]);
 }
 
-/* Edge tile (rows <= MR, cols <= NR), plain loops. */
-static void tile_edge(float acc[MR * NR], const float *x, const float *w, int K, int N,
-                      int rows, int cols) {
-    for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++) {
-            float s = 0.0f;
-            for (int k = 0; k < K; k++) s += x[(size_t)r * K + k] * w[(size_t)k * N + c];
-            acc[r * NR + c] = s;
+/* Writes a finished micro-tile into C. Slices after the first add what C holds; the last
+   adds the bias, writes pre (optional) and C = act(pre). */
+static void tile_out(float *c, int ldc, float *pre, const float *t, const float *bias,
+                     int rows, int cols, int first, int last, bl_activation act) {
+    for (int r = 0; r < rows; r++) {
+        float *cr = c + (size_t)r * ldc, *pr = pre ? pre + (size_t)r * ldc : NULL;
+        const float *tr = t + r * NR;
+        int j = 0;
+        for (; j + 4 <= cols; j += 4) {
+            v4 v = v4_load(tr + j);
+            if (!first) v += v4_load(cr + j);
+            if (last) {
+                if (bias) v += v4_load(bias + j);
+                if (pr) v4_store(pr + j, v);
+                if (act != BL_ACT_IDENTITY) v = v4_act(v, act);
+            }
+            v4_store(cr + j, v);
         }
+        for (; j < cols; j++) {
+            float v = tr[j] + (first ? 0.0f : cr[j]);
+            if (last) {
+                if (bias) v += bias[j];
+                if (pr) pr[j] = v;
+                v = bl__act(v, act);
+            }
+            cr[j] = v;
+        }
+    }
+}
+
+void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const float *b, int ldb,
+              int trans_b, const float *bias, int M, int K, int N, bl_activation act) {
+    float bp[KC * NC] __attribute__((aligned(16)));
+    float ap[KC * MR] __attribute__((aligned(16)));
+    float t[MR * NR] __attribute__((aligned(16)));
+    for (int jc = 0; jc < N; jc += NC) {
+        int nc = N - jc < NC ? N - jc : NC;
+        for (int pc = 0; pc < K; pc += KC) {
+            int kc = K - pc < KC ? K - pc : KC, first = pc == 0, last = pc + kc == K;
+            const float *bsrc = trans_b ? b + (size_t)jc * ldb + pc : b + (size_t)pc * ldb + jc;
+            pack_b(bp, bsrc, ldb, trans_b, kc, nc);
+            for (int i = 0; i < M; i += MR) {
+                int rows = M - i < MR ? M - i : MR;
+                pack_a(ap, a + (size_t)i * lda + pc, lda, rows, kc);
+                for (int j = 0; j < nc; j += NR) {
+                    int cols = nc - j < NR ? nc - j : NR;
+                    micro(t, ap, bp + (size_t)j * kc, kc);
+                    size_t o = (size_t)i * ldc + jc + j;
+                    tile_out(c + o, ldc, pre ? pre + o : NULL, t, bias ? bias + jc + j : NULL,
+                             rows, cols, first, last, act);
+                }
+            }
+        }
+    }
 }
 
 void bl__matmul_act(float *out, float *pre, const float *x, const float *w, const float *b,
                     int M, int K, int N, bl_activation act) {
-    float acc[MR * NR];
-    /* Column panels outside, row tiles inside: one K x NR panel of W stays in cache. */
-    for (int j0 = 0; j0 < N; j0 += NR) {
-        int cols = N - j0 < NR ? N - j0 : NR;
-        for (int i0 = 0; i0 < M; i0 += MR) {
-            int rows = M - i0 < MR ? M - i0 : MR;
-            const float *xt = x + (size_t)i0 * K;
-            if (rows == MR && cols == NR) tile_full(acc, xt, w + j0, K, N);
-            else tile_edge(acc, xt, w + j0, K, N, rows, cols);
-            size_t o = (size_t)i0 * N + j0;
-            epilogue(out + o, pre ? pre + o : NULL, b ? b + j0 : NULL, acc, rows, cols, N, NR,
-                     act);
-        }
-    }
+    bl__gemm(out, N, pre, x, K, w, N, 0, b, M, K, N, act);
 }
 
 void bl__matmul(float *out, const float *x, const float *w, const float *b, int M, int K, int N) {
-    bl__matmul_act(out, NULL, x, w, b, M, K, N, BL_ACT_IDENTITY);
+    bl__gemm(out, N, NULL, x, K, w, N, 0, b, M, K, N, BL_ACT_IDENTITY);
 }
 
 bl_status bl_linear_forward(float *out, const float *x, const float *w, const float *b,
