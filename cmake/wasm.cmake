@@ -1,5 +1,9 @@
 # The wasm module: the engine plus src/wasm_abi.c, wrapped by web/js/engine.js into one
 # classic script that loads in Node (require) and in a browser (<script>, also from file://).
+# Two builds of the same C go into that one file: the SIMD one (BlockLensCore, -msimd128) and
+# a scalar one (BlockLensCoreScalar) for runtimes without wasm SIMD; load() picks one by
+# feature detection. The scalar factory is built first and prepended inside the wrapper's
+# scope (--extern-pre-js), so neither factory becomes a page global.
 set(BL_EXPORTS
   _malloc _free _bl_status_string _bl_rng_seed _bl_rng_uniform_f64 _bl_rng_normal_f64
   _bl_rng_normal_f32 _bl_linear_forward _bl_activation_apply _bl_ffn_forward
@@ -9,6 +13,26 @@ set(BL_EXPORTS
   _bl__param_count_f64 _bl__preset_f64)
 list(JOIN BL_EXPORTS "," BL_EXPORTS_CSV)
 
+set(BL_WASM_LINK_OPTIONS
+  -O3
+  -sMODULARIZE=1
+  -sSINGLE_FILE=1                       # wasm inlined: works from file://
+  -sENVIRONMENT=web,worker,node
+  -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2147483648
+  -sABORTING_MALLOC=0                   # malloc returns NULL; the wrapper throws an Error
+  -sFILESYSTEM=0
+  -sEXPORTED_FUNCTIONS=${BL_EXPORTS_CSV}
+  -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8)
+
+# The scalar build: an intermediate file in the build tree, never loaded on its own.
+add_executable(blocklens_scalar ${BL_SOURCES} src/wasm_abi.c)
+target_include_directories(blocklens_scalar PRIVATE include)
+target_compile_options(blocklens_scalar PRIVATE -O3)
+target_link_options(blocklens_scalar PRIVATE ${BL_WASM_LINK_OPTIONS}
+  -sEXPORT_NAME=BlockLensCoreScalar)
+set_target_properties(blocklens_scalar PROPERTIES SUFFIX ".js")
+set(BL_SCALAR_JS ${CMAKE_CURRENT_BINARY_DIR}/blocklens_scalar.js)
+
 set(BL_DIST ${CMAKE_SOURCE_DIR}/web/dist)
 add_executable(blocklens_core ${BL_SOURCES} src/wasm_abi.c)
 target_include_directories(blocklens_core PRIVATE include)
@@ -16,18 +40,12 @@ if(BL_WASM_SIMD)
   target_compile_options(blocklens_core PRIVATE -msimd128)
 endif()
 target_compile_options(blocklens_core PRIVATE -O3)
-target_link_options(blocklens_core PRIVATE
-  -O3
-  -sMODULARIZE=1 -sEXPORT_NAME=BlockLensCore
-  -sSINGLE_FILE=1                       # wasm inlined: works from file://
-  -sENVIRONMENT=web,worker,node
-  -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2147483648
-  -sABORTING_MALLOC=0                   # malloc returns NULL; the wrapper throws an Error
-  -sFILESYSTEM=0
-  -sEXPORTED_FUNCTIONS=${BL_EXPORTS_CSV}
-  -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8
-  --extern-pre-js ${CMAKE_SOURCE_DIR}/web/js/engine-pre.js
-  --extern-post-js ${CMAKE_SOURCE_DIR}/web/js/engine.js)
+target_link_options(blocklens_core PRIVATE ${BL_WASM_LINK_OPTIONS}
+  -sEXPORT_NAME=BlockLensCore
+  "SHELL:--extern-pre-js ${CMAKE_SOURCE_DIR}/web/js/engine-pre.js"   # SHELL: keeps the repeated
+  "SHELL:--extern-pre-js ${BL_SCALAR_JS}"                            # flag (CMake dedups options)
+  "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/js/engine.js")
+add_dependencies(blocklens_core blocklens_scalar)
 set_target_properties(blocklens_core PROPERTIES
   OUTPUT_NAME blocklens SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY ${BL_DIST}
-  LINK_DEPENDS "${CMAKE_SOURCE_DIR}/web/js/engine.js;${CMAKE_SOURCE_DIR}/web/js/engine-pre.js")
+  LINK_DEPENDS "${CMAKE_SOURCE_DIR}/web/js/engine.js;${CMAKE_SOURCE_DIR}/web/js/engine-pre.js;${BL_SCALAR_JS}")
