@@ -108,6 +108,7 @@
     weightsName: 'weights', mixOp: 'tokens mix here', contextName: 'context', concatOp: 'concat heads',
     woSub: 'W_O {shape}, per token',
     attnStats: 'Spread of the raw scores: {raw}, after scaling: {scaled}. Peak: on average a row\'s largest weight is {peak} (uniform would be {uniform}, one-hot 1).',
+    attnStatsOff: 'Scaling is off: softmax sees the raw scores, spread {raw} (÷ √d_k would make it {scaled}). Peak: on average a row\'s largest weight is {peak} (uniform would be {uniform}, one-hot 1).',
     headTitle: 'Head {h}', maskedNote: 'grey = masked',
     headLabel: 'Head {h}: {what}, {L} by {L}, rows are queries, columns keys.',
     cellDescribe: 'head {h}: {q} → {k}: {what} = {v}', maskedCell: '(masked)', queryKey: 'query \\ key',

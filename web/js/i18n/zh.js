@@ -108,6 +108,7 @@
     weightsName: '权重', mixOp: 'token 在这里混合', contextName: 'context', concatOp: '拼接各头',
     woSub: 'W_O {shape}，逐 token 作用',
     attnStats: '原始分数的标准差：{raw}，缩放后：{scaled}。峰值：每行最大权重的平均是 {peak}（均匀分布为 {uniform}，one-hot 为 1）。',
+    attnStatsOff: '缩放已关闭：softmax 直接使用原始分数，其标准差为 {raw}（除以 √d_k 后会是 {scaled}）。峰值：每行最大权重的平均是 {peak}（均匀分布为 {uniform}，one-hot 为 1）。',
     headTitle: '第 {h} 头', maskedNote: '灰色 = 被掩码',
     headLabel: '第 {h} 头：{what}，{L} × {L}，行为查询，列为键。',
     cellDescribe: '第 {h} 头：{q} → {k}：{what} = {v}', maskedCell: '（被掩码）', queryKey: '查询 \\ 键',

@@ -50,7 +50,7 @@
 
     function update(res, ctx) {
       var t = ctx.t, L = res.L, H = res.heads, dk = res.dk, d = res.d, A = res.attn, tk = res.tokens;
-      var mode = ctx.state.show, s = res.scale ? 1 / Math.sqrt(dk) : 1;
+      var mode = ctx.state.show, s = 1 / Math.sqrt(dk);   // the 'scaled' view always divides
       updateSeg(mode, t, function (m) { ctx.set({ show: m }); });
       root.dataset.mode = mode;
       root.dataset.causal = String(res.causal);
@@ -78,7 +78,7 @@
         for (var j = 0; j < L; j++) m = Math.max(m, A.weights[(h * L + i) * L + j]);
         peak += m / (H * L);
       }
-      stats.textContent = t('attnStats', { raw: F.short(std(A.scores)), scaled: F.short(std(A.scores) * s),
+      stats.textContent = t(res.scale ? 'attnStats' : 'attnStatsOff', { raw: F.short(std(A.scores)), scaled: F.short(std(A.scores) * s),
         peak: peak.toFixed(2), uniform: (1 / L).toFixed(2) });
       root.dataset.peak = peak.toFixed(4);
 
