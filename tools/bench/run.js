@@ -1,0 +1,226 @@
+#!/usr/bin/env node
+/* run.js - the benchmark of issue 5: BlockLens (wasm SIMD, wasm scalar, native C) side by side
+   with tfjs-backend-wasm (XNNPACK) and onnxruntime-web (wasm), both on one thread, plus plain
+   JS loops as the floor. Every peer's output is checked against the engine's before it is
+   timed. Writes tools/bench/REPORT.md.
+
+   usage:  bash tools/build && node tools/bench/run.js [--quick] [--out FILE]
+     --quick   the small shapes and the 128-row shapes only (about a minute)
+   Large shapes: one call per sample, weights resident in every implementation (engine heap,
+   tf tensors, ONNX initialisers), the input copied in and the output read back.
+   Small shapes: through the public JS API (engine.ffn / engine.attention: argument checks and
+   copies both ways included), per-call time from batches of calls. Medians of >= 5 samples
+   after warm-up; the machine is shared and noisy, so compare ratios, not absolute times. */
+'use strict';
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const peers = require('./peers.js');
+
+const root = path.join(__dirname, '..', '..');
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const outFile = args.includes('--out') ? args[args.indexOf('--out') + 1] : path.join(__dirname, 'REPORT.md');
+
+/* ---- cases: the issue's shapes, flop counts, tensor dims ------------------------------- */
+function gemmCase(M, K, N) {
+  return { op: 'gemm', label: `GEMM (M,K,N) = (${M},${K},${N})`, shape: [M, K, N], M, K, N,
+    flops: 2 * M * K * N, dims: { x: [M, K], w: [K, N], b: [N], out: [M, N] } };
+}
+function ffnCase(L, D, F) {
+  return { op: 'ffn', label: `FFN GELU (L,d_model,d_ff) = (${L},${D},${F})`, shape: [L, D, F], L, D, F,
+    flops: 4 * L * D * F, dims: { x: [L, D], w1: [D, F], b1: [F], w2: [F, D], b2: [D], out: [L, D] } };
+}
+function attnCase(L, D, H) {
+  const dims = { x: [L, D], out: [L, D] };
+  for (const n of ['q', 'k', 'v', 'o']) { dims['w' + n] = [D, D]; dims['b' + n] = [D]; }
+  return { op: 'attn', label: `Attention (L,d_model,heads) = (${L},${D},${H})`, shape: [L, D, H], L, D, H,
+    flops: 8 * L * D * D + 4 * L * L * D, dims };
+}
+const SMALL = [ffnCase(7, 8, 32), attnCase(7, 8, 2)];
+const LARGE = [gemmCase(128, 768, 3072), gemmCase(512, 768, 3072), ffnCase(128, 768, 3072),
+  ffnCase(512, 768, 3072), attnCase(128, 768, 12), attnCase(512, 768, 12)]
+  .filter((c) => !quick || c.shape[0] === 128);
+
+/* Inputs: x ~ U(-1, 1), weights ~ U(-1, 1) * sqrt(3 / fan_in) (unit variance outputs). */
+function inputs(c, seed) {
+  let s = seed >>> 0;
+  const rand = () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2 ** 32 * 2 - 1; };
+  const d = {};
+  for (const [name, dims] of Object.entries(c.dims)) {
+    if (name === 'out') continue;
+    const n = dims.reduce((a, b) => a * b, 1), scale = dims.length === 2 && name !== 'x' ? Math.sqrt(3 / dims[0]) : 1;
+    d[name] = new Float32Array(n);
+    for (let i = 0; i < n; i++) d[name][i] = rand() * scale;
+  }
+  return d;
+}
+
+/* ---- timing ---------------------------------------------------------------------------- */
+const median = (a) => { const b = [...a].sort((x, y) => x - y); return b[b.length >> 1]; };
+
+/* ms per call: `warmup` calls, then `runs` samples of `inner` calls each (inner calibrated
+   so that a sample of a fast call lasts ~30 ms). */
+async function timeIt(run, { warmup, runs, batch }) {
+  for (let i = 0; i < warmup; i++) await run();
+  let inner = 1;
+  if (batch) {
+    const t0 = performance.now();
+    await run();
+    inner = Math.max(1, Math.min(20000, Math.ceil(30 / Math.max(performance.now() - t0, 1e-3))));
+  }
+  const samples = [];
+  for (let r = 0; r < runs; r++) {
+    const t0 = performance.now();
+    for (let i = 0; i < inner; i++) await run();
+    samples.push((performance.now() - t0) / inner);
+  }
+  return { ms: median(samples), samples };
+}
+
+function maxRelDiff(got, want) {
+  if (!got || got.length !== want.length) return Infinity;
+  let diff = 0, ref = 1;
+  for (let i = 0; i < want.length; i++) {
+    diff = Math.max(diff, Math.abs(got[i] - want[i]));
+    if (!(Math.abs(got[i] - want[i]) <= diff)) diff = Infinity;   /* NaN */
+    ref = Math.max(ref, Math.abs(want[i]));
+  }
+  return diff / ref;
+}
+const TOLERANCE = 2e-3;   /* max |diff| / max(1, max |engine|): summation order, erf fits */
+
+/* ---- native: the same C through tools/bench/bench_native.c ---------------------------- */
+function buildNative() {
+  const exe = path.join(root, 'build', 'bench', 'bench_native');
+  fs.mkdirSync(path.dirname(exe), { recursive: true });
+  const cmake = fs.readFileSync(path.join(root, 'CMakeLists.txt'), 'utf8');
+  const sources = cmake.match(/set\(BL_SOURCES([^)]*)\)/)[1].trim().split(/\s+/);
+  /* the flags of the native Release build (CMake's -O3 -DNDEBUG, no -march) */
+  execFileSync('cc', ['-O3', '-DNDEBUG', '-std=gnu11', '-I', path.join(root, 'include'),
+    ...sources.map((s) => path.join(root, s)), path.join(__dirname, 'bench_native.c'), '-lm', '-o', exe]);
+  return exe;
+}
+function native(exe, c, runs, reps) {
+  const out = execFileSync(exe, [c.op, ...c.shape.map(String), String(runs), String(reps)], { encoding: 'utf8' });
+  const ms = JSON.parse(out).ms;
+  return { ms: median(ms), samples: ms };
+}
+
+/* ---- one case -------------------------------------------------------------------------- */
+async function measure(c, impls, nativeExe, small) {
+  const d = inputs(c, 12345), rows = [];
+  let ref = null;
+  for (const impl of impls) {
+    const maker = impl.api[c.op];
+    if (!maker) continue;
+    const runner = await maker(c, d);
+    const out = await runner.run();
+    const row = { name: impl.name, kind: impl.kind };
+    if (!ref) { ref = out; row.diff = 0; } else row.diff = maxRelDiff(out, ref);
+    if (!(row.diff <= TOLERANCE)) {
+      row.failed = true;
+      process.stderr.write(`  ${impl.name}: output differs from the engine's (${row.diff.toExponential(2)}), not timed\n`);
+      rows.push(row);
+      continue;
+    }
+    const slow = impl.kind === 'floor' || impl.kind === 'scalar';
+    /* the checking call above is the first warm-up; the floor gets no other */
+    const t = await timeIt(runner.run, small ? { warmup: 200, runs: 7, batch: true }
+      : { warmup: impl.kind === 'floor' ? 0 : slow ? 1 : 2, runs: slow ? 5 : 7, batch: false });
+    Object.assign(row, t);
+    rows.push(row);
+    process.stderr.write(`  ${impl.name.padEnd(34)} ${fmtTime(row.ms).padStart(10)}  ${gflops(c, row.ms).toFixed(2).padStart(6)} GFLOPS\n`);
+  }
+  const nat = native(nativeExe, c, 7, small ? 20000 : 1);
+  rows.push({ name: 'BlockLens native C (-O3, SSE2)', kind: 'native', diff: null, ...nat });
+  process.stderr.write(`  ${'native'.padEnd(34)} ${fmtTime(nat.ms).padStart(10)}  ${gflops(c, nat.ms).toFixed(2).padStart(6)} GFLOPS\n`);
+  return rows;
+}
+
+const gflops = (c, ms) => c.flops / (ms * 1e6);
+const fmtTime = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(1)} us` : `${ms.toFixed(1)} ms`);
+
+/* ---- report ---------------------------------------------------------------------------- */
+function table(c, rows) {
+  const timed = rows.filter((r) => !r.failed);
+  const peerRows = timed.filter((r) => r.kind === 'peer');
+  const best = peerRows.length ? Math.min(...peerRows.map((r) => r.ms)) : NaN;
+  const lines = [`| implementation | median | GFLOPS | speed vs best peer | max rel. diff vs engine |`,
+    '|---|---:|---:|---:|---:|'];
+  for (const r of rows) {
+    if (r.failed) { lines.push(`| ${r.name} | - | - | - | **${r.diff.toExponential(1)} (failed)** |`); continue; }
+    lines.push(`| ${r.name} | ${fmtTime(r.ms)} | ${gflops(c, r.ms).toFixed(2)} | ${(best / r.ms).toFixed(2)}x | ${r.diff === null ? 'same C' : r.diff.toExponential(1)} |`);
+  }
+  return { text: lines.join('\n'), best, engine: timed.find((r) => r.kind === 'simd') };
+}
+
+async function main() {
+  const BlockLens = require(root);
+  const simd = await BlockLens.load(), scalar = await BlockLens.load({ simd: false });
+  if (!simd.simd) throw new Error('this runtime has no wasm SIMD: the engine SIMD build cannot be measured');
+  process.stderr.write('building the native bench binary\n');
+  const nativeExe = buildNative();
+  const tf = await peers.tfjs(), onnx = await peers.ort();
+  const start = Date.now(), load0 = os.loadavg();
+  const sections = [], summary = [];
+  for (const [small, cases] of [[true, SMALL], [false, LARGE]]) {
+    const eng = small ? peers.engineApi : peers.engineRaw;
+    const how = small ? ' (public JS API, copies included)' : ' (wasm heap, weights resident)';
+    const impls = [
+      { name: 'BlockLens wasm SIMD' + how, kind: 'simd', api: eng(simd) },
+      { name: 'BlockLens wasm scalar' + how, kind: 'scalar', api: eng(scalar) },
+      { name: tf.name + ' (XNNPACK, 1 thread)', kind: 'peer', api: tf },
+      { name: onnx.name + ' (wasm, 1 thread)', kind: 'peer', api: onnx },
+      { name: 'plain JS loops', kind: 'floor', api: peers.js }];
+    for (const c of cases) {
+      process.stderr.write(`${c.label}\n`);
+      const rows = await measure(c, impls, nativeExe, small);
+      const t = table(c, rows);
+      sections.push(`### ${c.label}\n\n${(c.flops / 1e9).toFixed(c.flops < 1e6 ? 6 : 2)} GFLOP per call${small ? ', timed through the public JS API' : ''}.\n\n${t.text}\n`);
+      if (t.engine) summary.push({ c, small, engine: t.engine, best: t.best });
+    }
+  }
+  const minutes = ((Date.now() - start) / 60000).toFixed(1), load1 = os.loadavg();
+  const sumLines = ['| shape | engine SIMD | GFLOPS | best peer | GFLOPS | engine / best peer | target | status |',
+    '|---|---:|---:|---:|---:|---:|---|---|'];
+  for (const s of summary) {
+    const ratio = s.best / s.engine.ms;
+    const target = s.small ? '<= 5 us per call' : '>= 1.4x';
+    const ok = s.small ? s.engine.ms <= 0.005 : ratio >= 1.4;
+    sumLines.push(`| ${s.c.label} | ${fmtTime(s.engine.ms)} | ${gflops(s.c, s.engine.ms).toFixed(2)} | ${fmtTime(s.best)} | ${gflops(s.c, s.best).toFixed(2)} | ${ratio.toFixed(2)}x | ${target} | ${ok ? 'met' : 'not met'} |`);
+  }
+  const cpu = os.cpus()[0] ? os.cpus()[0].model : 'unknown CPU';
+  const md = `# BlockLens benchmark report
+
+Generated by \`node tools/bench/run.js${quick ? ' --quick' : ''}\` (after \`bash tools/build\`) on
+${new Date().toISOString().slice(0, 10)}: ${cpu}, ${os.cpus().length} vCPU, Node ${process.version},
+${os.platform()} ${os.release()}. Load average ${load0.map((x) => x.toFixed(1)).join(' / ')} at the start,
+${load1.map((x) => x.toFixed(1)).join(' / ')} at the end; the run took ${minutes} min.
+The machine is shared: read the ratios, not the absolute times.
+
+Method: each peer's output is compared with the engine's (max |diff| / max(1, max |engine out|)
+<= ${TOLERANCE}) before it is timed (that call is also the first warm-up); medians of 7 samples
+after warm-up (5 samples for the plain-JS floor and the scalar build). Large shapes: one call per sample, weights resident in every
+implementation (engine heap, tf tensors, ONNX initialisers), input copied in, output read
+back; the engine computes only the outputs the call needs (no scores/weights (heads, L, L)
+tensors, no pre-activation copy). Small shapes: per-call time from batches of calls; the
+engine goes through its public JS API (argument checks, every input and output copied),
+the peers get a fresh input tensor per call with resident weights. GFLOPS count the
+multiply-adds of the matrix products only (GEMM 2MKN, FFN 4 L d d_ff, attention
+8 L d^2 + 4 L^2 d). Native: the same C compiled with the flags of the native build
+(\`-O3\`, no \`-march\`: SSE2, no FMA), run by tools/bench/bench_native.c.
+
+## Summary
+
+${sumLines.join('\n')}
+
+## Per shape
+
+${sections.join('\n')}`;
+  fs.writeFileSync(outFile, md);
+  process.stderr.write(`wrote ${path.relative(process.cwd(), outFile)} (${minutes} min)\n`);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
