@@ -88,8 +88,8 @@
   }
 
   function drawMarks(ctx, s, g, sc) {
-    if (!s.marks || g.cw < 9 || g.ch < 9) return;
-    var k = Math.min(g.cw, g.ch) * 0.22;
+    if (!s.marks || g.cw < 5 || g.ch < 5) return;
+    var k = Math.max(1.5, Math.min(g.cw, g.ch) * 0.22);
     ctx.lineWidth = 1.3;
     for (var r = 0; r < s.rows; r++) {
       ctx.strokeStyle = s.focusRow >= 0 && r !== s.focusRow ? sc.css.maskInk : sc.css.mark;

@@ -8,7 +8,7 @@
   function mount(root, ctx) {
     var bar = el('div', 'fig-bar');
     root.appendChild(bar);
-    var updateBar = ui.views.rows.tokenBar(bar, 'pertAria');
+    var updateBar = ui.widgets.tokenBar(bar, 'pertAria');
     var valLabel = el('label', 'inline-field');
     var valText = el('span');
     var val = el('input');

@@ -5,39 +5,6 @@
   'use strict';
   var el = ui.table.el, F = ui.format;
 
-  // Token buttons, rebuilt only when the tokens change so keyboard focus survives a redraw.
-  function tokenBar(root, label) {
-    var bar = el('div', 'tokens');
-    bar.setAttribute('role', 'group');
-    root.appendChild(bar);
-    var key = null;
-    bar.addEventListener('keydown', function (e) {
-      var b = e.target.closest && e.target.closest('button');
-      if (!b) return;
-      var next = e.key === 'ArrowRight' ? b.nextElementSibling : e.key === 'ArrowLeft' ? b.previousElementSibling : null;
-      if (next) { e.preventDefault(); next.focus(); next.click(); }
-    });
-    return function update(tokens, sel, onPick, t) {
-      bar.setAttribute('aria-label', t(label));
-      var k = tokens.join('\u0000');
-      if (k !== key) {
-        key = k;
-        bar.textContent = '';
-        tokens.forEach(function (tok, i) {
-          var b = el('button', 'tok', tok);
-          b.type = 'button';
-          b.dataset.index = i;
-          b.addEventListener('click', function () { onPick.current(i); });
-          bar.appendChild(b);
-        });
-      }
-      Array.prototype.forEach.call(bar.children, function (b, i) {
-        b.setAttribute('aria-pressed', String(i === sel));
-        b.title = t('tokenTitle', { i: i, tok: tokens[i] });
-      });
-    };
-  }
-
   // Attention: every visible key j feeds query i (width ~ head-averaged weight). FFN: i -> i only.
   function drawInset(canvas, res, ctx, width) {
     var sc = ctx.scheme, L = res.L, i = res.sel, H = res.heads, w = res.attn.weights;
@@ -82,7 +49,7 @@
 
   function mount(root, ctx) {
     var onPick = { current: function () {} };
-    var updateBar = tokenBar(root, 'tokensAria');
+    var updateBar = ui.widgets.tokenBar(root, 'tokensAria');
     var layout = el('div', 'rows-layout');
     root.appendChild(layout);
     var stages = el('div', 'stages');
@@ -137,5 +104,5 @@
   }
 
   ui.views = ui.views || {};
-  ui.views.rows = { mount: mount, tokenBar: tokenBar };
+  ui.views.rows = { mount: mount };
 })(window.BlockLensUI = window.BlockLensUI || {});
