@@ -10,8 +10,9 @@
 #include "kernel_simd.h"
 
 #ifndef BL_MR
-#define BL_MR 4         /* rows of A per micro-tile: 4 x 8 keeps 8 accumulators + 3 temporaries
-                           in x86's 16 vector registers (V8 spills 6 x 8 and 4 x 12) */
+#define BL_MR 4         /* rows of A per micro-tile: 4 x 8 keeps 8 accumulators and 7 temporaries
+                           in x86's 16 xmm registers; with 5 x 8 and up V8 hoists every
+                           broadcast to the top of the k loop and spills accumulators */
 #endif
 #ifndef BL_NR
 #define BL_NR 8         /* columns of B per micro-tile (NR/4 vectors) */
