@@ -37,7 +37,7 @@
       if (cw < 7) colText = null, top = 6;
     }
     return { left: left, top: top, cw: cw, ch: ch, rowText: rowText, colText: colText, rotate: rotate,
-      w: Math.ceil(left + s.cols * cw + 6), h: Math.ceil(top + s.rows * ch + 4) };
+      w: Math.ceil(left + s.cols * cw + (s.rowFlags ? 14 : 6)), h: Math.ceil(top + s.rows * ch + 4) };
   }
 
   function value(s, r, c) { return s.data[(s.offset || 0) + r * s.cols + c]; }
@@ -152,6 +152,15 @@
       ctx.strokeRect(g.left - 1, g.top + s.focusRow * g.ch - 1, s.cols * g.cw + 1, g.ch + 1);
     }
     drawLabels(ctx, s, g, sc);
+    if (s.rowFlags) {   // a dot after each flagged row: "changed", however small the change
+      ctx.fillStyle = sc.css.focus;
+      s.rowFlags.forEach(function (on, r) {
+        if (!on) return;
+        ctx.beginPath();
+        ctx.arc(g.left + s.cols * g.cw + 7, g.top + (r + 0.5) * g.ch, Math.min(3.5, g.ch / 3), 0, 2 * Math.PI);
+        ctx.fill();
+      });
+    }
     // Test and export hooks: the matrix shape and where the cells are, in CSS pixels.
     var ds = canvas.dataset;
     ds.rows = s.rows; ds.cols = s.cols; ds.plotX = g.left; ds.plotY = g.top;

@@ -12,7 +12,14 @@
     bar.style.background = ui.colors.gradient(sc, kind);
     root.appendChild(bar);
     root.appendChild(el('span', 'lg-num', ui.format.short(max)));
-    if (note) root.appendChild(el('span', 'lg-note', note));
+    if (!note) return;
+    var n = el('span', 'lg-note');
+    if (note.charAt(0) === '\u25cf') {   // the "changed row" dot, in the colour it is drawn in
+      n.appendChild(el('span', 'lg-dot', '\u25cf'));
+      note = note.slice(1);
+    }
+    n.appendChild(document.createTextNode(note));
+    root.appendChild(n);
   }
 
   // opts: { cls } ; returns an object whose draw() takes the heatmap spec and table spec.

@@ -116,6 +116,7 @@
     pertAria: 'Token to perturb', pvalLabel: 'set to',
     pertSummary: 'Token "{tok}" set to {v}: the FFN output changed in {nf} of {L} rows, the attention output in {na} of {L} rows ({rows}).',
     diffLabel: '|change| of the {name} output: {n} of {L} rows changed.',
+    changedDot: '● = row changed (even slightly)',
     diffFfnTitle: '|Δ FFN output|', diffAttnTitle: '|Δ attention output|',
 
     part_embeddings: 'embeddings', part_attention: 'attention', part_ffn: 'FFN', part_norms: 'norms', part_other: 'other (pooler, LM head)',

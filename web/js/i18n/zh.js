@@ -116,6 +116,7 @@
     pertAria: '要扰动的 token', pvalLabel: '设为',
     pertSummary: '把“{tok}”设为 {v}：FFN 输出有 {nf}/{L} 行变化，注意力输出有 {na}/{L} 行变化（{rows}）。',
     diffLabel: '{name} 输出的 |变化|：{L} 行中有 {n} 行变了。',
+    changedDot: '● = 这一行有变化（哪怕很小）',
     diffFfnTitle: '|Δ FFN 输出|', diffAttnTitle: '|Δ 注意力输出|',
 
     part_embeddings: '词嵌入', part_attention: '注意力', part_ffn: 'FFN', part_norms: '归一化', part_other: '其他（pooler、输出头）',

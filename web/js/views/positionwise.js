@@ -42,6 +42,7 @@
       function spec(name, D, title) {
         return { title: title, shape: L + ' \u00d7 ' + d, data: D.abs, rows: L, cols: d, kind: 'sequential',
           max: ui.heatmap.absMax(D.abs), rowLabels: tk, colLabels: 'index', focusRow: -1, maxCell: 26,
+          rowFlags: tk.map(function (_, r) { return D.rows.indexOf(r) >= 0; }), legendNote: t('changedDot'),
           label: t('diffLabel', { name: name, n: D.rows.length, L: L }),
           describe: function (r, c) { return '|\u0394 ' + name + '[' + tk[r] + ', ' + c + ']| = ' + F.f32(D.abs[r * d + c]); } };
       }
