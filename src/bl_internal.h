@@ -27,7 +27,7 @@ void bl__matmul_act(float *out, float *pre, const float *x, const float *w, cons
 float bl__act(float v, bl_activation act);
 /* The general form: c (M, N) [row stride ldc] = act(a (M, K) [lda] @ B + bias (N)), where B is
    b (K, N) [ldb], or with trans_b its transpose given as b (N, K) [ldb]; pre (optional, stride
-   ldc) receives the pre-activation. Uses ~70 KiB of stack, allocates nothing. */
+   ldc) receives the pre-activation. Uses ~100 KiB of stack, allocates nothing. */
 void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const float *b, int ldb,
               int trans_b, const float *bias, int M, int K, int N, bl_activation act);
 
