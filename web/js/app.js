@@ -8,7 +8,7 @@
 
   var state, good = null, lastRes = null, model = null;
   var fieldErrors = {}, hashErrors = [], engineErrors = [];
-  var views = {}, controls = null, timer = 0, lastHash = '';
+  var views = {}, tools = {}, controls = null, timer = 0, lastHash = '';
   var $ = function (id) { return document.getElementById(id); };
 
   function lang() { return ui.i18n.resolve(state.lang); }
@@ -84,6 +84,10 @@
     document.title = t('pageTitle');
     ui.i18n.apply(document.body, c.lang);
     if (lastRes) VIEWS.forEach(function (k) { views[k].update(lastRes, c); });
+    VIEWS.forEach(function (k) {
+      tools[k].bar.update(c.t);
+      tools[k].embed.update(c.state, c.t, $('fig-' + k).offsetHeight + 90);
+    });
     showStatus();
   }
 
@@ -126,6 +130,17 @@
     schedule(0);
   }
 
+  // Under each figure: SVG / PNG export of what is on screen, and the embed code.
+  function mountTools(k) {
+    var row = ui.table.el('div', 'fig-tools');
+    var bar = ui.exportbar.create({ view: k, get: function () { return lastRes && { res: lastRes, ctx: ctx() }; } });
+    var embed = ui.embedcode.create(k);
+    row.appendChild(bar.root);
+    row.appendChild(embed.root);
+    $('fig-' + k).parentNode.appendChild(row);
+    return { bar: bar, embed: embed };
+  }
+
   // ---- start -----------------------------------------------------------------------------
   function start() {
     var parsed = P.parseHash(location.hash);
@@ -135,7 +150,10 @@
       state = Object.assign(P.defaults(), pick(parsed.state, PAGE_KEYS));
     }
     controls = ui.views.controls.mount($('controls'), { get state() { return state; }, setRaw: setRaw, setMany: set });
-    VIEWS.forEach(function (k) { views[k] = ui.views[k].mount($('fig-' + k), ctx()); });
+    VIEWS.forEach(function (k) {
+      views[k] = ui.views[k].mount($('fig-' + k), ctx());
+      tools[k] = mountTools(k);
+    });
     $('lang-toggle').addEventListener('click', function () { set({ lang: lang() === 'zh' ? 'en' : 'zh' }); });
     $('theme-toggle').addEventListener('click', function () {
       var order = P.byKey.theme.options;

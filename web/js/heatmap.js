@@ -1,7 +1,12 @@
 /* heatmap.js - draws one matrix on a canvas: cells, token/index labels, greyed rows, × marks,
    masked cells. Sharp on high-DPI screens; matrices wider than the screen are max-|v| pooled
-   so a single large value (the perturbed row) never disappears between pixels. */
-(function (ui) {
+   so a single large value (the perturbed row) never disappears between pixels. The same paint()
+   draws into a recorder (recorder.js) for the SVG/PNG export and the Node render. */
+(function (root, factory) {
+  var ui = root.BlockLensUI = root.BlockLensUI || {};
+  factory(ui);
+  if (typeof module === 'object' && module.exports) module.exports = ui;
+})(typeof window !== 'undefined' ? window : globalThis, function (ui) {
   'use strict';
 
   var FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", sans-serif';
@@ -87,6 +92,33 @@
     ctx.putImageData(img, Math.round(g.left * dpr), Math.round(g.top * dpr));
   }
 
+  // The same pooling for a recorder (no pixels there): columns merged into strips >= 2 px wide,
+  // each strip the largest |value| it covers, equal neighbours joined into one rectangle.
+  function drawPooledRects(ctx, s, g, sc) {
+    var n = Math.max(1, Math.floor(s.cols * g.cw / 2)), w = s.cols * g.cw / n, rgb = [0, 0, 0], grey = [0, 0, 0];
+    for (var r = 0; r < s.rows; r++) {
+      var dim = s.focusRow >= 0 && r !== s.focusRow, runStart = 0, runCol = null;
+      for (var x = 0; x <= n; x++) {
+        var col = null;
+        if (x < n) {
+          var c0 = Math.floor(x / n * s.cols), c1 = Math.max(c0 + 1, Math.floor((x + 1) / n * s.cols));
+          var best = value(s, r, c0);
+          for (var c = c0 + 1; c < c1; c++) { var v = value(s, r, c); if (Math.abs(v) > Math.abs(best)) best = v; }
+          var cc = ui.colors.color(sc, s.kind, best, s.max, rgb);
+          if (dim) cc = sc.grey(cc, grey);
+          col = 'rgb(' + cc[0] + ',' + cc[1] + ',' + cc[2] + ')';
+        }
+        if (col !== runCol) {
+          if (runCol !== null) {
+            ctx.fillStyle = runCol;
+            ctx.fillRect(g.left + runStart * w, g.top + r * g.ch, (x - runStart) * w, g.ch);
+          }
+          runStart = x; runCol = col;
+        }
+      }
+    }
+  }
+
   function drawMarks(ctx, s, g, sc) {
     if (!s.marks || g.cw < 5 || g.ch < 5) return;
     var k = Math.max(1.5, Math.min(g.cw, g.ch) * 0.22);
@@ -133,19 +165,14 @@
     }
   }
 
-  // Draw `s` into `canvas`; remembers the geometry for hover and keyboard (see interact.js).
-  function draw(canvas, s, sc) {
-    var dpr = Math.max(1, Math.min(3, (typeof devicePixelRatio === 'number' && devicePixelRatio) || 1));
-    var ctx = canvas.getContext('2d');
-    var g = layout(ctx, s);
-    canvas.width = Math.round(g.w * dpr);
-    canvas.height = Math.round(g.h * dpr);
-    canvas.style.width = g.w + 'px';
-    canvas.style.height = g.h + 'px';
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  // Everything but the canvas setup: cells, marks, focus box, labels, changed-row dots, at (0, 0)
+  // of `ctx` in CSS pixels. `dpr` only decides between cells and pooled pixels.
+  function paint(ctx, s, sc, g, dpr) {
     ctx.fillStyle = sc.css.bg;
     ctx.fillRect(0, 0, g.w, g.h);
-    if (g.cw * dpr >= 3) drawCells(ctx, s, g, sc); else drawPooled(ctx, s, g, sc, dpr);
+    if (g.cw * dpr >= 3) drawCells(ctx, s, g, sc);
+    else if (ctx.isRecorder) drawPooledRects(ctx, s, g, sc);
+    else drawPooled(ctx, s, g, sc, dpr);
     drawMarks(ctx, s, g, sc);
     if (s.focusRow >= 0) {
       ctx.strokeStyle = sc.css.fg; ctx.lineWidth = 2;
@@ -161,6 +188,19 @@
         ctx.fill();
       });
     }
+  }
+
+  // Draw `s` into `canvas`; remembers the geometry for hover and keyboard (see interact.js).
+  function draw(canvas, s, sc) {
+    var dpr = Math.max(1, Math.min(3, (typeof devicePixelRatio === 'number' && devicePixelRatio) || 1));
+    var ctx = canvas.getContext('2d');
+    var g = layout(ctx, s);
+    canvas.width = Math.round(g.w * dpr);
+    canvas.height = Math.round(g.h * dpr);
+    canvas.style.width = g.w + 'px';
+    canvas.style.height = g.h + 'px';
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    paint(ctx, s, sc, g, dpr);
     // Test and export hooks: the matrix shape and where the cells are, in CSS pixels.
     var ds = canvas.dataset;
     ds.rows = s.rows; ds.cols = s.cols; ds.plotX = g.left; ds.plotY = g.top;
@@ -168,6 +208,16 @@
     ds.maskRgb = sc.maskRGB.join(',');
     if (s.label) canvas.setAttribute('aria-label', s.label);
     geoms.set(canvas, { s: s, g: g });
+    return g;
+  }
+
+  // Into a recorder at (x, y): the export's heatmaps. Returns the geometry (g.w x g.h).
+  function record(rec, s, sc, x, y) {
+    var g = layout(rec, s);
+    rec.save();
+    rec.translate(x, y);
+    paint(rec, s, sc, g, 2);
+    rec.restore();
     return g;
   }
 
@@ -181,5 +231,6 @@
     return m || 1;
   }
 
-  ui.heatmap = { draw: draw, absMax: absMax, geometry: function (c) { return geoms.get(c); }, FONT: FONT };
-})(window.BlockLensUI = window.BlockLensUI || {});
+  ui.heatmap = { draw: draw, record: record, layout: layout, absMax: absMax,
+    geometry: function (c) { return geoms.get(c); }, FONT: FONT };
+});

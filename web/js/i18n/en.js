@@ -129,6 +129,22 @@
     'preset_transformer-base': 'Transformer base (2017)', 'preset_transformer-big': 'Transformer big (2017)',
     'preset_bert-base': 'BERT-base', preset_gpt2: 'GPT-2 (small)', 'preset_llama-2-7b': 'Llama-2-7B (SwiGLU)',
     'preset_mixtral-8x7b': 'Mixtral-8x7B (8 experts, top-2)',
-    presetsNote: 'The printed totals are rounded, and for the 2017 Transformer no single reading of the paper gives exactly 65M or 213M. The exact column is computed from each architecture\'s description. The FFN share of the whole model is lower than the 2/3 inside a block because the embeddings count too.'
+    presetsNote: 'The printed totals are rounded, and for the 2017 Transformer no single reading of the paper gives exactly 65M or 213M. The exact column is computed from each architecture\'s description. The FFN share of the whole model is lower than the 2/3 inside a block because the embeddings count too.',
+    exp_state: '{tokens} ({L} tokens) · d_model {d} · d_ff {dff} · {heads} heads · {act} · seed {seed}',
+    exp_ownScale: 'each matrix on its own scale: blue negative, red positive',
+    exp_selected: 'Selected token: {tok} (row {i})',
+    exp_credit: 'BlockLens · every value computed by its WebAssembly engine',
+    exp_svg: 'SVG', exp_png: 'PNG',
+    exp_svgTitle: 'Save this figure as SVG: text stays text, sharp at any size',
+    exp_pngTitle: 'Save this figure as a PNG at twice its size',
+    exp_failed: 'Export failed: {message}',
+    embed_btn: 'Embed', embed_title: 'Code to put this figure, with these settings, in a blog post',
+    embed_iframe: 'iframe: for any site that allows iframes',
+    embed_element: 'One script and a custom element: the figure lives in your page',
+    embed_static: 'Sites that strip scripts: use the SVG or PNG buttons, or render it with `node tools/render.js`.',
+    embed_file: 'This page was opened from a file: put embed.html, css/, js/ and dist/ on your site and replace {base} in the code.',
+    embed_copy: 'Copy', embed_copied: 'Copied', embed_copyFail: 'Select the code and copy it by hand',
+    embed_open: 'Open in BlockLens', embed_loading: 'Computing…',
+    ctl_view: 'Figure', ctl_controls: 'Controls', ctl_id: 'id'
   });
 })(typeof window !== 'undefined' ? window : globalThis);

@@ -129,6 +129,22 @@
     'preset_transformer-base': '原始 Transformer base（2017）', 'preset_transformer-big': '原始 Transformer big（2017）',
     'preset_bert-base': 'BERT-base', preset_gpt2: 'GPT-2（small）', 'preset_llama-2-7b': 'Llama-2-7B（SwiGLU）',
     'preset_mixtral-8x7b': 'Mixtral-8x7B（8 个专家，选 2 个）',
-    presetsNote: '公开数字都是约数；2017 年原始 Transformer 的 65M 和 213M，按论文的任何一种读法都算不出完全相同的数。“精确总数”一列按各模型的结构描述计算。FFN 占整个模型的比例低于 Block 内的 2/3，是因为词嵌入也要算进去。'
+    presetsNote: '公开数字都是约数；2017 年原始 Transformer 的 65M 和 213M，按论文的任何一种读法都算不出完全相同的数。“精确总数”一列按各模型的结构描述计算。FFN 占整个模型的比例低于 Block 内的 2/3，是因为词嵌入也要算进去。',
+    exp_state: '{tokens}（{L} 个 token）· d_model {d} · d_ff {dff} · {heads} 个头 · {act} · 种子 {seed}',
+    exp_ownScale: '每个矩阵各用自己的色标：蓝为负，红为正',
+    exp_selected: '选中的 token：{tok}（第 {i} 行）',
+    exp_credit: 'BlockLens · 每个数都由它的 WebAssembly 引擎算出',
+    exp_svg: 'SVG', exp_png: 'PNG',
+    exp_svgTitle: '把这张图存为 SVG：文字仍是文字，放大也清晰',
+    exp_pngTitle: '把这张图存为两倍尺寸的 PNG',
+    exp_failed: '导出失败：{message}',
+    embed_btn: '嵌入', embed_title: '把这张图（连同当前设置）放进博客的代码',
+    embed_iframe: 'iframe：适用于允许 iframe 的网站',
+    embed_element: '一个脚本加一个自定义元素：图直接长在你的页面里',
+    embed_static: '会去掉脚本的网站：用 SVG 或 PNG 按钮导出，或用 `node tools/render.js` 生成。',
+    embed_file: '本页是从文件打开的：把 embed.html、css/、js/ 和 dist/ 放到你的网站上，再替换代码里的 {base}。',
+    embed_copy: '复制', embed_copied: '已复制', embed_copyFail: '请选中代码手动复制',
+    embed_open: '在 BlockLens 中打开', embed_loading: '计算中…',
+    ctl_view: '图', ctl_controls: '控件', ctl_id: 'id'
   });
 })(typeof window !== 'undefined' ? window : globalThis);

@@ -13,49 +13,11 @@
     return { num: n, label: l };
   }
 
-  // Scatter of (before, after) in a small canvas; ungated ones are joined into the curve itself.
+  // The curve itself is drawn by plots.js (shared with the SVG/PNG export).
   function drawCurve(canvas, res, ctx) {
-    var sc = ctx.scheme, h = res.ffn.hidden, a = res.ffn.activated, n = h.length;
-    var step = Math.max(1, Math.floor(n / 4000)), idx = [];
-    for (var i = 0; i < n; i += step) idx.push(i);
-    idx.sort(function (p, q) { return h[p] - h[q]; });
-    var xmax = ui.heatmap.absMax(h), ymin = 0, ymax = 0;
-    idx.forEach(function (i) { ymin = Math.min(ymin, a[i]); ymax = Math.max(ymax, a[i]); });
-    if (ymax - ymin < 1e-9) ymax = ymin + 1;
-    var W = Math.min(420, canvas.parentNode.clientWidth || 320), H = 230, dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
-    canvas.width = Math.round(W * dpr); canvas.height = Math.round(H * dpr);
-    canvas.style.width = W + 'px'; canvas.style.height = H + 'px';
-    var g = canvas.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.fillStyle = sc.css.bg; g.fillRect(0, 0, W, H);
-    g.font = ui.heatmap.FONT;
-    var yTop = F.short(ymax), yBot = F.short(ymin);
-    var L = Math.ceil(Math.max(g.measureText(yTop).width, g.measureText(yBot).width)) + 10, R = W - 12, T = 22, B = H - 30;
-    var X = function (v) { return L + (v + xmax) / (2 * xmax) * (R - L); };
-    var Y = function (v) { return B - (v - ymin) / (ymax - ymin) * (B - T); };
-    g.strokeStyle = sc.css.maskInk; g.lineWidth = 1;
-    g.beginPath(); g.moveTo(L, Y(0)); g.lineTo(R, Y(0)); g.moveTo(X(0), T); g.lineTo(X(0), B); g.stroke();
-    g.fillStyle = sc.css.muted; g.textBaseline = 'top';
-    g.textAlign = 'left'; g.fillText(F.short(-xmax), L, B + 6);
-    g.textAlign = 'center'; g.fillText('0', X(0), B + 6);
-    g.textAlign = 'right'; g.fillText(F.short(xmax), R, B + 6);
-    g.textBaseline = 'middle'; g.fillText(yTop, L - 6, Y(ymax));
-    if (ymin < 0) g.fillText(yBot, L - 6, Y(ymin));
-    g.fillStyle = sc.css.fg; g.textBaseline = 'alphabetic';
-    g.textAlign = 'left'; g.fillText(ctx.t('axisAfter'), X(0) + 6, T - 8);
-    g.textAlign = 'right'; g.fillText(ctx.t('axisBefore'), R, Y(0) - 6);
-    if (!res.gated) {
-      g.strokeStyle = sc.css.fg; g.lineWidth = 1.5; g.beginPath();
-      idx.forEach(function (i, k) { if (k) g.lineTo(X(h[i]), Y(a[i])); else g.moveTo(X(h[i]), Y(a[i])); });
-      g.stroke();
-    }
-    var rgb = [0, 0, 0];
-    idx.forEach(function (i) {
-      var c = ui.colors.color(sc, 'diverging', h[i], xmax, rgb);
-      g.fillStyle = 'rgb(' + c.join(',') + ')';
-      g.beginPath(); g.arc(X(h[i]), Y(a[i]), 2.6, 0, 2 * Math.PI); g.fill();
-    });
-    canvas.setAttribute('aria-label', ctx.t('curveLabel', { n: idx.length }));
+    var W = Math.min(420, canvas.parentNode.clientWidth || 320), H = 230;
+    var n = ui.plots.curve(ui.plots.sizeCanvas(canvas, W, H), res, ctx.scheme, ctx.t, W, H);
+    canvas.setAttribute('aria-label', ctx.t('curveLabel', { n: n }));
   }
 
   function mount(root, ctx) {

@@ -5,46 +5,10 @@
   'use strict';
   var el = ui.table.el, F = ui.format;
 
-  // Attention: every visible key j feeds query i (width ~ head-averaged weight). FFN: i -> i only.
+  // The links are drawn by plots.js (shared with the SVG/PNG export).
   function drawInset(canvas, res, ctx, width) {
-    var sc = ctx.scheme, L = res.L, i = res.sel, H = res.heads, w = res.attn.weights;
-    var rowH = Math.max(4, Math.min(20, Math.floor(360 / L))), top = 8;
-    var W = Math.max(240, Math.min(360, width)), Hc = top * 2 + L * rowH;
-    var dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
-    canvas.width = Math.round(W * dpr); canvas.height = Math.round(Hc * dpr);
-    canvas.style.width = W + 'px'; canvas.style.height = Hc + 'px';
-    var g = canvas.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.fillStyle = sc.css.bg; g.fillRect(0, 0, W, Hc);
-    g.font = ui.heatmap.FONT; g.textBaseline = 'middle';
-    var mean = new Float64Array(L);
-    for (var h = 0; h < H; h++) for (var j = 0; j < L; j++) mean[j] += w[(h * L + i) * L + j] / H;
-    var half = W / 2, every = Math.max(1, Math.ceil(12 / rowH));
-    [0, 1].forEach(function (side) {
-      var x0 = side * half + 30, x1 = side * half + half - 30;
-      for (var r = 0; r < L; r++) {
-        var y = top + (r + 0.5) * rowH;
-        var on = r === i, lab = F.label(res.tokens[r], 3);
-        g.fillStyle = on ? sc.css.fg : sc.css.muted;
-        if (on || r % every === 0) {
-          g.textAlign = 'right'; g.fillText(lab, x0 - 6, y);
-          if (on) { g.textAlign = 'left'; g.fillText(lab, x1 + 6, y); }
-        }
-      }
-      var yi = top + (i + 0.5) * rowH;
-      g.strokeStyle = side ? sc.css.ffn : sc.css.attention;
-      for (var k = 0; k < L; k++) {
-        var wt = side ? (k === i ? 1 : 0) : mean[k];
-        if (wt <= 0.004) continue;
-        g.globalAlpha = side ? 1 : Math.min(1, 0.25 + wt);
-        g.lineWidth = side ? 3 : 0.8 + 6 * wt;
-        var yk = top + (k + 0.5) * rowH;
-        g.beginPath(); g.moveTo(x0, yk);
-        g.bezierCurveTo((x0 + x1) / 2, yk, (x0 + x1) / 2, yi, x1, yi); g.stroke();
-      }
-      g.globalAlpha = 1;
-    });
-    return mean;
+    var size = ui.plots.linksSize(res.L, width);
+    return ui.plots.links(ui.plots.sizeCanvas(canvas, size.w, size.h), res, ctx.scheme, width);
   }
 
   function mount(root, ctx) {
