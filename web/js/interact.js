@@ -4,23 +4,31 @@
 (function (ui) {
   'use strict';
 
-  var tip = null;
+  var tips = new WeakMap();   // document or shadow root -> its tooltip (styles do not cross shadow roots)
+  var tip = null;             // the tooltip shown last
   var attached = new WeakSet();
   var cursors = new WeakMap();   // canvas -> { r, c, el }
 
-  function tooltip() {
-    if (tip) return tip;
-    tip = document.createElement('div');
-    tip.className = 'bl-tip';
-    tip.setAttribute('role', 'status');
-    tip.setAttribute('aria-live', 'polite');
-    tip.hidden = true;
-    document.body.appendChild(tip);
-    return tip;
+  function tooltip(node) {
+    var root = node && node.getRootNode ? node.getRootNode() : document;
+    if (root.nodeType !== 11) root = document;   // 11: a shadow root (<block-lens>)
+    var t = tips.get(root);
+    if (!t) {
+      t = document.createElement('div');
+      t.className = 'bl-tip';
+      t.setAttribute('role', 'status');
+      t.setAttribute('aria-live', 'polite');
+      t.hidden = true;
+      (root === document ? document.body : root).appendChild(t);
+      tips.set(root, t);
+    }
+    if (tip && tip !== t) tip.hidden = true;
+    tip = t;
+    return t;
   }
 
-  function show(text, x, y) {
-    var t = tooltip();
+  function show(text, x, y, node) {
+    var t = tooltip(node);
     t.textContent = text;
     t.hidden = false;
     var w = t.offsetWidth, h = t.offsetHeight;
@@ -58,7 +66,7 @@
     cur.el.style.height = (ch * k + 2) + 'px';
     cur.el.hidden = false;
     var rect = cur.el.getBoundingClientRect();
-    show(text(geo, cur.r, cur.c), rect.right, rect.bottom - 8);
+    show(text(geo, cur.r, cur.c), rect.right, rect.bottom - 8, canvas);
   }
 
   function onKey(canvas, e) {
@@ -96,13 +104,13 @@
       var hit = cellAt(canvas, e.clientX, e.clientY);
       if (!hit) { hide(); canvas.style.cursor = ''; return; }
       canvas.style.cursor = hit.geo.s.onPick ? 'pointer' : 'crosshair';
-      show(text(hit.geo, hit.r, hit.c), e.clientX, e.clientY);
+      show(text(hit.geo, hit.r, hit.c), e.clientX, e.clientY, canvas);
     });
     canvas.addEventListener('pointerleave', hide);
     canvas.addEventListener('click', function (e) {
       var hit = cellAt(canvas, e.clientX, e.clientY);
       if (!hit) return;
-      show(text(hit.geo, hit.r, hit.c), e.clientX, e.clientY);
+      show(text(hit.geo, hit.r, hit.c), e.clientX, e.clientY, canvas);
       if (hit.geo.s.onPick) hit.geo.s.onPick(hit.r, hit.c);
     });
     canvas.addEventListener('focus', function () {
