@@ -67,8 +67,9 @@
     return v;
   }
 
-  /* Lays out a call's buffers in one heap block; ptr(name) gives each address. */
-  function Plan() { this.bytes = 0; this.at = {}; this.inputs = []; }
+  /* Lays out a call's buffers in one heap block; ptr(name) gives each address. Outputs sit
+     back to back at the end, so a single copy brings them all out. */
+  function Plan() { this.bytes = 0; this.at = {}; this.inputs = []; this.outs = []; this.outFloats = 0; }
   Plan.prototype.add = function (name, nbytes) {
     this.at[name] = this.bytes;
     this.bytes += (nbytes + 15) & ~15;
@@ -78,9 +79,21 @@
     this.add(name, array.length * 4);
     this.inputs.push([name, array]);
   };
+  Plan.prototype.output = function (name, n) {
+    this.outs.push([name, n]);
+    this.outFloats += n;
+  };
+  Plan.prototype.finish = function () {
+    for (var i = 0; i < this.outs.length; i++) {
+      this.at[this.outs[i][0]] = this.bytes;
+      this.bytes += this.outs[i][1] * 4;
+    }
+  };
 
   function Engine(mod) {
     this._m = mod;
+    this._arena = 0;
+    this._arenaBytes = 0;
     this.activations = ACTIVATIONS.slice();
     var n = mod._bl_preset_count(), names = [];
     for (var i = 0; i < n; i++) names.push(mod.UTF8ToString(mod._bl_preset_name(i)));
@@ -96,15 +109,19 @@
   /* Size of the wasm memory in bytes (it grows on demand and never shrinks). */
   Engine.prototype.heapBytes = function () { return this._m.HEAPU8.length; };
 
-  /* Allocates `bytes` (+ an error record), runs fn(base, module, errPtr), frees. */
+  /* Runs fn(base, module, errPtr) on a heap block of `bytes` plus an error record. The block
+     is kept for the next call and only replaced by a larger one, so repeated calls neither
+     malloc nor grow the heap (and small calls stay cheap). */
   Engine.prototype._call = function (bytes, fn) {
-    var m = this._m, base = m._malloc(bytes + ERR_BYTES);
-    if (!base) fail('out of memory: could not allocate ' + (bytes + ERR_BYTES) + ' bytes');
-    try {
-      return fn(base, m, base + bytes);
-    } finally {
-      m._free(base);
+    var m = this._m, need = bytes + ERR_BYTES;
+    if (need > this._arenaBytes) {
+      if (this._arena) m._free(this._arena);
+      this._arenaBytes = 0;
+      this._arena = m._malloc(Math.max(need, 1 << 16));
+      if (!this._arena) fail('out of memory: could not allocate ' + need + ' bytes');
+      this._arenaBytes = Math.max(need, 1 << 16);
     }
+    return fn(this._arena, m, this._arena + bytes);
   };
 
   Engine.prototype._check = function (status, errPtr) {
@@ -117,8 +134,9 @@
   };
 
   /* Runs a plan: copies inputs in, writes the descriptor words, calls, copies outputs out. */
-  Engine.prototype._run = function (plan, outputs, invoke) {
+  Engine.prototype._run = function (plan, invoke) {
     var self = this;
+    plan.finish();
     return this._call(plan.bytes, function (base, m, errPtr) {
       var i;
       for (i = 0; i < plan.inputs.length; i++)
@@ -126,10 +144,13 @@
       var ptr = function (name) { return name in plan.at ? base + plan.at[name] : 0; };
       var status = invoke(m, ptr, errPtr);
       self._check(status, errPtr);
-      var heap = m.HEAPF32, res = {};            /* re-read: memory may have grown */
-      for (i = 0; i < outputs.length; i++) {
-        var o = outputs[i], at = ptr(o[0]) >> 2;
-        res[o[0]] = heap.slice(at, at + o[1]);
+      /* One fresh buffer holds every output; re-read HEAPF32: memory may have grown. */
+      var start = ptr(plan.outs[0][0]) >> 2, res = {}, off = 0;
+      var all = new Float32Array(plan.outFloats);
+      all.set(m.HEAPF32.subarray(start, start + plan.outFloats));
+      for (i = 0; i < plan.outs.length; i++) {
+        res[plan.outs[i][0]] = all.subarray(off, off + plan.outs[i][1]);
+        off += plan.outs[i][1];
       }
       return res;
     });
@@ -176,9 +197,10 @@
     }
     plan.input(prefix + 'W2', floats(o, n.W2, F * D, true));
     plan.input(prefix + 'b2', floats(o, n.b2, D, false));
-    ['hidden', 'up', 'activated', 'ffnOut'].forEach(function (k) {
-      if (k !== 'up' || gated) plan.add(prefix + k, (k === 'ffnOut' ? L * D : L * F) * 4);
-    });
+    plan.output(prefix + 'hidden', L * F);
+    if (gated) plan.output(prefix + 'up', L * F);
+    plan.output(prefix + 'activated', L * F);
+    plan.output(prefix + 'ffnOut', L * D);
     return { act: act, gated: gated };
   }
 
@@ -192,12 +214,6 @@
     return out;
   }
 
-  function ffnOutputs(prefix, L, D, F, gated) {
-    var list = [[prefix + 'hidden', L * F], [prefix + 'activated', L * F], [prefix + 'ffnOut', L * D]];
-    if (gated) list.push([prefix + 'up', L * F]);
-    return list;
-  }
-
   Engine.prototype.ffn = function (o) {
     options(o, 'ffn');
     var L = dim(o, 'L'), D = dim(o, 'dModel'), F = dim(o, 'dFF'), plan = new Plan();
@@ -207,7 +223,7 @@
     var f = planFfn(plan, o, L, D, F, '');
     plan.add('desc', 44);
     plan.add('outs', 16);
-    var r = this._run(plan, ffnOutputs('', L, D, F, f.gated), function (m, ptr, err) {
+    var r = this._run(plan, function (m, ptr, err) {
       writeWords(m, ptr('desc'), [L, D, F, f.act, ptr('x'), ptr('W1'), ptr('b1'), ptr('W3'),
         ptr('b3'), ptr('W2'), ptr('b2')]);
       writeWords(m, ptr('outs'), ffnOutWords(ptr, ''));
@@ -231,14 +247,12 @@
       for (var i = 0; i < L; i++) mask[i] = km[i] ? 1 : 0;
       plan.add('keyMask', L);
     }
-    ['q', 'k', 'v', 'context', 'concat', 'attnOut'].forEach(function (k) { plan.add(k, L * D * 4); });
-    plan.add('scores', H * L * L * 4);
-    plan.add('weights', H * L * L * 4);
-    return {
-      mask: mask, causal: flag(o, 'causal', false), noScale: !flag(o, 'scale', true),
-      outputs: [['q', L * D], ['k', L * D], ['v', L * D], ['scores', H * L * L],
-        ['weights', H * L * L], ['context', L * D], ['concat', L * D], ['attnOut', L * D]]
-    };
+    var causal = flag(o, 'causal', false), noScale = !flag(o, 'scale', true);
+    [['q', L * D], ['k', L * D], ['v', L * D], ['scores', H * L * L], ['weights', H * L * L],
+      ['context', L * D], ['concat', L * D], ['attnOut', L * D]].forEach(function (b) {
+      plan.output(b[0], b[1]);
+    });
+    return { mask: mask, causal: causal, noScale: noScale };
   }
 
   function attnOutWords(ptr) {
@@ -263,7 +277,7 @@
     var a = planAttention(plan, o, L, D, H);
     plan.add('desc', 60);
     plan.add('outs', 32);
-    return attnResult(this._run(plan, a.outputs, function (m, ptr, err) {
+    return attnResult(this._run(plan, function (m, ptr, err) {
       writeMask(m, ptr, a.mask);
       writeWords(m, ptr('desc'), [L, D, H, a.causal, a.noScale, ptr('keyMask'), ptr('x'),
         ptr('Wq'), ptr('bq'), ptr('Wk'), ptr('bk'), ptr('Wv'), ptr('bv'), ptr('Wo'), ptr('bo')]);
@@ -289,12 +303,10 @@
     plan.input('gamma', floats(o, 'gamma', d, false));
     if (kind !== 'rms') plan.input('beta', floats(o, 'beta', d, false));
     else if (o.beta !== undefined) fail('beta is not used by rmsNorm');
-    plan.add('out', L * d * 4);
-    plan.add('mean', nStat * 4);
-    plan.add('rstd', nStat * 4);
-    var outputs = [['out', L * d], ['rstd', nStat]];
-    if (kind !== 'rms') outputs.push(['mean', nStat]);
-    return this._run(plan, outputs, function (m, ptr, err) {
+    plan.output('out', L * d);
+    if (kind !== 'rms') plan.output('mean', nStat);
+    plan.output('rstd', nStat);
+    return this._run(plan, function (m, ptr, err) {
       if (kind === 'rms')
         return m._bl_rmsnorm_forward(ptr('out'), ptr('rstd'), ptr('x'), ptr('gamma'), L, d, eps, err);
       var fn = kind === 'layer' ? m._bl_layernorm_forward : m._bl_batchnorm_forward;
@@ -320,12 +332,10 @@
     ['ln1Gamma', 'ln1Beta', 'ln2Gamma', 'ln2Beta'].forEach(function (k) {
       plan.input(k, floats(o, k, D, false));
     });
-    ['resid1', 'norm1', 'resid2', 'norm2', 'out'].forEach(function (k) { plan.add(k, L * D * 4); });
+    ['resid1', 'norm1', 'resid2', 'norm2', 'out'].forEach(function (k) { plan.output(k, L * D); });
     plan.add('desc', 116);
     plan.add('outs', 68);
-    var outputs = a.outputs.concat(ffnOutputs('f_', L, D, F, f.gated),
-      [['resid1', L * D], ['norm1', L * D], ['resid2', L * D], ['norm2', L * D], ['out', L * D]]);
-    var r = this._run(plan, outputs, function (m, ptr, err) {
+    var r = this._run(plan, function (m, ptr, err) {
       writeMask(m, ptr, a.mask);
       writeWords(m, ptr('desc'), [L, D, H, F, f.act, norm === 'pre', a.causal, a.noScale,
         ptr('keyMask'), { f: eps }, ptr('x'), ptr('Wq'), ptr('bq'), ptr('Wk'), ptr('bk'),
