@@ -9,8 +9,9 @@
    Large shapes: one call per sample, weights resident in every implementation (engine heap,
    tf tensors, ONNX initialisers), the input copied in and the output read back.
    Small shapes: through the public JS API (engine.ffn / engine.attention: argument checks and
-   copies both ways included), per-call time from batches of calls. Medians of >= 5 samples
-   after warm-up; the machine is shared and noisy, so compare ratios, not absolute times. */
+   copies both ways included), per-call time from batches of calls after ~0.5 s of warm-up.
+   Medians of >= 5 samples, interleaved across implementations; the machine is shared and
+   noisy, so compare ratios, not absolute times. */
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
@@ -60,23 +61,21 @@ function inputs(c, seed) {
 /* ---- timing ---------------------------------------------------------------------------- */
 const median = (a) => { const b = [...a].sort((x, y) => x - y); return b[b.length >> 1]; };
 
-/* ms per call: `warmup` calls, then `runs` samples of `inner` calls each (inner calibrated
-   so that a sample of a fast call lasts ~30 ms). */
-async function timeIt(run, { warmup, runs, batch }) {
-  for (let i = 0; i < warmup; i++) await run();
-  let inner = 1;
-  if (batch) {
-    const t0 = performance.now();
-    await run();
-    inner = Math.max(1, Math.min(20000, Math.ceil(30 / Math.max(performance.now() - t0, 1e-3))));
-  }
-  const samples = [];
-  for (let r = 0; r < runs; r++) {
-    const t0 = performance.now();
-    for (let i = 0; i < inner; i++) await run();
-    samples.push((performance.now() - t0) / inner);
-  }
-  return { ms: median(samples), samples };
+/* Calls per sample: 1 for the large shapes; for the small ones enough calls to last ~30 ms,
+   after warming up for ~0.5 s (the JS wrapper must reach V8's optimising tier too). */
+async function calibrate(run, small) {
+  if (!small) return 1;
+  let calls = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < 500 || calls < 1000) { await run(); calls++; }
+  const per = (performance.now() - t0) / calls;
+  return Math.max(1, Math.min(50000, Math.ceil(30 / per)));
+}
+
+async function sample(run, inner) {
+  const t0 = performance.now();
+  for (let i = 0; i < inner; i++) await run();
+  return (performance.now() - t0) / inner;
 }
 
 function maxRelDiff(got, want) {
@@ -110,28 +109,36 @@ function native(exe, c, runs, reps) {
 
 /* ---- one case -------------------------------------------------------------------------- */
 async function measure(c, impls, nativeExe, small) {
-  const d = inputs(c, 12345), rows = [];
+  const d = inputs(c, 12345), rows = [], live = [];
   let ref = null;
   for (const impl of impls) {
     const maker = impl.api[c.op];
     if (!maker) continue;
     const runner = await maker(c, d);
-    const out = await runner.run();
-    const row = { name: impl.name, kind: impl.kind };
+    const out = await runner.run();   /* also the first warm-up call */
+    const row = { name: impl.name, kind: impl.kind, samples: [] };
     if (!ref) { ref = out; row.diff = 0; } else row.diff = maxRelDiff(out, ref);
+    rows.push(row);
     if (!(row.diff <= TOLERANCE)) {
       row.failed = true;
       process.stderr.write(`  ${impl.name}: output differs from the engine's (${row.diff.toExponential(2)}), not timed\n`);
-      rows.push(row);
       continue;
     }
-    const slow = impl.kind === 'floor' || impl.kind === 'scalar';
-    /* the checking call above is the first warm-up; the floor gets no other */
-    const t = await timeIt(runner.run, small ? { warmup: 200, runs: 7, batch: true }
-      : { warmup: impl.kind === 'floor' ? 0 : slow ? 1 : 2, runs: slow ? 5 : 7, batch: false });
-    Object.assign(row, t);
-    rows.push(row);
-    process.stderr.write(`  ${impl.name.padEnd(34)} ${fmtTime(row.ms).padStart(10)}  ${gflops(c, row.ms).toFixed(2).padStart(6)} GFLOPS\n`);
+    if (!small && impl.kind !== 'floor') await runner.run();
+    live.push({ row, run: runner.run, inner: await calibrate(runner.run, small),
+      runs: !small && (impl.kind === 'floor' || impl.kind === 'scalar') ? 5 : 7 });
+  }
+  /* Samples interleaved round by round, so a busy phase of the shared machine hits every
+     implementation alike; the plain-JS floor (seconds per call) is timed on its own after. */
+  for (let r = 0; r < 7; r++)
+    for (const l of live)
+      if (l.row.kind !== 'floor' && r < l.runs) l.row.samples.push(await sample(l.run, l.inner));
+  for (const l of live)
+    if (l.row.kind === 'floor')
+      for (let r = 0; r < l.runs; r++) l.row.samples.push(await sample(l.run, l.inner));
+  for (const l of live) {
+    l.row.ms = median(l.row.samples);
+    process.stderr.write(`  ${l.row.name.padEnd(34)} ${fmtTime(l.row.ms).padStart(10)}  ${gflops(c, l.row.ms).toFixed(2).padStart(6)} GFLOPS\n`);
   }
   const nat = native(nativeExe, c, 7, small ? 20000 : 1);
   rows.push({ name: 'BlockLens native C (-O3, SSE2)', kind: 'native', diff: null, ...nat });
@@ -202,7 +209,9 @@ The machine is shared: read the ratios, not the absolute times.
 
 Method: each peer's output is compared with the engine's (max |diff| / max(1, max |engine out|)
 <= ${TOLERANCE}) before it is timed (that call is also the first warm-up); medians of 7 samples
-after warm-up (5 samples for the plain-JS floor and the scalar build). Large shapes: one call per sample, weights resident in every
+after warm-up (5 for the plain-JS floor and, on the large shapes, the scalar build), taken
+round by round across the implementations so that a busy phase of the machine hits all of
+them alike (the floor is timed alone afterwards). Large shapes: one call per sample, weights resident in every
 implementation (engine heap, tf tensors, ONNX initialisers), input copied in, output read
 back; the engine computes only the outputs the call needs (no scores/weights (heads, L, L)
 tensors, no pre-activation copy). Small shapes: per-call time from batches of calls; the
