@@ -3,7 +3,7 @@
    the engine (web/dist/blocklens.js, wasm inlined) + the figure code + the styles as a string +
    <block-lens>. It defines one global, BlockLens (the engine API, with .ui for the figure code),
    and the custom element. No eval, no inline style attributes: runs under a strict CSP.
-   Usage: node tools/bundle.js   (tools/build runs it after the wasm build). */
+   Usage: node tools/bundle.js [--sizes]   (tools/build runs it after the wasm build). */
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -35,7 +35,12 @@ function shadowCSS() {
 
 function bundle() {
   const engine = fs.readFileSync(path.join(WEB, 'dist', 'blocklens.js'), 'utf8');
-  const parts = JS.map((f) => '// ' + f + '.js\n' + slim(fs.readFileSync(path.join(WEB, 'js', f + '.js'), 'utf8')));
+  const parts = JS.map((f) => {
+    let src = fs.readFileSync(path.join(WEB, 'js', f + '.js'), 'utf8');
+    // The full page's prose (explanations, intro, footer) is not part of any single figure.
+    if (f.startsWith('i18n/')) src = src.split('\n').filter((l) => !/^\s+(p_\w+|intro|footer|tagline): '.*',$/.test(l)).join('\n');
+    return '// ' + f + '.js\n' + slim(src);
+  });
   // The figure modules attach to window.BlockLensUI while they load; it then moves to BlockLens.ui.
   const out = '/* BlockLens ' + JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version +
     ': one Transformer block computed by a C engine (WebAssembly, inlined) and drawn live.\n' +
@@ -58,10 +63,23 @@ function sizes(file) {
   return { raw: buf.length, gzip: zlib.gzipSync(buf, { level: 9 }).length };
 }
 
+// What a blogger copies for iframes: embed.html and every file it links, gzipped one by one.
+function embedSizes() {
+  const html = fs.readFileSync(path.join(WEB, 'embed.html'), 'utf8');
+  const files = ['embed.html'].concat(Array.from(html.matchAll(/(?:src|href)="([^"#:]+)"/g), (m) => m[1]));
+  return files.reduce((t, f) => { const s = sizes(path.join(WEB, f)); return { files: t.files + 1, raw: t.raw + s.raw, gzip: t.gzip + s.gzip }; },
+    { files: 0, raw: 0, gzip: 0 });
+}
+
 if (require.main === module) {
   const file = path.join(WEB, 'dist', 'blocklens-element.js');
   fs.writeFileSync(file, bundle());
   const s = sizes(file);
   console.log(`built web/dist/blocklens-element.js (${s.raw} bytes, ${s.gzip} gzipped)`);
+  if (process.argv.includes('--sizes')) {
+    const e = sizes(path.join(WEB, 'dist', 'blocklens.js')), m = embedSizes();
+    console.log(`dist/blocklens.js (engine only): ${e.raw} bytes, ${e.gzip} gzipped`);
+    console.log(`embed.html + ${m.files - 1} files it loads: ${m.raw} bytes, ${m.gzip} gzipped (file by file)`);
+  }
 }
-module.exports = { bundle, sizes, shadowCSS, JS, CSS };
+module.exports = { bundle, sizes, embedSizes, shadowCSS, JS, CSS };

@@ -37,13 +37,13 @@ async function blogPage(opts = {}) {
   const csp = opts.csp || STRICT;
   await context.route(/^https:\/\/blog\.example\//, (route) => {
     const rel = new URL(route.request().url()).pathname.slice(1);
-    const file = /^embed-test\./.test(rel) ? path.join(FIX, rel) : path.join(WEB, rel);
+    const file = /^blog(\.|-listener)/.test(rel) ? path.join(FIX, rel) : path.join(WEB, rel);
     if (!file.startsWith(FIX) && !file.startsWith(WEB) || !fs.existsSync(file)) return route.fulfill({ status: 404, body: 'not found' });
     const ext = rel.split('.').pop();
     route.fulfill({ body: fs.readFileSync(file), contentType: (TYPES[ext] || 'application/octet-stream') + '; charset=utf-8',
       headers: ext === 'html' ? { 'Content-Security-Policy': csp } : {} });
   });
-  await page.goto(BLOG + 'embed-test.html');
+  await page.goto(BLOG + 'blog.html');
   return { page, log, close: () => context.close() };
 }
 

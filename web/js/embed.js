@@ -1,6 +1,7 @@
 /* embed.js - glue of embed.html: the hash picks the figure (view=), the controls (controls=),
    an id for the parent, and the page's usual settings; the frame tells its parent its height:
-   parent.postMessage({ type: 'blocklens:height', height, id, view }, '*') on every change. */
+   parent.postMessage({ type: 'blocklens:height', height, id, view }, '*') on every change.
+   Runs on the figure code of dist/blocklens-element.js (BlockLens.ui). */
 (function (ui) {
   'use strict';
   var P = ui.params;
@@ -68,4 +69,4 @@
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();
   ui.embed = { parse: parse };
-})(window.BlockLensUI = window.BlockLensUI || {});
+})(window.BlockLens.ui);   // the figure code inside dist/blocklens-element.js
