@@ -123,9 +123,14 @@ test('three_elements_and_two_sandboxed_iframes_render_five_figures_under_a_stric
     const outside = log.requests.filter((u) => !u.startsWith(BLOG) && !u.startsWith('data:') && !u.startsWith('blob:'));
     assert.deepStrictEqual(outside, []);
     assert.deepStrictEqual(log.errors.filter((e) => !DATA_FETCH.test(e)), [], 'no other console errors');
-    await page.evaluate(() => window.scrollTo(0, 0));
-    await page.setViewportSize({ width: 1000, height: 1000 });
+    // What a reader sees: the elements (no blog CSS inside them), then each sandboxed frame.
+    await page.$eval('#spacer', (s) => s.remove());
     await page.screenshot({ path: path.join(OUT, 'embed-blog-page.png'), fullPage: true });
+    for (const id of ['f-pipe', 'f-rows']) {
+      await page.$eval('#' + id, (f) => f.scrollIntoView());
+      await page.waitForTimeout(300);
+      await page.locator('#' + id).screenshot({ path: path.join(OUT, `embed-iframe-${id}.png`) });
+    }
   } finally { await close(); }
 });
 
