@@ -99,6 +99,8 @@ export interface ParamCount {
 }
 
 export interface Engine {
+  /** true when the wasm SIMD build runs, false for the scalar fallback. */
+  readonly simd: boolean;
   readonly presets: PresetName[];
   readonly activations: Activation[];
   numpyRandom(seed: number): NumpyRandom;
@@ -114,6 +116,8 @@ export interface Engine {
   heapBytes(): number;
 }
 
-/** One shared engine per page or process; every call returns the same promise. */
-export function load(): Promise<Engine>;
+/** One shared engine per page or process (per build); every call returns the same promise.
+    The SIMD build is picked where the runtime validates wasm SIMD; { simd: false } forces the
+    scalar build, { simd: true } rejects where SIMD is missing. */
+export function load(options?: { simd?: boolean }): Promise<Engine>;
 export const version: string;

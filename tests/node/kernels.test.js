@@ -1,0 +1,65 @@
+// kernels.test.js - the wasm build's blocked kernels on shapes beyond the fixtures (K past
+// one 768-deep slice, ragged tiles, L = 150 with masks) against naive float64 references.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { BlockLens } = require('./helpers.js');
+
+
+test('ffn hidden layer matches a float64 reference past one K slice and on ragged tiles', async () => {
+  const bl = await BlockLens.load();
+  for (const [L, D, F] of [[67, 1000, 45], [130, 769, 33], [3, 5, 7], [9, 3, 100]]) {
+    const r = bl.numpyRandom(L + D + F);
+    const x = r.randnF32(L * D), W1 = r.randnF32(D * F), b1 = r.randnF32(F), W2 = r.randnF32(F * D);
+    const { hidden } = bl.ffn({ L, dModel: D, dFF: F, x, W1, b1, W2, activation: 'identity' });
+    let worst = 0;
+    for (let i = 0; i < L; i++)
+      for (let j = 0; j < F; j++) {
+        let ref = b1[j], mag = Math.abs(b1[j]);
+        for (let k = 0; k < D; k++) { const t = x[i * D + k] * W1[k * F + j]; ref += t; mag += Math.abs(t); }
+        const bound = (D + 1) * 1.2e-7 * mag;
+        worst = Math.max(worst, Math.abs(hidden[i * F + j] - ref) / bound);
+      }
+    assert.ok(worst <= 1, `${L}x${D}x${F}: error ${worst} of the float32 summation bound`);
+  }
+});
+
+test('attention over 150 tokens with causal and padding masks matches a float64 reference', async () => {
+  const bl = await BlockLens.load();
+  const L = 150, D = 16, H = 4, dk = D / H;
+  const r = bl.numpyRandom(150);
+  const w = () => r.randnF32(D * D).map((v) => v * 0.25);
+  const x = r.randnF32(L * D), keyMask = Array.from({ length: L }, (_, j) => (j % 7 !== 3 ? 1 : 0));
+  for (const causal of [false, true]) {
+    const a = bl.attention({ L, dModel: D, nHeads: H, x, Wq: w(), Wk: w(), Wv: w(), Wo: w(), causal, keyMask });
+    let worstW = 0, worstC = 0;
+    for (let h = 0; h < H; h++)
+      for (let i = 0; i < L; i++) {
+        const s = new Float64Array(L);
+        let m = -Infinity, sum = 0;
+        for (let j = 0; j < L; j++) {
+          let dot = 0;
+          for (let c = 0; c < dk; c++) dot += a.q[i * D + h * dk + c] * a.k[j * D + h * dk + c];
+          s[j] = keyMask[j] && (!causal || j <= i) ? dot / Math.sqrt(dk) : -Infinity;
+          m = Math.max(m, s[j]);
+        }
+        for (let j = 0; j < L; j++) sum += s[j] === -Infinity ? 0 : Math.exp(s[j] - m);
+        for (let c = 0; c < dk; c++) {
+          let ctx = 0;
+          for (let j = 0; j < L; j++) {
+            const wij = s[j] === -Infinity ? 0 : Math.exp(s[j] - m) / sum;
+            if (c === 0) worstW = Math.max(worstW, Math.abs(a.weights[(h * L + i) * L + j] - wij));
+            ctx += wij * a.v[j * D + h * dk + c];
+          }
+          worstC = Math.max(worstC, Math.abs(a.concat[i * D + h * dk + c] - ctx));
+        }
+      }
+    assert.ok(worstW < 2e-6, `causal=${causal}: max |weight diff| ${worstW}`);
+    assert.ok(worstC < 2e-5, `causal=${causal}: max |context diff| ${worstC}`);
+  }
+});
+
+test('the build in use is the one this run expects', async () => {
+  const bl = await BlockLens.load();
+  assert.equal(bl.simd, process.env.BLOCKLENS_EXPECT_SCALAR !== '1');
+});
