@@ -202,3 +202,21 @@ test('hostile_attribute_and_hash_values_stay_text', async () => {
     assert.ok(ok, 'the element\'s SVG parses and carries the token text');
   } finally { await close(); }
 });
+
+test('embed_html_works_from_file_and_rejects_an_unknown_view', async () => {
+  const { pathToFileURL } = require('url');
+  const base = pathToFileURL(path.join(WEB, 'embed.html')).href;
+  const context = await env.browser.newContext({ viewport: { width: 800, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await page.goto(base + '#view=positionwise&lang=en&tokens=x y z&pert=0');
+    await page.waitForFunction(() => document.body.dataset.status === 'ready', null, { timeout: 30000 });
+    assert.strictEqual(await page.$eval('.figure', (f) => f.dataset.ffnRows), '0');
+    await page.goto(base + '#view=nope&lang=en');
+    await page.waitForFunction(() => document.body.dataset.status === 'error', null, { timeout: 30000 });
+    assert.match(await page.textContent('.status'), /Figure: "nope" is not one of the choices/);
+    assert.deepStrictEqual(errors, []);
+  } finally { await context.close(); }
+});
