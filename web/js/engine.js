@@ -61,7 +61,12 @@
     var ok = v instanceof Float32Array || v instanceof Float64Array || Array.isArray(v);
     if (!ok) fail(name + ' must be a Float32Array or an array of numbers');
     if (v.length !== n) fail(name + ' has ' + v.length + ' values, expected ' + n);
-    for (var i = 0; i < n; i++)
+    var i;
+    if (v instanceof Float32Array) {           /* numbers for sure: x - x is 0 unless NaN/inf */
+      for (i = 0; i < n; i++) if (v[i] - v[i] !== 0) break;
+      if (i === n) return v;
+    }
+    for (i = 0; i < n; i++)
       if (typeof v[i] !== 'number' || !isFinite(v[i]))
         fail(name + '[' + i + '] is ' + String(v[i]) + ', not a finite number');
     return v;
@@ -77,7 +82,7 @@
   Plan.prototype.input = function (name, array) {
     if (array === null) return;
     this.add(name, array.length * 4);
-    this.inputs.push([name, array]);
+    this.inputs.push(this.at[name], array);     /* flat (offset, array) pairs */
   };
   Plan.prototype.output = function (name, n) {
     this.outs.push([name, n]);
@@ -138,10 +143,9 @@
     var self = this;
     plan.finish();
     return this._call(plan.bytes, function (base, m, errPtr) {
-      var i;
-      for (i = 0; i < plan.inputs.length; i++)
-        m.HEAPF32.set(plan.inputs[i][1], (base + plan.at[plan.inputs[i][0]]) >> 2);
-      var ptr = function (name) { return name in plan.at ? base + plan.at[name] : 0; };
+      var i, heap = m.HEAPF32, at = plan.at, inputs = plan.inputs;
+      for (i = 0; i < inputs.length; i += 2) heap.set(inputs[i + 1], (base + inputs[i]) >> 2);
+      var ptr = function (name) { var off = at[name]; return off === undefined ? 0 : base + off; };
       var status = invoke(m, ptr, errPtr);
       self._check(status, errPtr);
       /* One fresh buffer holds every output; re-read HEAPF32: memory may have grown. */
@@ -173,8 +177,12 @@
   }
 
   /* Gated FFNs accept Llama-style names: Wg/bg = W1/b1, Wu/bu = W3/b3, Wd/bd = W2/b2. */
+  var FFN_ALIAS = { Wg: 'W1', bg: 'b1', Wu: 'W3', bu: 'b3', Wd: 'W2', bd: 'b2' };
+  var FFN_PLAIN = { W1: 'W1', b1: 'b1', W3: 'W3', b3: 'b3', W2: 'W2', b2: 'b2' };
   function ffnWeights(o) {
-    var alias = { Wg: 'W1', bg: 'b1', Wu: 'W3', bu: 'b3', Wd: 'W2', bd: 'b2' }, r = {};
+    if (o.Wg === undefined && o.bg === undefined && o.Wu === undefined && o.bu === undefined &&
+        o.Wd === undefined && o.bd === undefined) return FFN_PLAIN;   /* the common case */
+    var alias = FFN_ALIAS, r = {};
     for (var k in alias) {
       if (o[k] !== undefined && o[alias[k]] !== undefined) fail('give ' + k + ' or ' + alias[k] + ', not both');
       r[alias[k]] = o[k] !== undefined ? k : alias[k];
@@ -470,7 +478,15 @@
     return loading[key];
   }
 
-  var api = { load: load, version: '0.1.0' };
+  /* ---- worker source (front end; kept apart from the API above) ----
+     The whole engine script (this scope: Emscripten's factories and this API) as the text of a
+     classic script that defines BlockLens in a Worker. A page opened from file:// cannot start
+     a Worker from a URL, but it can from a Blob of this text. */
+  function workerSource() {
+    return '(' + blocklensModule.toString() + ')(self);\n';
+  }
+
+  var api = { load: load, version: '0.1.0', workerSource: workerSource };
   if (typeof module === 'object' && module && module.exports) module.exports = api;
   else root.BlockLens = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);
