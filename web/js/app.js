@@ -1,12 +1,13 @@
 /* app.js - page glue: URL hash <-> state, controls -> engine -> views, messages for bad input
-   (the last good figures stay), language and colour scheme. The only file with page-wide state. */
+   (the last good figures stay), language and colour scheme. The only file with page-wide state.
+   The engine runs off this thread (compute.js); the figures change when its answer arrives. */
 (function (ui) {
   'use strict';
   var P = ui.params;
   var VIEWS = ['pipeline', 'activation', 'rows', 'attention', 'positionwise', 'paramsplit'];
   var PAGE_KEYS = ['lang', 'theme'];   // change the page, never the numbers
 
-  var state, good = null, lastRes = null, model = null;
+  var state, good = null, lastRes = null, engine = null, progress = null;
   var fieldErrors = {}, hashErrors = [], engineErrors = [];
   var views = {}, tools = {}, controls = null, timer = 0, lastHash = '';
   var $ = function (id) { return document.getElementById(id); };
@@ -54,27 +55,36 @@
   }
 
   // ---- compute and draw ------------------------------------------------------------------
+  // Only the newest request's answer arrives (compute.js drops the rest); until then the last
+  // good figures stay, with a progress line if it takes a while.
   function run() {
-    if (!model) return showStatus();
+    if (!engine) return showStatus();
     engineErrors = [];
-    if (blocking().length) return showStatus();
+    if (blocking().length) { engine.cancel(); progress.stop(); return showStatus(); }
+    var asked = Object.assign({}, state);
+    progress.start();
     document.body.dataset.status = 'busy';
-    // Let the "computing" state paint before a long engine call (BERT-base sizes).
-    requestAnimationFrame(function () { setTimeout(compute, 0); });
+    engine.request(asked, function (err, res) {
+      mark('blocklens:result');
+      progress.stop();
+      if (err) {
+        engineErrors = [{ key: 'engine', code: 'engine', vars: { message: String(err && err.message || err) } }];
+        return showStatus();
+      }
+      good = asked;
+      lastRes = res;
+      writeHash();
+      render();
+    });
+    if (engine.busy()) mark('blocklens:request');
   }
 
-  function compute() {
-    var res;
-    try {
-      res = model.compute(state);
-    } catch (e) {
-      engineErrors = [{ key: 'engine', code: 'engine', vars: { message: String(e && e.message || e) } }];
-      return showStatus();
-    }
-    good = Object.assign({}, state);
-    lastRes = res;
-    writeHash();
-    render();
+  // User Timing marks, the latest of each: when the engine was last asked and when it answered
+  // (the browser tests measure input handling between the two).
+  function mark(name) {
+    if (!window.performance || !performance.mark) return;
+    performance.clearMarks(name);
+    performance.mark(name);
   }
 
   function render() {
@@ -99,8 +109,9 @@
     if (blocking().length && lastRes) box.appendChild(ui.table.el('p', 'stale-note', t('staleNote')));
     box.hidden = !all.length;
     $('figures').classList.toggle('stale', blocking().length > 0 && !!lastRes);
-    document.body.dataset.status = all.length ? 'error' : lastRes ? 'ready' : 'loading';
+    document.body.dataset.status = all.length ? 'error' : engine && engine.busy() ? 'busy' : lastRes ? 'ready' : 'loading';
     document.body.dataset.errors = all.map(function (e) { return e.code; }).join(' ');
+    document.body.dataset.compute = engine ? engine.mode() : '';   // worker | local: where it ran
   }
 
   function applyPage() {
@@ -165,18 +176,14 @@
     if (window.matchMedia) {
       matchMedia('(prefers-color-scheme: dark)').addEventListener('change', function () { if (state.theme === 'auto') render(); });
     }
+    progress = ui.progress.mount($('status'), function () { return t; });
     applyPage();
     if (typeof BlockLens === 'undefined') {
       engineErrors = [{ key: 'engine', code: 'noEngine', vars: {} }];
       return showStatus();
     }
-    BlockLens.load().then(function (engine) {
-      model = ui.model.create(engine);
-      run();
-    }, function (e) {
-      engineErrors = [{ key: 'engine', code: 'engine', vars: { message: String(e && e.message || e) } }];
-      showStatus();
-    });
+    engine = ui.compute.create({ onProgress: function (info) { progress.update(info); } });
+    run();
   }
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

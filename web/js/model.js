@@ -1,37 +1,19 @@
 /* model.js - state -> weights -> engine calls -> arrays. No DOM: views only draw what this returns.
-   Weights follow the classic numpy order (x, W1, b1, W2, b2 from one seed), then the rest. */
+   Weights follow the classic numpy order (x, W1, b1, W2, b2 from one seed), then the rest.
+   The work is cut into named, cached stages of short steps, so that a Worker (worker.js) or the
+   page itself can run it in slices; compute(state) runs them all at once, as before. */
 (function (root, factory) {
   var ui = root.BlockLensUI = root.BlockLensUI || {};
   factory(ui);
   if (typeof module === 'object' && module.exports) module.exports = ui;
-})(typeof window !== 'undefined' ? window : globalThis, function (ui) {
+})(typeof window !== 'undefined' ? window : globalThis, function blocklensModel(ui) {
   'use strict';
 
-  function scaled(a, s) {           // float32 a * s, a new array
-    var o = new Float32Array(a.length);
-    for (var i = 0; i < a.length; i++) o[i] = a[i] * s;
-    return o;
-  }
-
-  // Every weight from one numpyRandom(seed) stream, in a fixed order:
-  // x (L,d), W1 (d,dff), b1 (dff), W2 (dff,d), b2 (d)  <- exactly the numpy example
-  // [gated: W3 (d,dff), b3 (dff)] then Wq, bq, Wk, bk, Wv, bv, Wo, bo (d,d) / (d).
-  // The attention draws are divided by sqrt(d) (like nn.Linear's init), so q·k has the
-  // variance d_k that the 1/sqrt(d_k) scaling is meant for; their biases are drawn and zeroed.
-  function drawWeights(engine, seed, L, d, dff, gated) {
-    var r = engine.numpyRandom(seed);
-    var w = { x: r.randnF32(L * d) };
-    w.W1 = r.randnF32(d * dff); w.b1 = r.randnF32(dff);
-    w.W2 = r.randnF32(dff * d); w.b2 = r.randnF32(d);
-    if (gated) { w.W3 = r.randnF32(d * dff); w.b3 = r.randnF32(dff); }
-    var s = 1 / Math.sqrt(d);
-    ['q', 'k', 'v', 'o'].forEach(function (n) {
-      w['W' + n] = scaled(r.randnF32(d * d), s);
-      r.randnF32(d);
-      w['b' + n] = new Float32Array(d);
-    });
-    return w;
-  }
+  // The stages in the order they run; each is cached under a key of exactly what it reads.
+  var ORDER = ['weights', 'ffn', 'attn', 'pert', 'split', 'presets'];
+  // Random values per step (about 15 ms at BERT-base on a laptop) and rough costs in ns, used
+  // only to size slices and to show progress.
+  var CHUNK = 1 << 18, NS_PER_DRAW = 55, NS_PER_FLOP = 0.12;
 
   function ffnCall(engine, st, w, x) {
     var a = { L: st.L, dModel: st.d, dFF: st.dff, x: x, W1: w.W1, b1: w.b1, W2: w.W2, b2: w.b2,
@@ -67,71 +49,161 @@
     return { abs: out, rows: rows };
   }
 
-  function paramSplit(engine, st) {
-    var cfg = { vocab: 1, dModel: st.d, nLayers: 1, nHeads: st.heads, dFF: st.dff,
-      gated: st.gated ? 1 : 0, attnBias: 1, ffnBias: 1 };
-    var c = engine.paramCount(cfg);
-    return { attention: c.attentionPerLayer, ffn: c.ffnPerLayer };
+  // Page state -> spec: everything the stages read, tokens already split, so that a Worker
+  // without params.js can compute it. P is ui.params (passed in Node, found on the page).
+  function resolve(state, P) {
+    P = P || ui.params;
+    var tokens = P.tokenize(state.tokens), L = tokens.length;
+    return { tokens: tokens, L: L, d: state.d, dff: state.dff, heads: state.heads, act: state.act,
+      gated: P.isGated(state.act), causal: !!state.causal, scale: !!state.scale, seed: state.seed,
+      sel: Math.min(state.sel, L - 1), pert: Math.min(state.pert, L - 1), pval: state.pval };
   }
 
-  // One model per engine; it remembers the last inputs of each stage so that view-only
-  // changes (selected token, language) cost nothing and token edits skip nothing needed.
-  function create(engine) {
-    var cache = {};
-    function once(name, key, fn) {
-      if (cache[name] && cache[name].key === key) return cache[name].value;
-      var value = fn();
-      cache[name] = { key: key, value: value };
-      return value;
-    }
-    var presets = null;
+  function keysOf(s) {
+    var w = [s.seed, s.L, s.d, s.dff, s.gated].join('|'), f = w + '|' + s.act;
+    var a = [w, s.heads, s.causal, s.scale].join('|');
+    return { weights: w, ffn: f, attn: a, pert: [f, a, s.pert, s.pval].join('|'),
+      split: [s.d, s.dff, s.heads, s.gated].join('|'), presets: 'all' };
+  }
 
-    function compute(state) {
-      var P = ui.params;
-      var tokens = P.tokenize(state.tokens);
-      var L = tokens.length;
-      var st = { L: L, d: state.d, dff: state.dff, heads: state.heads, act: state.act,
-        gated: P.isGated(state.act), causal: !!state.causal, scale: !!state.scale,
-        seed: state.seed };
-      var wKey = [st.seed, L, st.d, st.dff, st.gated].join('|');
-      var w = once('weights', wKey, function () {
-        return drawWeights(engine, st.seed, L, st.d, st.dff, st.gated);
-      });
-      var fKey = wKey + '|' + st.act;
-      var ffn = once('ffn', fKey, function () {
-        var f = ffnCall(engine, st, w, w.x);
+  // Every weight from one numpyRandom(seed) stream, in a fixed order:
+  // x (L,d), W1 (d,dff), b1 (dff), W2 (dff,d), b2 (d)  <- exactly the numpy example
+  // [gated: W3 (d,dff), b3 (dff)] then Wq, bq, Wk, bk, Wv, bv, Wo, bo (d,d) / (d).
+  // The attention draws are divided by sqrt(d) (like nn.Linear's init), so q·k has the
+  // variance d_k that the 1/sqrt(d_k) scaling is meant for; their biases are drawn and zeroed.
+  // Drawn in chunks: the stream (and numpy's cached second normal) carries over between calls,
+  // so the values are bit-identical to one call per array.
+  function weightSteps(engine, s) {
+    var L = s.L, d = s.d, dff = s.dff, r = null, w = {}, steps = [];
+    function draw(name, n, scale) {
+      for (var off = 0; off < n; off += CHUNK) steps.push(chunk(name, n, off, Math.min(CHUNK, n - off), scale));
+    }
+    function chunk(name, n, off, m, scale) {
+      return { cost: m * NS_PER_DRAW, run: function () {
+        var v = r.randnF32(m);
+        if (!name) return;                       // a drawn-and-discarded attention bias
+        if (off === 0) w[name] = new Float32Array(n);
+        if (scale !== undefined) for (var i = 0; i < m; i++) v[i] *= scale;   // float32 a * s
+        w[name].set(v, off);
+      } };
+    }
+    steps.push({ cost: 1e4, run: function () { r = engine.numpyRandom(s.seed); } });
+    draw('x', L * d); draw('W1', d * dff); draw('b1', dff); draw('W2', dff * d); draw('b2', d);
+    if (s.gated) { draw('W3', d * dff); draw('b3', dff); }
+    ['q', 'k', 'v', 'o'].forEach(function (n) { draw('W' + n, d * d, 1 / Math.sqrt(d)); draw(null, d); });
+    steps.push({ cost: 0, run: function () {
+      ['q', 'k', 'v', 'o'].forEach(function (n) { w['b' + n] = new Float32Array(d); });
+      return w;
+    } });
+    return steps;
+  }
+
+  // Each stage as steps [{ cost, run }]; the last run() returns the stage's value. get(name)
+  // reads an earlier stage when the step runs (earlier stages always finish first).
+  var STAGES = {
+    weights: weightSteps,
+    ffn: function (engine, s, get) {
+      return [{ cost: 2 * s.L * s.d * s.dff * (s.gated ? 3 : 2) * NS_PER_FLOP, run: function () {
+        var w = get('weights'), f = ffnCall(engine, s, w, w.x);
         f.negBefore = countBelow(f.hidden, 0);
         f.negAfter = countBelow(f.activated, 0);
         return f;
-      });
-      var aKey = [wKey, st.heads, st.causal, st.scale].join('|');
-      var attn = once('attn', aKey, function () { return attnCall(engine, st, w, w.x); });
-
-      // Position-wise experiment: row `pert` of x set to `pval`, everything else unchanged.
-      var p = Math.min(state.pert, L - 1);
-      var pKey = [fKey, aKey, p, state.pval].join('|');
-      var pert = once('pert', pKey, function () {
-        var x2 = new Float32Array(w.x);
-        x2.fill(state.pval, p * st.d, (p + 1) * st.d);
-        var f2 = ffnCall(engine, st, w, x2), a2 = attnCall(engine, st, w, x2);
-        return { index: p, value: state.pval, ffn: diff(f2.out, ffn.out, L, st.d),
-          attn: diff(a2.out, attn.out, L, st.d) };
-      });
-
-      var split = once('split', [st.d, st.dff, st.heads, st.gated].join('|'), function () {
-        return paramSplit(engine, st);
-      });
-      if (!presets) {
-        presets = engine.presets.map(function (name) { return { name: name, count: engine.paramCount(name) }; });
-      }
-
-      return { tokens: tokens, L: L, d: st.d, dff: st.dff, heads: st.heads, dk: st.d / st.heads,
-        act: st.act, gated: st.gated, causal: st.causal, scale: st.scale, seed: st.seed,
-        sel: Math.min(state.sel, L - 1), weights: w, x: w.x, ffn: ffn, attn: attn, pert: pert,
-        split: split, presets: presets };
+      } }];
+    },
+    attn: function (engine, s, get) {
+      return [{ cost: attnFlops(s) * NS_PER_FLOP, run: function () { var w = get('weights'); return attnCall(engine, s, w, w.x); } }];
+    },
+    // Position-wise experiment: row `pert` of x set to `pval`, everything else unchanged.
+    pert: function (engine, s, get) {
+      var x2 = null, f2 = null;
+      return [{ cost: 2 * s.L * s.d * s.dff * (s.gated ? 3 : 2) * NS_PER_FLOP, run: function () {
+        var w = get('weights');
+        x2 = new Float32Array(w.x);
+        x2.fill(s.pval, s.pert * s.d, (s.pert + 1) * s.d);
+        f2 = ffnCall(engine, s, w, x2);
+      } }, { cost: attnFlops(s) * NS_PER_FLOP, run: function () {
+        var a2 = attnCall(engine, s, get('weights'), x2);
+        return { index: s.pert, value: s.pval, ffn: diff(f2.out, get('ffn').out, s.L, s.d),
+          attn: diff(a2.out, get('attn').out, s.L, s.d) };
+      } }];
+    },
+    split: function (engine, s) {
+      return [{ cost: 1e4, run: function () {
+        var c = engine.paramCount({ vocab: 1, dModel: s.d, nLayers: 1, nHeads: s.heads, dFF: s.dff,
+          gated: s.gated ? 1 : 0, attnBias: 1, ffnBias: 1 });
+        return { attention: c.attentionPerLayer, ffn: c.ffnPerLayer };
+      } }];
+    },
+    presets: function (engine) {
+      return [{ cost: 1e4, run: function () {
+        return engine.presets.map(function (name) { return { name: name, count: engine.paramCount(name) }; });
+      } }];
     }
-    return { compute: compute };
+  };
+
+  function attnFlops(s) { return 8 * s.L * s.d * s.d + 4 * s.L * s.L * s.d; }
+
+  // One model per engine; it remembers the last value of each stage so that view-only changes
+  // (selected token, language) cost nothing and token edits skip nothing needed. Without an
+  // engine (create(null)) it is a mirror: absorb() fills it with stages computed elsewhere.
+  function create(engine) {
+    var cache = {}, partial = {};
+    function get(name) { return cache[name].value; }
+    function has(name, key) { return !!cache[name] && cache[name].key === key; }
+
+    // The steps spec still needs, in order: [{ stage, cost, run }]. A stage cut short by a newer
+    // request keeps its progress and resumes when a later plan needs the same key.
+    function plan(s) {
+      var keys = keysOf(s), out = [];
+      ORDER.forEach(function (name) {
+        if (has(name, keys[name])) return;
+        var p = partial[name];
+        if (!p || p.key !== keys[name]) p = partial[name] = { key: keys[name], next: 0, steps: STAGES[name](engine, s, get) };
+        p.steps.slice(p.next).forEach(function (st) { out.push({ stage: name, cost: st.cost, run: stepper(name, p, st) }); });
+      });
+      return out;
+    }
+
+    function stepper(name, p, st) {
+      return function () {
+        var v;
+        try { v = st.run(); } catch (e) { delete partial[name]; throw e; }
+        if (++p.next === p.steps.length) { cache[name] = { key: p.key, value: v }; delete partial[name]; }
+      };
+    }
+
+    function missing(s) {
+      var keys = keysOf(s);
+      return ORDER.filter(function (name) { return !has(name, keys[name]); });
+    }
+
+    // The figures' input, from the cached stages (all present: plan(s) has run).
+    function result(s) {
+      var w = get('weights');
+      return { tokens: s.tokens, L: s.L, d: s.d, dff: s.dff, heads: s.heads, dk: s.d / s.heads,
+        act: s.act, gated: s.gated, causal: s.causal, scale: s.scale, seed: s.seed, sel: s.sel,
+        weights: w, x: w.x, ffn: get('ffn'), attn: get('attn'), pert: get('pert'),
+        split: get('split'), presets: get('presets') };
+    }
+
+    function compute(state) {
+      var s = resolve(state);
+      plan(s).forEach(function (st) { st.run(); });
+      return result(s);
+    }
+
+    return { compute: compute, plan: plan, missing: missing, result: result,
+      entry: function (name) { return cache[name]; },
+      absorb: function (entries) { Object.keys(entries).forEach(function (n) { cache[n] = entries[n]; }); } };
   }
 
-  ui.model = { create: create, drawWeights: drawWeights };
+  // All weights at once (the numpy example's order), as the model draws them.
+  function drawWeights(engine, seed, L, d, dff, gated) {
+    var steps = weightSteps(engine, { seed: seed, L: L, d: d, dff: dff, gated: gated }), w;
+    steps.forEach(function (st) { w = st.run(); });
+    return w;
+  }
+
+  ui.model = { create: create, resolve: resolve, drawWeights: drawWeights, STAGES: ORDER,
+    factory: blocklensModel };
 });
