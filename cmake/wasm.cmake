@@ -44,8 +44,9 @@ target_link_options(blocklens_core PRIVATE ${BL_WASM_LINK_OPTIONS}
   -sEXPORT_NAME=BlockLensCore
   "SHELL:--extern-pre-js ${CMAKE_SOURCE_DIR}/web/js/engine-pre.js"   # SHELL: keeps the repeated
   "SHELL:--extern-pre-js ${BL_SCALAR_JS}"                            # flag (CMake dedups options)
-  "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/js/engine.js")
+  "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/js/engine.js"
+  "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/js/engine-load.js")
 add_dependencies(blocklens_core blocklens_scalar)
 set_target_properties(blocklens_core PROPERTIES
   OUTPUT_NAME blocklens SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY ${BL_DIST}
-  LINK_DEPENDS "${CMAKE_SOURCE_DIR}/web/js/engine.js;${CMAKE_SOURCE_DIR}/web/js/engine-pre.js;${BL_SCALAR_JS}")
+  LINK_DEPENDS "${CMAKE_SOURCE_DIR}/web/js/engine.js;${CMAKE_SOURCE_DIR}/web/js/engine-load.js;${CMAKE_SOURCE_DIR}/web/js/engine-pre.js;${BL_SCALAR_JS}")

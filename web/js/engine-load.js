@@ -1,0 +1,136 @@
+/* engine-load.js - the rest of the JS API (parameter counts, numpy-compatible random streams),
+   load() with its choice of build, and the export; appended after engine.js in the same scope
+   and closing the scope that engine-pre.js opened. */
+
+  /* Parameter counts of a config object or a preset name. */
+  Engine.prototype.paramCount = function (c) {
+    var self = this, printed = 0, fields;
+    if (typeof c === 'string') {
+      var p = this.presetConfig(c);
+      printed = p.printedTotal;
+      c = p.config;
+    }
+    options(c, 'paramCount');
+    for (var key in c)
+      if (CONFIG_KEYS.indexOf(key) < 0) fail('unknown config key "' + key + '" (known: ' + CONFIG_KEYS.join(', ') + ')');
+    fields = CONFIG_KEYS.map(function (k) {
+      var v = c[k];
+      if (k === 'norm') {
+        if (v === undefined || v === 'layer') return 0;
+        if (v === 'rms') return 1;
+        fail('norm "' + String(v) + '" must be "layer" or "rms"');
+      }
+      if (v === undefined || v === false) return 0;
+      if (v === true) return 1;
+      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+        fail(k + ' (' + String(v) + ') must be a whole number >= 0');
+      return v;
+    });
+    return this._call(8 * (CONFIG_KEYS.length + COUNT_KEYS.length), function (base, m, err) {
+      var counts = base + 8 * CONFIG_KEYS.length;
+      m.HEAPF64.set(fields, base >> 3);
+      self._check(m._bl__param_count_f64(base, counts, err), err);
+      var r = {};
+      COUNT_KEYS.forEach(function (k, i) { r[k] = m.HEAPF64[(counts >> 3) + i]; });
+      r.printedTotal = printed;
+      return r;
+    });
+  };
+
+  /* { config, printedTotal } of a named preset. */
+  Engine.prototype.presetConfig = function (name) {
+    var self = this;
+    if (typeof name !== 'string' || this.presets.indexOf(name) < 0)
+      fail('preset "' + String(name).slice(0, 40) + '" is not one of ' + this.presets.join(', '));
+    var len = this._m.lengthBytesUTF8(name) + 1;
+    return this._call(8 * (CONFIG_KEYS.length + 1) + len, function (base, m, err) {
+      var printed = base + 8 * CONFIG_KEYS.length, str = printed + 8;
+      m.stringToUTF8(name, str, len);
+      self._check(m._bl__preset_f64(str, base, printed, err), err);
+      var config = {};
+      CONFIG_KEYS.forEach(function (k, i) {
+        var v = m.HEAPF64[(base >> 3) + i];
+        config[k] = k === 'norm' ? (v ? 'rms' : 'layer') : v;
+      });
+      return { config: config, printedTotal: m.HEAPF64[printed >> 3] };
+    });
+  };
+
+  /* numpy's legacy RandomState(seed): state lives in JS, copied in and out per call. */
+  Engine.prototype.numpyRandom = function (seed) {
+    if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > 4294967295)
+      fail('seed (' + String(seed) + ') must be an integer between 0 and 2**32 - 1');
+    var engine = this, state = new Uint8Array(RNG_BYTES);
+    engine._call(RNG_BYTES, function (base, m) {
+      m._bl_rng_seed(base, seed >>> 0);
+      state.set(m.HEAPU8.subarray(base, base + RNG_BYTES));
+    });
+    function draw(n, fnName, bytesPer, View) {
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_ELEMS)
+        fail('n (' + String(n) + ') must be an integer between 0 and ' + MAX_ELEMS);
+      return engine._call(RNG_BYTES + n * bytesPer, function (base, m, err) {
+        m.HEAPU8.set(state, base);
+        var out = base + RNG_BYTES;
+        engine._check(m[fnName](base, out, n, err), err);
+        state.set(m.HEAPU8.subarray(base, base + RNG_BYTES));
+        var view = new View(m.HEAPU8.buffer, out, n);
+        return view.slice();
+      });
+    }
+    return {
+      seed: seed,
+      randn: function (n) { return draw(n, '_bl_rng_normal_f64', 8, Float64Array); },
+      rand: function (n) { return draw(n, '_bl_rng_uniform_f64', 8, Float64Array); },
+      randnF32: function (n) { return draw(n, '_bl_rng_normal_f32', 4, Float32Array); }
+    };
+  };
+
+  /* A module with one function returning an i32x4.splat: valid only where wasm SIMD is. */
+  var SIMD_PROBE = [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 8, 1, 6,
+    0, 65, 0, 253, 17, 11];
+  function simdSupported() {
+    try {
+      return typeof WebAssembly === 'object' && WebAssembly.validate(new Uint8Array(SIMD_PROBE));
+    } catch (e) {
+      return false;
+    }
+  }
+
+  var loading = {};
+  /* One shared engine per page / process and build: load() returns the same promise every
+     time. The SIMD build is used where the runtime validates SIMD code, the scalar build
+     elsewhere; load({ simd: false }) asks for the scalar build (tests, benchmarks).
+     engine.simd says which one runs. */
+  function load(opts) {
+    if (opts !== undefined && (opts === null || typeof opts !== 'object' || Array.isArray(opts)))
+      fail('load expects no argument or an options object');
+    var want = opts === undefined ? undefined : opts.simd;
+    if (want !== undefined && typeof want !== 'boolean')
+      fail('simd must be true or false, not ' + String(want));
+    var simd = want === false ? false : simdSupported();
+    if (want === true && !simd) return Promise.reject(new Error('BlockLens: this runtime has no wasm SIMD'));
+    var key = simd ? 'simd' : 'scalar';
+    if (!loading[key]) {
+      var factory = simd ? BlockLensCore : BlockLensCoreScalar;
+      loading[key] = factory().then(function (mod) {
+        var engine = new Engine(mod);
+        engine.simd = simd;
+        return engine;
+      });
+      loading[key].catch(function () { loading[key] = null; });
+    }
+    return loading[key];
+  }
+
+  /* ---- worker source (front end; kept apart from the API above) ----
+     The whole engine script (this scope: Emscripten's factories and this API) as the text of a
+     classic script that defines BlockLens in a Worker. A page opened from file:// cannot start
+     a Worker from a URL, but it can from a Blob of this text. */
+  function workerSource() {
+    return '(' + blocklensModule.toString() + ')(self);\n';
+  }
+
+  var api = { load: load, version: '0.1.0', workerSource: workerSource };
+  if (typeof module === 'object' && module && module.exports) module.exports = api;
+  else root.BlockLens = api;
+})(typeof globalThis !== 'undefined' ? globalThis : this);
