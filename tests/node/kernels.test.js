@@ -63,3 +63,24 @@ test('the build in use is the one this run expects', async () => {
   const bl = await BlockLens.load();
   assert.equal(bl.simd, process.env.BLOCKLENS_EXPECT_SCALAR !== '1');
 });
+
+test('results do not depend on what earlier calls left in the heap', async () => {
+  const bl = await BlockLens.load();
+  const r = bl.numpyRandom(77), L = 5, D = 12, H = 3;
+  const w = () => r.randnF32(D * D).map((v) => v / Math.sqrt(D));
+  const base = { L, dModel: D, nHeads: H, x: r.randnF32(L * D), Wq: w(), Wk: w(), Wv: w(), Wo: w() };
+  const variants = [{}, { causal: true }, { scale: false }, { causal: true, scale: false },
+    { causal: true, keyMask: [1, 1, 0, 1, 1] }];
+  const first = variants.map((v) => bl.attention({ ...base, ...v }));
+  // Fill the reused heap block with large random values and NaN-free garbage of other shapes.
+  for (const [l, d, f] of [[64, 96, 384], [9, 24, 96], [33, 40, 16]]) {
+    const g = bl.numpyRandom(l + d + f);
+    bl.ffn({ L: l, dModel: d, dFF: f, x: g.randnF32(l * d).map((v) => v * 1e3), W1: g.randnF32(d * f),
+      W2: g.randnF32(f * d), activation: 'gelu' });
+    variants.forEach((v, i) => {
+      const again = bl.attention({ ...base, ...v });
+      for (const key of ['weights', 'context', 'concat', 'out'])
+        assert.deepEqual(again[key], first[i][key], `${JSON.stringify(v)} ${key} after a ${l}x${d}x${f} call`);
+    });
+  }
+});
