@@ -47,34 +47,49 @@ size_t bl_attention_workspace_size(const bl_attention_desc *d, const bl_attentio
 static void softmax_row(float *w, const float *s, int L, int last, const unsigned char *mask,
                         float scale) {
     int n = last + 1, j;
-    v4 mv = v4_splat(-INFINITY);
-    for (j = 0; j + 4 <= n; j += 4) v4_store(w + j, v4_load(s + j) * scale);
-    for (; j < n; j++) w[j] = s[j] * scale;
-    if (mask)
+    v4 mv = v4_splat(-INFINITY), vs = v4_splat(scale), ninf = v4_splat(-INFINITY);
+    float m;
+    if (mask) {                             /* scaled logits into w, masked keys -inf */
+        for (j = 0; j + 4 <= n; j += 4) v4_store(w + j, v4_load(s + j) * vs);
+        for (; j < n; j++) w[j] = s[j] * scale;
         for (j = 0; j < n; j++)
             if (!mask[j]) w[j] = -INFINITY;
-    for (j = 0; j + 4 <= n; j += 4) mv = v4_max(mv, v4_load(w + j));
-    float m = v4_hmax(mv);
-    for (; j < n; j++) m = w[j] > m ? w[j] : m;
+        for (j = 0; j + 4 <= n; j += 4) mv = v4_max(mv, v4_load(w + j));
+        m = v4_hmax(mv);
+        for (; j < n; j++) m = w[j] > m ? w[j] : m;
+        s = w;
+        vs = v4_splat(1.0f);                /* w holds the scaled logits already */
+    } else {                                /* max(s scale) without storing: scale > 0, so the
+                                               same value as the max of the stored products */
+        for (j = 0; j + 4 <= n; j += 4) mv = v4_max(mv, v4_load(s + j) * vs);
+        m = v4_hmax(mv);
+        for (; j < n; j++) m = s[j] * scale > m ? s[j] * scale : m;
+    }
     for (j = n; j < L; j++) w[j] = 0.0f;
     if (m == -INFINITY) {                   /* nothing visible: zeros, not NaN */
         for (j = 0; j < n; j++) w[j] = 0.0f;
         return;
     }
-    v4 sv = v4_splat(0.0f), ninf = v4_splat(-INFINITY);
+    v4 sv = v4_splat(0.0f), mm = v4_splat(m);
     for (j = 0; j + 4 <= n; j += 4) {       /* e = exp(w - m), exactly 0 where masked */
-        v4 v = v4_load(w + j);
-        v4 e = (v4)((v4i)v4_exp(v - m) & ~(v4i)(v == ninf));
+        v4 v = v4_load(s + j) * vs;
+        v4 e = (v4)((v4i)v4_exp(v - mm) & ~(v4i)(v == ninf));
         v4_store(w + j, e);
         sv += e;
     }
     float sum = v4_hsum(sv);
-    for (; j < n; j++) {
-        w[j] = w[j] == -INFINITY ? 0.0f : v4_exp(v4_splat(w[j] - m))[0];
-        sum += w[j];
+    if (j < n) {                            /* the 1-3 left: one exp for all, summed in order */
+        v4 v = ninf;
+        for (int l = 0; j + l < n; l++) v[l] = s[j + l] * vs[0];
+        v4 e = (v4)((v4i)v4_exp(v - mm) & ~(v4i)(v == ninf));
+        for (int l = 0; j < n; l++, j++) {
+            w[j] = e[l];
+            sum += w[j];
+        }
     }
     float inv = 1.0f / sum;
-    for (j = 0; j + 4 <= n; j += 4) v4_store(w + j, v4_load(w + j) * inv);
+    v4 vi = v4_splat(inv);
+    for (j = 0; j + 4 <= n; j += 4) v4_store(w + j, v4_load(w + j) * vi);
     for (; j < n; j++) w[j] *= inv;
 }
 

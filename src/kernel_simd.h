@@ -16,8 +16,16 @@ typedef int32_t v4i __attribute__((vector_size(16)));
 static inline v4 v4_load(const float *p) { v4 v; memcpy(&v, p, sizeof v); return v; }
 static inline void v4_store(float *p, v4 v) { memcpy(p, &v, sizeof v); }
 static inline v4 v4_splat(float a) { return (v4){a, a, a, a}; }
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+/* pmin(b, a) = a < b ? a : b and pmax(b, a) = b < a ? a : b, lane for lane the generic
+   selects below (NaN and signed zeros included), one instruction each */
+static inline v4 v4_min(v4 a, v4 b) { return (v4)wasm_f32x4_pmin((v128_t)b, (v128_t)a); }
+static inline v4 v4_max(v4 a, v4 b) { return (v4)wasm_f32x4_pmax((v128_t)b, (v128_t)a); }
+#else
 static inline v4 v4_min(v4 a, v4 b) { return (v4)(((v4i)(a < b) & (v4i)a) | (~(v4i)(a < b) & (v4i)b)); }
 static inline v4 v4_max(v4 a, v4 b) { return (v4)(((v4i)(a > b) & (v4i)a) | (~(v4i)(a > b) & (v4i)b)); }
+#endif
 static inline float v4_hsum(v4 a) { return (a[0] + a[1]) + (a[2] + a[3]); }
 static inline float v4_hmax(v4 a) {
     float m01 = a[0] > a[1] ? a[0] : a[1], m23 = a[2] > a[3] ? a[2] : a[3];
@@ -30,11 +38,14 @@ static inline float v4_hmax(v4 a) {
 static inline v4 v4_exp(v4 x) {
     x = v4_min(v4_max(x, v4_splat(-87.33654f)), v4_splat(88.72283f));
     v4 fx = x * 1.44269504088896341f + 0.5f;
-    v4i n = __builtin_convertvector(fx, v4i);               /* truncate ... */
-    v4 fn = __builtin_convertvector(n, v4);
+#if defined(__wasm_simd128__)
+    v4 fn = (v4)wasm_f32x4_floor((v128_t)fx);                /* fx in [-125.5, 128.5]: exact */
+#else
+    v4 fn = __builtin_convertvector(__builtin_convertvector(fx, v4i), v4);   /* truncate ... */
     v4i gt = (v4i)(fn > fx);                                  /* ... then floor */
     fn -= (v4)(gt & (v4i)v4_splat(1.0f));
-    n = __builtin_convertvector(fn, v4i);
+#endif
+    v4i n = __builtin_convertvector(fn, v4i);
     v4 r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
     v4 r2 = r * r;
     v4 p = v4_splat(1.9875691500e-4f);

@@ -47,6 +47,26 @@ static void pack_b(float *bp, const float *b, int ldb, int trans_b, int kc, int 
             for (int k = 0; k < kc; k++)
                 for (int c = 0; c < NR; c++)
                     bp[k * NR + c] = c < cols ? b[(size_t)k * ldb + j0 + c] : 0.0f;
+        } else if (cols == NR) {
+            /* 4 x 4 transposes: four k-contiguous rows of b become four k-rows of the panel */
+            const float *col[NR];
+            for (int c = 0; c < NR; c++) col[c] = b + (size_t)(j0 + c) * ldb;
+            int k = 0;
+            for (; k + 4 <= kc; k += 4)
+                for (int g = 0; g < NR; g += 4) {
+                    v4 r0 = v4_load(col[g] + k), r1 = v4_load(col[g + 1] + k);
+                    v4 r2 = v4_load(col[g + 2] + k), r3 = v4_load(col[g + 3] + k);
+                    v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
+                    v4 t1 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
+                    v4 t2 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+                    v4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+                    v4_store(bp + (k + 0) * NR + g, __builtin_shufflevector(t0, t1, 0, 1, 4, 5));
+                    v4_store(bp + (k + 1) * NR + g, __builtin_shufflevector(t0, t1, 2, 3, 6, 7));
+                    v4_store(bp + (k + 2) * NR + g, __builtin_shufflevector(t2, t3, 0, 1, 4, 5));
+                    v4_store(bp + (k + 3) * NR + g, __builtin_shufflevector(t2, t3, 2, 3, 6, 7));
+                }
+            for (; k < kc; k++)
+                for (int c = 0; c < NR; c++) bp[k * NR + c] = col[c][k];
         } else {
             for (int c = 0; c < NR; c++) {
                 const float *col = c < cols ? b + (size_t)(j0 + c) * ldb : NULL;
