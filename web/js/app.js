@@ -9,7 +9,8 @@
 
   var state, good = null, lastRes = null, engine = null, progress = null;
   var fieldErrors = {}, hashErrors = [], engineErrors = [];
-  var views = {}, tools = {}, controls = null, timer = 0, lastHash = '';
+  var views = {}, tools = {}, controls = null, timer = 0, lastHash = '', drawing = 0;
+  var BIG_DRAW = 50000;   // L x max(d_ff, L) cells from which figures are drawn one per task
   var $ = function (id) { return document.getElementById(id); };
 
   function lang() { return ui.i18n.resolve(state.lang); }
@@ -93,7 +94,23 @@
     document.documentElement.dataset.theme = c.scheme.name;
     document.title = t('pageTitle');
     ui.i18n.apply(document.body, c.lang);
-    if (lastRes) VIEWS.forEach(function (k) { views[k].update(lastRes, c); });
+    clearTimeout(drawing);
+    drawing = 0;
+    if (!lastRes || lastRes.L * Math.max(lastRes.dff, lastRes.L) < BIG_DRAW) {
+      if (lastRes) VIEWS.forEach(function (k) { views[k].update(lastRes, c); });
+      return drawn(c);
+    }
+    // Large sizes: one figure per task, so clicks and keys are handled between them
+    // (a figure at BERT-base widths takes up to ~250 ms; all six at once ~0.5-0.9 s).
+    var queue = VIEWS.slice(), res = lastRes;
+    (function next() {
+      views[queue.shift()].update(res, c);
+      if (queue.length) drawing = setTimeout(next, 0);
+      else { drawing = 0; drawn(c); }
+    })();
+  }
+
+  function drawn(c) {
     VIEWS.forEach(function (k) {
       tools[k].bar.update(c.t);
       tools[k].embed.update(c.state, c.t, $('fig-' + k).offsetHeight + 90);
@@ -109,7 +126,7 @@
     if (blocking().length && lastRes) box.appendChild(ui.table.el('p', 'stale-note', t('staleNote')));
     box.hidden = !all.length;
     $('figures').classList.toggle('stale', blocking().length > 0 && !!lastRes);
-    document.body.dataset.status = all.length ? 'error' : engine && engine.busy() ? 'busy' : lastRes ? 'ready' : 'loading';
+    document.body.dataset.status = all.length ? 'error' : (engine && engine.busy()) || drawing ? 'busy' : lastRes ? 'ready' : 'loading';
     document.body.dataset.errors = all.map(function (e) { return e.code; }).join(' ');
     document.body.dataset.compute = engine ? engine.mode() : '';   // worker | local: where it ran
   }
