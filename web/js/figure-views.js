@@ -176,21 +176,9 @@
         masked: masked, title: t('headTitle', { h: h + 1 }), shape: t('mode_' + mode) + ' \u00b7 ' + L + X + L }), x, y, w).h;
     });
     sh.y += sh.legend(sh.x, sh.y - 4, kind, max, res.causal ? t('maskedNote') : '') + 12;
-    var sd = std(A.scores), peak = 0;
-    for (h = 0; h < H; h++) for (var i = 0; i < L; i++) {
-      var m = 0;
-      for (var j = 0; j < L; j++) m = Math.max(m, A.weights[(h * L + i) * L + j]);
-      peak += m / (H * L);
-    }
-    sh.para(t(res.scale ? 'attnStats' : 'attnStatsOff', { raw: F.short(sd), scaled: F.short(sd * s),
-      peak: peak.toFixed(2), uniform: (1 / L).toFixed(2) }), 12);
-  }
-  function std(a) {
-    var m = 0, v = 0;
-    for (var i = 0; i < a.length; i++) m += a[i];
-    m /= a.length;
-    for (i = 0; i < a.length; i++) v += (a[i] - m) * (a[i] - m);
-    return Math.sqrt(v / a.length);
+    var st = ui.model.attnStats(A, H, L);
+    sh.para(t(res.scale ? 'attnStats' : 'attnStatsOff', { raw: F.short(st.sd), scaled: F.short(st.sd * s),
+      peak: st.peak.toFixed(2), uniform: (1 / L).toFixed(2) }), 12);
   }
 
   // 5. |change| of the FFN and attention outputs when one token is set to a large value.

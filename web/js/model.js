@@ -141,6 +141,21 @@
     }
   };
 
+  // What the attention figures say about the softmax: the spread (std) of the raw scores and
+  // the peak, the mean over heads and rows of each row's largest weight (1/L uniform, 1 one-hot).
+  function attnStats(A, H, L) {
+    var sc = A.scores, n = sc.length, mean = 0, v = 0, peak = 0, i;
+    for (i = 0; i < n; i++) mean += sc[i];
+    mean /= n;
+    for (i = 0; i < n; i++) v += (sc[i] - mean) * (sc[i] - mean);
+    for (var r = 0; r < H * L; r++) {
+      var m = 0;
+      for (var j = 0; j < L; j++) m = Math.max(m, A.weights[r * L + j]);
+      peak += m / (H * L);
+    }
+    return { sd: Math.sqrt(v / n), peak: peak };
+  }
+
   function attnFlops(s) { return 8 * s.L * s.d * s.d + 4 * s.L * s.L * s.d; }
 
   // One model per engine; it remembers the last value of each stage so that view-only changes
@@ -204,6 +219,6 @@
     return w;
   }
 
-  ui.model = { create: create, resolve: resolve, drawWeights: drawWeights, STAGES: ORDER,
+  ui.model = { create: create, resolve: resolve, drawWeights: drawWeights, attnStats: attnStats, STAGES: ORDER,
     factory: blocklensModel };
 });

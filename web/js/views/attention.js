@@ -28,14 +28,6 @@
     };
   }
 
-  function std(a) {
-    var m = 0, v = 0;
-    for (var i = 0; i < a.length; i++) m += a[i];
-    m /= a.length;
-    for (i = 0; i < a.length; i++) v += (a[i] - m) * (a[i] - m);
-    return Math.sqrt(v / a.length);
-  }
-
   function mount(root, ctx) {
     var flow = el('div');
     root.appendChild(flow);
@@ -71,14 +63,8 @@
         { name: t('outName'), shape: L + ' \u00d7 ' + d }
       ], ctx);
 
-      // Softmax sharpness: the average of each row's largest weight (1/L uniform, 1 one-hot).
-      var peak = 0;
-      for (var h = 0; h < H; h++) for (var i = 0; i < L; i++) {
-        var m = 0;
-        for (var j = 0; j < L; j++) m = Math.max(m, A.weights[(h * L + i) * L + j]);
-        peak += m / (H * L);
-      }
-      stats.textContent = t(res.scale ? 'attnStats' : 'attnStatsOff', { raw: F.short(std(A.scores)), scaled: F.short(std(A.scores) * s),
+      var st = ui.model.attnStats(A, H, L), peak = st.peak;
+      stats.textContent = t(res.scale ? 'attnStats' : 'attnStatsOff', { raw: F.short(st.sd), scaled: F.short(st.sd * s),
         peak: peak.toFixed(2), uniform: (1 / L).toFixed(2) });
       root.dataset.peak = peak.toFixed(4);
 
