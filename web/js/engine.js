@@ -1,8 +1,9 @@
 /* engine.js - the BlockLens JavaScript API: the only code that touches the wasm heap.
    Appended to Emscripten's output (the BlockLensCore factory) inside engine-pre.js's scope;
    engine-load.js follows it (parameter counts, random streams, load).
-   Every call checks its arguments, copies them into one heap block, calls C, copies the
-   results out as caller-owned Float32Arrays and frees the block in `finally`. */
+   Every call checks its arguments, copies them into one heap block (kept and reused by the
+   next call, so the heap does not grow per call), calls C and copies the results out as
+   caller-owned Float32Arrays. */
 
   var ACTIVATIONS = ['relu', 'gelu', 'gelu_tanh', 'silu', 'identity', 'swiglu', 'geglu'];
   var GATED = { swiglu: 1, geglu: 1 };
