@@ -2,6 +2,7 @@
    field tables against at load time, and parameter counts through double arrays (JS numbers
    hold these integers exactly; int64 struct fields would need BigInt plumbing). */
 #include "bl_internal.h"
+#include "kernel_simd.h"
 
 /* sizes[] = sizeof of bl_error, bl_rng, bl_ffn_desc, bl_ffn_out, bl_attention_desc,
    bl_attention_out, bl_block_desc, bl_block_out; returns how many were written. */
@@ -74,4 +75,18 @@ bl_status bl__preset_f64(const char *name, double *config, double *printed, bl_e
     config_to_doubles(&c, config);
     if (printed) *printed = (double)p;
     return BL_OK;
+}
+
+/* Index of the first NaN or infinity among p[0:n], or -1: the wrapper's check of Float32Array
+   inputs after copying them in (a JS loop over them cost more than the small calls' compute).
+   x - x is 0 for every finite x and NaN otherwise; sixteen at a time, then the exact spot. */
+int bl__first_nonfinite(const float *p, int n) {
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        v4 a = v4_load(p + i), b = v4_load(p + i + 4), c = v4_load(p + i + 8), d = v4_load(p + i + 12);
+        if (v4_hsum((a - a) + (b - b) + (c - c) + (d - d)) != 0.0f) break;  /* NaN != 0 */
+    }
+    for (; i < n; i++)
+        if (p[i] - p[i] != 0.0f) return i;
+    return -1;
 }

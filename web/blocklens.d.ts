@@ -104,12 +104,14 @@ export interface Engine {
   readonly presets: PresetName[];
   readonly activations: Activation[];
   numpyRandom(seed: number): NumpyRandom;
-  ffn(options: FfnOptions): FfnResult;
-  attention(options: AttentionOptions): AttentionResult;
-  layerNorm(options: NormOptions): NormResult;
-  rmsNorm(options: NormOptions): NormResult;
-  batchNorm(options: NormOptions): NormResult;
-  encoderLayer(options: EncoderLayerOptions): EncoderLayerResult;
+  /* `into`: a previous result of the same call (same sizes and options); its arrays receive
+     the outputs and it is returned, so repeated calls allocate nothing. */
+  ffn(options: FfnOptions, into?: FfnResult): FfnResult;
+  attention(options: AttentionOptions, into?: AttentionResult): AttentionResult;
+  layerNorm(options: NormOptions, into?: NormResult): NormResult;
+  rmsNorm(options: NormOptions, into?: NormResult): NormResult;
+  batchNorm(options: NormOptions, into?: NormResult): NormResult;
+  encoderLayer(options: EncoderLayerOptions, into?: EncoderLayerResult): EncoderLayerResult;
   paramCount(config: ModelConfig | PresetName): ParamCount;
   presetConfig(name: PresetName): { config: Required<ModelConfig>; printedTotal: number };
   /** Bytes of wasm memory (grows on demand, never shrinks). */

@@ -81,3 +81,66 @@ test('key padding mask hides keys from every query', async () => {
   const res = bl.attention({ L, dModel: D, nHeads: 1, x: r.randnF32(L * D), Wq: w(), Wk: w(), Wv: w(), Wo: w(), keyMask: [1, 1, 0, 1] });
   for (let i = 0; i < L; i++) assert.equal(res.weights[i * L + 2], 0);
 });
+
+test('a previous result passed as into receives the outputs and is returned', async () => {
+  const bl = await BlockLens.load();
+  const a = ffnInputs(bl, 11, 5, 8, 16), b = ffnInputs(bl, 12, 5, 8, 16);
+  const into = bl.ffn(a);
+  const arrays = [into.hidden, into.activated, into.out];
+  const fresh = bl.ffn(b);
+  assert.equal(bl.ffn(b, into), into);
+  assert.deepEqual([into.hidden, into.activated, into.out], arrays, 'the same arrays, refilled');
+  assert.deepEqual(into.out, fresh.out);
+  assert.deepEqual(into.hidden, fresh.hidden);
+  // every compute call: attention, the norms, a gated FFN and the whole layer
+  const r = bl.numpyRandom(13), w = () => r.randnF32(64);
+  const att = (seed) => ({ L: 5, dModel: 8, nHeads: 2, x: bl.numpyRandom(seed).randnF32(40),
+    Wq: w(), Wk: w(), Wv: w(), Wo: w(), causal: true });
+  const a1 = att(1), a2 = att(2), ra = bl.attention(a1);
+  assert.deepEqual(bl.attention(a2, ra).weights, bl.attention(a2).weights);
+  const n = { L: 5, d: 8, x: b.x };
+  const rn = bl.layerNorm({ L: 5, d: 8, x: a.x });
+  assert.deepEqual(bl.layerNorm(n, rn), bl.layerNorm(n));
+  const g = { L: 5, dModel: 8, dFF: 16, x: a.x, Wg: r.randnF32(128), Wu: r.randnF32(128), Wd: r.randnF32(128), activation: 'swiglu' };
+  const rg = bl.ffn(Object.assign({}, g, { x: b.x }));
+  bl.ffn(g, rg);
+  assert.equal(rg.gate, rg.hidden);
+  assert.deepEqual(rg.up, bl.ffn(g).up);
+  const layer = Object.assign({}, a1, { dFF: 16, W1: a.W1.subarray(0, 128), W2: a.W2.subarray(0, 128) });
+  const rl = bl.encoderLayer(Object.assign({}, layer, { x: b.x }));
+  assert.deepEqual(bl.encoderLayer(layer, rl), bl.encoderLayer(layer));
+});
+
+test('into may be one of the call inputs', async () => {
+  const bl = await BlockLens.load();
+  const r = bl.layerNorm({ L: 4, d: 8, x: bl.numpyRandom(3).randnF32(32), gamma: new Float32Array(8).fill(2) });
+  const expect = bl.layerNorm({ L: 4, d: 8, x: Float32Array.from(r.out) });
+  bl.layerNorm({ L: 4, d: 8, x: r.out }, r);      // x is copied in before r.out is written
+  assert.deepEqual(r, expect);
+});
+
+test('an into that does not fit throws, names the array and is left untouched', async () => {
+  const bl = await BlockLens.load();
+  const args = ffnInputs(bl, 14, 3, 4, 8);
+  const small = bl.ffn(ffnInputs(bl, 15, 2, 4, 8));
+  const copy = Float32Array.from(small.out);
+  assert.throws(() => bl.ffn(args, small), /^Error: BlockLens: into\.hidden has 16 values, expected 24$/);
+  assert.deepEqual(small.out, copy);
+  assert.throws(() => bl.ffn(args, { hidden: new Float32Array(24), activated: [], out: null }),
+    /into\.activated must be a Float32Array/);
+  assert.throws(() => bl.ffn(args, 5), /into must be a previous result of the same call/);
+  assert.throws(() => bl.encoderLayer({ L: 2, dModel: 4, nHeads: 1, dFF: 8, x: new Float32Array(8),
+    Wq: new Float32Array(16), Wk: new Float32Array(16), Wv: new Float32Array(16), Wo: new Float32Array(16),
+    W1: new Float32Array(32), W2: new Float32Array(32) }, {}), /into\.attn\.q must be a Float32Array/);
+  assert.deepEqual(bl.ffn(args, bl.ffn(args)).out, bl.ffn(args).out, 'the engine works afterwards');
+});
+
+test('10,000 calls with into allocate no new output arrays and leave the heap where it was', async () => {
+  const bl = await BlockLens.load();
+  const args = ffnInputs(bl, 16, 7, 8, 32);
+  const r = bl.ffn(args), out = r.out;
+  const before = bl.heapBytes();
+  for (let i = 0; i < 10000; i++) bl.ffn(args, r);
+  assert.equal(r.out, out);
+  assert.equal(bl.heapBytes(), before);
+});

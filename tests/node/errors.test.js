@@ -28,6 +28,8 @@ const cases = [
   ['ffn', { x: 'abc' }, /x must be a Float32Array or an array of numbers/],
   ['ffn', { b1: [1, 2, 3, 4, 5, 6, 7, NaN] }, /b1\[7\] is NaN/],
   ['ffn', { W2: new Float32Array(32).fill(Infinity) }, /W2\[0\] is Infinity/],
+  ['ffn', { W1: Float32Array.from({ length: 32 }, (_, i) => (i === 21 ? NaN : i)) }, /^BlockLens: W1\[21\] is NaN, not a finite number$/],
+  ['ffn', { x: Float32Array.from({ length: 12 }, (_, i) => (i === 11 ? -Infinity : 1)) }, /x\[11\] is -Infinity/],
   ['ffn', { activation: 'tanh' }, /activation "tanh" is not one of relu, gelu/],
   ['ffn', { activation: 'swiglu' }, /W3 is required/],
   ['ffn', { W3: new Float32Array(32) }, /W3\/b3 are only used by gated activations/],

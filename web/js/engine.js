@@ -53,7 +53,89 @@
     return v;
   }
 
-  /* A float array argument: Float32Array, Float64Array or plain array of finite numbers. */
+  /* A call's layout in the heap block: inputs, then descriptor records, then the outputs
+     back to back (one copy brings them all out). Layouts are cached per call signature
+     (shapes, flags, which optional inputs are given), so a repeated call only checks and
+     copies its arrays: no layout work, no string-keyed lookups, no closures. */
+  function Layout(names) {
+    this.bytes = 0;
+    this.off = {};
+    this.ins = [];          /* [heap name, property, length, required, kind] per input */
+    this.outs = [];         /* [heap name, float offset within the outputs, length, result path] */
+    this.outFloats = 0;
+    this.outAt = 0;
+    this.records = [];      /* [heap name, word list] */
+    this.names = names;     /* every pointer name the call passes (absent ones are 0) */
+    this.base = -1;
+    this.p = null;          /* name -> address for the current arena */
+    this.words = null;      /* the records' words for the current arena */
+  }
+  Layout.prototype.add = function (name, nbytes) {
+    this.off[name] = this.bytes;
+    this.bytes += (nbytes + 15) & ~15;
+  };
+  /* kind 'f': float array (Float32Array, Float64Array, array of finite numbers);
+     'm': key mask (truthy -> 1), one byte per value */
+  Layout.prototype.input = function (name, prop, n, required, kind) {
+    this.add(name, kind === 'm' ? n : n * 4);
+    this.ins.push([name, prop, n, required, kind || 'f']);
+  };
+  /* path: where the array sits in the result, e.g. ['out'] or ['ffn', 'hidden'] */
+  Layout.prototype.output = function (name, n, path) {
+    this.outs.push([name, this.outFloats, n, path]);
+    this.outFloats += n;
+  };
+  /* A descriptor record: ints, pointer names {p: name}, floats {f: value}. */
+  Layout.prototype.record = function (name, words) {
+    this.add(name, words.length * 4);
+    this.records.push([name, words]);
+  };
+  Layout.prototype.finish = function () {
+    this.outAt = this.bytes;
+    this.bytes += this.outFloats * 4;
+    return this;
+  };
+  /* Views of the outputs in the heap (kept until the arena moves or the memory grows). */
+  Layout.prototype.views = function (heap, start) {
+    if (this._views && this._viewHeap === heap && this._viewStart === start) return this._views;
+    var v = [];
+    for (var i = 0; i < this.outs.length; i++)
+      v.push(heap.subarray(start + this.outs[i][1], start + this.outs[i][1] + this.outs[i][2]));
+    this._views = v;
+    this._viewHeap = heap;
+    this._viewStart = start;
+    return v;
+  };
+  /* Addresses and record words for an arena at `base` (recomputed only when it moves). */
+  Layout.prototype.at = function (base) {
+    if (base === this.base) return this.p;
+    var p = {}, i, j, off = this.off;
+    for (i = 0; i < this.names.length; i++) p[this.names[i]] = 0;
+    for (var k in off) p[k] = base + off[k];
+    for (i = 0; i < this.outs.length; i++) p[this.outs[i][0]] = base + this.outAt + this.outs[i][1] * 4;
+    var first = this.records.length ? off[this.records[0][0]] : 0;
+    var last = this.records.length ? off[this.records[this.records.length - 1][0]] +
+      this.records[this.records.length - 1][1].length * 4 : 0;
+    var buf = new ArrayBuffer(last - first), i32 = new Int32Array(buf), f32 = new Float32Array(buf);
+    for (i = 0; i < this.records.length; i++) {
+      var at = (off[this.records[i][0]] - first) >> 2, w = this.records[i][1];
+      for (j = 0; j < w.length; j++) {
+        var v = w[j];
+        if (v !== null && typeof v === 'object') {
+          if ('f' in v) f32[at + j] = v.f;
+          else i32[at + j] = p[v.p];
+        } else i32[at + j] = v | 0;
+      }
+    }
+    this.words = i32;
+    this.wordsAt = base + first;
+    this.base = base;
+    this.p = p;
+    return p;
+  };
+
+  /* A float array argument: Float32Array, Float64Array or plain array of finite numbers.
+     Float32Arrays are only checked for NaN/infinity after they are copied in (_run). */
   function floats(o, name, n, required) {
     var v = o[name];
     if (v === undefined || v === null) {
@@ -63,44 +145,27 @@
     var ok = v instanceof Float32Array || v instanceof Float64Array || Array.isArray(v);
     if (!ok) fail(name + ' must be a Float32Array or an array of numbers');
     if (v.length !== n) fail(name + ' has ' + v.length + ' values, expected ' + n);
-    var i;
-    if (v instanceof Float32Array) {           /* numbers for sure: x - x is 0 unless NaN/inf */
-      for (i = 0; i < n; i++) if (v[i] - v[i] !== 0) break;
-      if (i === n) return v;
-    }
-    for (i = 0; i < n; i++)
-      if (typeof v[i] !== 'number' || !isFinite(v[i]))
-        fail(name + '[' + i + '] is ' + String(v[i]) + ', not a finite number');
+    if (v instanceof Float32Array) return v;
+    for (var i = 0; i < n; i++)
+      if (typeof v[i] !== 'number' || !isFinite(v[i])) notFinite(name, i, v[i]);
     return v;
   }
 
-  /* Lays out a call's buffers in one heap block; ptr(name) gives each address. Outputs sit
-     back to back at the end, so a single copy brings them all out. */
-  function Plan() { this.bytes = 0; this.at = {}; this.inputs = []; this.outs = []; this.outFloats = 0; }
-  Plan.prototype.add = function (name, nbytes) {
-    this.at[name] = this.bytes;
-    this.bytes += (nbytes + 15) & ~15;
-  };
-  Plan.prototype.input = function (name, array) {
-    if (array === null) return;
-    this.add(name, array.length * 4);
-    this.inputs.push(this.at[name], array);     /* flat (offset, array) pairs */
-  };
-  Plan.prototype.output = function (name, n) {
-    this.outs.push([name, n]);
-    this.outFloats += n;
-  };
-  Plan.prototype.finish = function () {
-    for (var i = 0; i < this.outs.length; i++) {
-      this.at[this.outs[i][0]] = this.bytes;
-      this.bytes += this.outs[i][1] * 4;
-    }
-  };
+  function notFinite(name, i, v) { fail(name + '[' + i + '] is ' + String(v) + ', not a finite number'); }
+
+  function keyMask(o, L) {
+    var km = o.keyMask;
+    if (!(Array.isArray(km) || ArrayBuffer.isView(km)) || km.length !== L)
+      fail('keyMask must be an array of ' + L + ' booleans or 0/1 values');
+    return km;
+  }
 
   function Engine(mod) {
     this._m = mod;
     this._arena = 0;
     this._arenaBytes = 0;
+    this._layouts = new Map();
+    this._last = {};
     this.activations = ACTIVATIONS.slice();
     var n = mod._bl_preset_count(), names = [];
     for (var i = 0; i < n; i++) names.push(mod.UTF8ToString(mod._bl_preset_name(i)));
@@ -116,10 +181,15 @@
   /* Size of the wasm memory in bytes (it grows on demand and never shrinks). */
   Engine.prototype.heapBytes = function () { return this._m.HEAPU8.length; };
 
-  /* Runs fn(base, module, errPtr) on a heap block of `bytes` plus an error record. The block
-     is kept for the next call and only replaced by a larger one, so repeated calls neither
-     malloc nor grow the heap (and small calls stay cheap). */
+  /* Runs fn(base, module, errPtr) on the heap block (see _block). */
   Engine.prototype._call = function (bytes, fn) {
+    var base = this._block(bytes);
+    return fn(base, this._m, base + bytes);
+  };
+
+  /* The heap block for a call of `bytes` plus an error record: kept for the next call and only
+     replaced by a larger one, so repeated calls neither malloc nor grow the heap. */
+  Engine.prototype._block = function (bytes) {
     var m = this._m, need = bytes + ERR_BYTES;
     if (need > this._arenaBytes) {
       if (this._arena) m._free(this._arena);
@@ -128,7 +198,7 @@
       if (!this._arena) fail('out of memory: could not allocate ' + need + ' bytes');
       this._arenaBytes = Math.max(need, 1 << 16);
     }
-    return fn(this._arena, m, this._arena + bytes);
+    return this._arena;
   };
 
   Engine.prototype._check = function (status, errPtr) {
@@ -140,36 +210,79 @@
     fail(msg || ('status ' + status));
   };
 
-  /* Runs a plan: copies inputs in, writes the descriptor words, calls, copies outputs out. */
-  Engine.prototype._run = function (plan, invoke) {
-    var self = this;
-    plan.finish();
-    return this._call(plan.bytes, function (base, m, errPtr) {
-      var i, heap = m.HEAPF32, at = plan.at, inputs = plan.inputs;
-      for (i = 0; i < inputs.length; i += 2) heap.set(inputs[i + 1], (base + inputs[i]) >> 2);
-      var ptr = function (name) { var off = at[name]; return off === undefined ? 0 : base + off; };
-      var status = invoke(m, ptr, errPtr);
-      self._check(status, errPtr);
-      /* One fresh buffer holds every output; re-read HEAPF32: memory may have grown. */
-      var start = ptr(plan.outs[0][0]) >> 2, res = {}, off = 0;
-      var all = new Float32Array(plan.outFloats);
-      all.set(m.HEAPF32.subarray(start, start + plan.outFloats));
-      for (i = 0; i < plan.outs.length; i++) {
-        res[plan.outs[i][0]] = all.subarray(off, off + plan.outs[i][1]);
-        off += plan.outs[i][1];
-      }
-      return res;
-    });
+  /* Runs a call with a finished layout: checks every input (and `into`) before anything is
+     written, copies the inputs in, writes the records, calls invoke(module, addresses, errPtr)
+     and returns the outputs: views of one fresh buffer, or copied into the arrays of `into`
+     (a previous result of the same call, reused so that repeated calls allocate nothing). */
+  Engine.prototype._run = function (lay, o, invoke, into) {
+    var ins = lay.ins, n = ins.length, vals = new Array(n), i, d;
+    for (i = 0; i < n; i++) {
+      d = ins[i];
+      vals[i] = d[4] === 'm' ? keyMask(o, d[2]) : floats(o, d[1], d[2], d[3]);
+    }
+    var outs = lay.outs, dst = null;
+    if (into !== undefined) dst = targets(into, outs);
+    var m = this._m, base = this._block(lay.bytes), p = lay.at(base), heap = m.HEAPF32;
+    for (i = 0; i < n; i++) {
+      d = ins[i];
+      if (d[4] === 'f') {
+        heap.set(vals[i], p[d[0]] >> 2);
+        if (vals[i] instanceof Float32Array) {
+          var bad = m._bl__first_nonfinite(p[d[0]], d[2]);
+          if (bad >= 0) notFinite(d[1], bad, vals[i][bad]);
+        }
+      } else for (var j = 0, km = vals[i], at = p[d[0]]; j < d[2]; j++) m.HEAPU8[at + j] = km[j] ? 1 : 0;
+    }
+    if (lay.records.length) m.HEAP32.set(lay.words, lay.wordsAt >> 2);
+    this._check(invoke(m, p, base + lay.bytes), base + lay.bytes);
+    /* re-read HEAPF32: memory may have grown */
+    var start = (base + lay.outAt) >> 2;
+    if (dst) {
+      var views = lay.views(m.HEAPF32, start);
+      for (i = 0; i < outs.length; i++) dst[i].set(views[i]);
+      return into;
+    }
+    var all = m.HEAPF32.slice(start, start + lay.outFloats), res = {};
+    for (i = 0; i < outs.length; i++) {
+      var path = outs[i][3], v = all.subarray(outs[i][1], outs[i][1] + outs[i][2]);
+      if (path.length === 1) res[path[0]] = v;
+      else (res[path[0]] || (res[path[0]] = {}))[path[1]] = v;
+    }
+    return res;
   };
 
-  /* Writes descriptor words (ints, pointers, floats) at `at`; floats marked by {f: value}. */
-  function writeWords(m, at, list) {
-    for (var i = 0; i < list.length; i++) {
-      var w = list[i];
-      if (w !== null && typeof w === 'object') m.HEAPF32[(at >> 2) + i] = w.f;
-      else m.HEAP32[(at >> 2) + i] = w | 0;
+  /* The arrays of `into` that receive each output, checked: Float32Arrays of the right size. */
+  function targets(into, outs) {
+    if (into === null || typeof into !== 'object') fail('into must be a previous result of the same call');
+    var dst = new Array(outs.length);
+    for (var i = 0; i < outs.length; i++) {
+      var path = outs[i][3], v = path.length === 1 ? into[path[0]] : (into[path[0]] || {})[path[1]];
+      if (!(v instanceof Float32Array) || v.length !== outs[i][2])
+        fail('into.' + path.join('.') + (v instanceof Float32Array ? ' has ' + v.length +
+          ' values, expected ' + outs[i][2] : ' must be a Float32Array (pass a previous result of the same call)'));
+      dst[i] = v;
     }
+    return dst;
   }
+
+  /* The layout cache: a call signature -> its Layout. Bounded, so odd callers that change
+     sizes every call cannot make it grow without end. */
+  Engine.prototype._layout = function (op, a, b, c, code, build) {
+    var last = this._last[op];
+    if (last && last.sig[0] === a && last.sig[1] === b && last.sig[2] === c && last.sig[3] === code)
+      return last;                      /* the same signature as this op's previous call */
+    var key = op + ':' + a + ',' + b + ',' + c + ':' + code, lay = this._layouts.get(key);
+    if (!lay) {
+      if (this._layouts.size >= 64) this._layouts.clear();
+      lay = build().finish();
+      lay.sig = [a, b, c, code];
+      this._layouts.set(key, lay);
+    }
+    this._last[op] = lay;
+    return lay;
+  };
+
+  function given(o, k) { return o[k] !== undefined && o[k] !== null ? 1 : 0; }
 
   function activationOf(o) {
     var a = o.activation === undefined ? 'relu' : o.activation;
@@ -192,108 +305,117 @@
     return r;
   }
 
-  /* FFN inputs onto a plan; returns the names used in messages and the activation. */
-  function planFfn(plan, o, L, D, F, prefix) {
+  /* The FFN part of a call: checks that need no arrays, and its cache-key fragment. */
+  function ffnSig(o, L, D, F) {
     var act = activationOf(o), gated = !!GATED[ACTIVATIONS[act]], n = ffnWeights(o);
     elems('hidden (L x dFF)', L, F);
     elems(n.W1 + ' (dModel x dFF)', D, F);
-    plan.input(prefix + 'W1', floats(o, n.W1, D * F, true));
-    plan.input(prefix + 'b1', floats(o, n.b1, F, false));
-    if (gated) {
-      plan.input(prefix + 'W3', floats(o, n.W3, D * F, true));
-      plan.input(prefix + 'b3', floats(o, n.b3, F, false));
-    } else if (o[n.W3] !== undefined || o[n.b3] !== undefined) {
+    if (!gated && (o[n.W3] !== undefined || o[n.b3] !== undefined))
       fail(n.W3 + '/' + n.b3 + ' are only used by gated activations (swiglu, geglu), not ' + ACTIVATIONS[act]);
+    var key = act * 8 + given(o, n.b1) * 4 + given(o, n.b3) * 2 + given(o, n.b2);
+    if (n !== FFN_PLAIN) key += ':' + n.W1 + n.b1 + n.W3 + n.b3 + n.W2 + n.b2;
+    return { act: act, gated: gated, n: n, key: key };
+  }
+
+  var FFN_PTRS = ['W1', 'b1', 'W3', 'b3', 'W2', 'b2', 'hidden', 'up', 'activated', 'ffnOut'];
+
+  /* FFN inputs and outputs onto a layout; names prefixed with `prefix` in the heap. */
+  function addFfn(lay, o, L, D, F, f, prefix, at) {
+    var n = f.n;
+    lay.input(prefix + 'W1', n.W1, D * F, true);
+    if (given(o, n.b1)) lay.input(prefix + 'b1', n.b1, F, false);
+    if (f.gated) {
+      lay.input(prefix + 'W3', n.W3, D * F, true);
+      if (given(o, n.b3)) lay.input(prefix + 'b3', n.b3, F, false);
     }
-    plan.input(prefix + 'W2', floats(o, n.W2, F * D, true));
-    plan.input(prefix + 'b2', floats(o, n.b2, D, false));
-    plan.output(prefix + 'hidden', L * F);
-    if (gated) plan.output(prefix + 'up', L * F);
-    plan.output(prefix + 'activated', L * F);
-    plan.output(prefix + 'ffnOut', L * D);
-    return { act: act, gated: gated };
+    lay.input(prefix + 'W2', n.W2, F * D, true);
+    if (given(o, n.b2)) lay.input(prefix + 'b2', n.b2, D, false);
+    lay.output(prefix + 'hidden', L * F, at.concat('hidden'));
+    if (f.gated) lay.output(prefix + 'up', L * F, at.concat('up'));
+    lay.output(prefix + 'activated', L * F, at.concat('activated'));
+    lay.output(prefix + 'ffnOut', L * D, at.concat('out'));
   }
 
-  function ffnOutWords(ptr, prefix) {
-    return [ptr(prefix + 'hidden'), ptr(prefix + 'up'), ptr(prefix + 'activated'), ptr(prefix + 'ffnOut')];
+  function ffnDesc(L, D, F, act, prefix) {
+    return [L, D, F, act, { p: 'x' }, { p: prefix + 'W1' }, { p: prefix + 'b1' }, { p: prefix + 'W3' },
+      { p: prefix + 'b3' }, { p: prefix + 'W2' }, { p: prefix + 'b2' }];
+  }
+  function ffnOutWords(prefix) {
+    return [{ p: prefix + 'hidden' }, { p: prefix + 'up' }, { p: prefix + 'activated' }, { p: prefix + 'ffnOut' }];
   }
 
-  function ffnResult(r, prefix, gated) {
-    var out = { hidden: r[prefix + 'hidden'], activated: r[prefix + 'activated'], out: r[prefix + 'ffnOut'] };
-    if (gated) { out.gate = out.hidden; out.up = r[prefix + 'up']; }
-    return out;
-  }
+  /* Gated activations: the hidden layer is also called the gate. */
+  function gateAlias(r) { if (r.up && r.gate !== r.hidden) r.gate = r.hidden; return r; }
 
-  Engine.prototype.ffn = function (o) {
+  function prefixed(prefix, names) { return names.map(function (k) { return prefix + k; }); }
+
+  Engine.prototype.ffn = function (o, into) {
     options(o, 'ffn');
-    var L = dim(o, 'L'), D = dim(o, 'dModel'), F = dim(o, 'dFF'), plan = new Plan();
+    var L = dim(o, 'L'), D = dim(o, 'dModel'), F = dim(o, 'dFF');
     elems('hidden (L x dFF)', L, F);
     elems('x (L x dModel)', L, D);
-    plan.input('x', floats(o, 'x', L * D, true));
-    var f = planFfn(plan, o, L, D, F, '');
-    plan.add('desc', 44);
-    plan.add('outs', 16);
-    var r = this._run(plan, function (m, ptr, err) {
-      writeWords(m, ptr('desc'), [L, D, F, f.act, ptr('x'), ptr('W1'), ptr('b1'), ptr('W3'),
-        ptr('b3'), ptr('W2'), ptr('b2')]);
-      writeWords(m, ptr('outs'), ffnOutWords(ptr, ''));
-      return m._bl_ffn_forward(ptr('desc'), ptr('outs'), err);
+    var f = ffnSig(o, L, D, F);
+    var lay = this._layout('ffn', L, D, F, f.key, function () {
+      var lay = new Layout(['x', 'desc', 'outs'].concat(FFN_PTRS));
+      lay.input('x', 'x', L * D, true);
+      addFfn(lay, o, L, D, F, f, '', []);
+      lay.record('desc', ffnDesc(L, D, F, f.act, ''));
+      lay.record('outs', ffnOutWords(''));
+      return lay;
     });
-    return ffnResult(r, '', f.gated);
+    return gateAlias(this._run(lay, o, function (m, p, err) {
+      return m._bl_ffn_forward(p.desc, p.outs, err);
+    }, into));
   };
 
-  /* Attention inputs and outputs onto a plan (shared by attention and encoderLayer). */
-  function planAttention(plan, o, L, D, H) {
+  var ATTN_W = ['Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Wo', 'bo'];
+  var ATTN_OUT = ['q', 'k', 'v', 'scores', 'weights', 'context', 'concat', 'attnOut'];
+
+  /* The attention part of a call: checks that need no arrays, and its cache-key fragment. */
+  function attnSig(o, L, D, H) {
     elems('Wq (dModel x dModel)', D, D);
-    ['Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Wo', 'bo'].forEach(function (k) {
-      plan.input(k, floats(o, k, k[0] === 'W' ? D * D : D, k[0] === 'W'));
+    var causal = flag(o, 'causal', false), noScale = !flag(o, 'scale', true), mask = given(o, 'keyMask');
+    var key = (causal ? 64 : 0) + (noScale ? 32 : 0) + mask * 16 + given(o, 'bq') * 8 +
+      given(o, 'bk') * 4 + given(o, 'bv') * 2 + given(o, 'bo');
+    return { causal: causal, noScale: noScale, mask: mask, key: key };
+  }
+
+  function addAttention(lay, o, L, D, H, a, at) {
+    ATTN_W.forEach(function (k) {
+      var w = k[0] === 'W';
+      if (w || given(o, k)) lay.input(k, k, w ? D * D : D, w);
     });
-    var mask = null;
-    if (o.keyMask !== undefined && o.keyMask !== null) {
-      var km = o.keyMask;
-      if (!(Array.isArray(km) || ArrayBuffer.isView(km)) || km.length !== L)
-        fail('keyMask must be an array of ' + L + ' booleans or 0/1 values');
-      mask = new Uint8Array(L);
-      for (var i = 0; i < L; i++) mask[i] = km[i] ? 1 : 0;
-      plan.add('keyMask', L);
-    }
-    var causal = flag(o, 'causal', false), noScale = !flag(o, 'scale', true);
+    if (a.mask) lay.input('keyMask', 'keyMask', L, true, 'm');
     [['q', L * D], ['k', L * D], ['v', L * D], ['scores', H * L * L], ['weights', H * L * L],
       ['context', L * D], ['concat', L * D], ['attnOut', L * D]].forEach(function (b) {
-      plan.output(b[0], b[1]);
+      lay.output(b[0], b[1], at.concat(b[0] === 'attnOut' ? 'out' : b[0]));
     });
-    return { mask: mask, causal: causal, noScale: noScale };
   }
 
-  function attnOutWords(ptr) {
-    return [ptr('q'), ptr('k'), ptr('v'), ptr('scores'), ptr('weights'), ptr('context'),
-      ptr('concat'), ptr('attnOut')];
-  }
+  function attnOutWords() { return ATTN_OUT.map(function (k) { return { p: k }; }); }
 
-  function attnResult(r) {
-    return { q: r.q, k: r.k, v: r.v, scores: r.scores, weights: r.weights,
-      context: r.context, concat: r.concat, out: r.attnOut };
-  }
+  function attnDescHead(L, D, H, a) { return [L, D, H, a.causal, a.noScale]; }
+  var ATTN_DESC_PTRS = ['keyMask', 'x', 'Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Wo', 'bo'];
+  function ptrWords(names) { return names.map(function (k) { return { p: k }; }); }
 
-  function writeMask(m, ptr, mask) { if (mask) m.HEAPU8.set(mask, ptr('keyMask')); }
-
-  Engine.prototype.attention = function (o) {
+  Engine.prototype.attention = function (o, into) {
     options(o, 'attention');
-    var L = dim(o, 'L'), D = dim(o, 'dModel'), H = dim(o, 'nHeads'), plan = new Plan();
+    var L = dim(o, 'L'), D = dim(o, 'dModel'), H = dim(o, 'nHeads');
     if (D % H !== 0) fail('dModel (' + D + ') must be divisible by nHeads (' + H + ')');
     elems('scores (nHeads x L x L)', H * L, L);
     elems('x (L x dModel)', L, D);
-    plan.input('x', floats(o, 'x', L * D, true));
-    var a = planAttention(plan, o, L, D, H);
-    plan.add('desc', 60);
-    plan.add('outs', 32);
-    return attnResult(this._run(plan, function (m, ptr, err) {
-      writeMask(m, ptr, a.mask);
-      writeWords(m, ptr('desc'), [L, D, H, a.causal, a.noScale, ptr('keyMask'), ptr('x'),
-        ptr('Wq'), ptr('bq'), ptr('Wk'), ptr('bk'), ptr('Wv'), ptr('bv'), ptr('Wo'), ptr('bo')]);
-      writeWords(m, ptr('outs'), attnOutWords(ptr));
-      return m._bl_attention_forward(ptr('desc'), ptr('outs'), 0, err);
-    }));
+    var a = attnSig(o, L, D, H);
+    var lay = this._layout('attn', L, D, H, a.key, function () {
+      var lay = new Layout(['desc', 'outs'].concat(ATTN_DESC_PTRS, ATTN_OUT));
+      lay.input('x', 'x', L * D, true);
+      addAttention(lay, o, L, D, H, a, []);
+      lay.record('desc', attnDescHead(L, D, H, a).concat(ptrWords(ATTN_DESC_PTRS)));
+      lay.record('outs', attnOutWords());
+      return lay;
+    });
+    return this._run(lay, o, function (m, p, err) {
+      return m._bl_attention_forward(p.desc, p.outs, 0, err);
+    }, into);
   };
 
   function epsOf(o) {
@@ -304,58 +426,65 @@
   }
 
   /* kind: 'layer' | 'rms' | 'batch'. Statistics are per token, or per feature for batch. */
-  Engine.prototype._norm = function (o, kind) {
+  Engine.prototype._norm = function (o, kind, into) {
     options(o, kind + 'Norm');
-    var L = dim(o, 'L'), d = dim(o, 'd'), eps = epsOf(o), plan = new Plan();
+    var L = dim(o, 'L'), d = dim(o, 'd'), eps = epsOf(o);
     var nStat = kind === 'batch' ? d : L;
     elems('x (L x d)', L, d);
-    plan.input('x', floats(o, 'x', L * d, true));
-    plan.input('gamma', floats(o, 'gamma', d, false));
-    if (kind !== 'rms') plan.input('beta', floats(o, 'beta', d, false));
-    else if (o.beta !== undefined) fail('beta is not used by rmsNorm');
-    plan.output('out', L * d);
-    if (kind !== 'rms') plan.output('mean', nStat);
-    plan.output('rstd', nStat);
-    return this._run(plan, function (m, ptr, err) {
-      if (kind === 'rms')
-        return m._bl_rmsnorm_forward(ptr('out'), ptr('rstd'), ptr('x'), ptr('gamma'), L, d, eps, err);
-      var fn = kind === 'layer' ? m._bl_layernorm_forward : m._bl_batchnorm_forward;
-      return fn(ptr('out'), ptr('mean'), ptr('rstd'), ptr('x'), ptr('gamma'), ptr('beta'), L, d, eps, err);
+    if (kind === 'rms' && o.beta !== undefined) fail('beta is not used by rmsNorm');
+    var lay = this._layout(kind, L, d, 0, given(o, 'gamma') * 2 + given(o, 'beta'), function () {
+      var lay = new Layout(['x', 'gamma', 'beta', 'out', 'mean', 'rstd']);
+      lay.input('x', 'x', L * d, true);
+      if (given(o, 'gamma')) lay.input('gamma', 'gamma', d, false);
+      if (kind !== 'rms' && given(o, 'beta')) lay.input('beta', 'beta', d, false);
+      lay.output('out', L * d, ['out']);
+      if (kind !== 'rms') lay.output('mean', nStat, ['mean']);
+      lay.output('rstd', nStat, ['rstd']);
+      return lay;
     });
+    return this._run(lay, o, function (m, p, err) {
+      if (kind === 'rms')
+        return m._bl_rmsnorm_forward(p.out, p.rstd, p.x, p.gamma, L, d, eps, err);
+      var fn = kind === 'layer' ? m._bl_layernorm_forward : m._bl_batchnorm_forward;
+      return fn(p.out, p.mean, p.rstd, p.x, p.gamma, p.beta, L, d, eps, err);
+    }, into);
   };
-  Engine.prototype.layerNorm = function (o) { return this._norm(o, 'layer'); };
-  Engine.prototype.rmsNorm = function (o) { return this._norm(o, 'rms'); };
-  Engine.prototype.batchNorm = function (o) { return this._norm(o, 'batch'); };
+  Engine.prototype.layerNorm = function (o, into) { return this._norm(o, 'layer', into); };
+  Engine.prototype.rmsNorm = function (o, into) { return this._norm(o, 'rms', into); };
+  Engine.prototype.batchNorm = function (o, into) { return this._norm(o, 'batch', into); };
 
-  Engine.prototype.encoderLayer = function (o) {
+  var LN_KEYS = ['ln1Gamma', 'ln1Beta', 'ln2Gamma', 'ln2Beta'];
+  var BLOCK_OUT = ['resid1', 'norm1', 'resid2', 'norm2', 'out'];
+
+  Engine.prototype.encoderLayer = function (o, into) {
     options(o, 'encoderLayer');
     var L = dim(o, 'L'), D = dim(o, 'dModel'), H = dim(o, 'nHeads'), F = dim(o, 'dFF');
-    var norm = o.norm === undefined ? 'post' : o.norm, eps = epsOf(o), plan = new Plan();
+    var norm = o.norm === undefined ? 'post' : o.norm, eps = epsOf(o);
     if (norm !== 'post' && norm !== 'pre') fail('norm "' + String(norm) + '" must be "post" or "pre"');
     if (D % H !== 0) fail('dModel (' + D + ') must be divisible by nHeads (' + H + ')');
     elems('hidden (L x dFF)', L, F);
     elems('scores (nHeads x L x L)', H * L, L);
     elems('x (L x dModel)', L, D);
-    plan.input('x', floats(o, 'x', L * D, true));
-    var a = planAttention(plan, o, L, D, H);
-    var f = planFfn(plan, o, L, D, F, 'f_');
-    ['ln1Gamma', 'ln1Beta', 'ln2Gamma', 'ln2Beta'].forEach(function (k) {
-      plan.input(k, floats(o, k, D, false));
+    var a = attnSig(o, L, D, H), f = ffnSig(o, L, D, F);
+    var code = F + ':' + norm + ':' + eps + ':' + a.key + ':' + f.key + ':' +
+      LN_KEYS.map(function (k) { return given(o, k); }).join('');
+    var lay = this._layout('block', L, D, H, code, function () {
+      var lay = new Layout(['desc', 'outs'].concat(ATTN_DESC_PTRS, ATTN_OUT, LN_KEYS,
+        prefixed('f_', FFN_PTRS), BLOCK_OUT));
+      lay.input('x', 'x', L * D, true);
+      addAttention(lay, o, L, D, H, a, ['attn']);
+      addFfn(lay, o, L, D, F, f, 'f_', ['ffn']);
+      LN_KEYS.forEach(function (k) { if (given(o, k)) lay.input(k, k, D, false); });
+      BLOCK_OUT.forEach(function (k) { lay.output(k, L * D, [k]); });
+      lay.record('desc', [L, D, H, F, f.act, norm === 'pre', a.causal, a.noScale, { p: 'keyMask' },
+        { f: eps }].concat(ptrWords(['x', 'Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Wo', 'bo']),
+        ptrWords(LN_KEYS), ptrWords(prefixed('f_', ['W1', 'b1', 'W3', 'b3', 'W2', 'b2']))));
+      lay.record('outs', attnOutWords().concat(ffnOutWords('f_'), ptrWords(BLOCK_OUT)));
+      return lay;
     });
-    ['resid1', 'norm1', 'resid2', 'norm2', 'out'].forEach(function (k) { plan.output(k, L * D); });
-    plan.add('desc', 116);
-    plan.add('outs', 68);
-    var r = this._run(plan, function (m, ptr, err) {
-      writeMask(m, ptr, a.mask);
-      writeWords(m, ptr('desc'), [L, D, H, F, f.act, norm === 'pre', a.causal, a.noScale,
-        ptr('keyMask'), { f: eps }, ptr('x'), ptr('Wq'), ptr('bq'), ptr('Wk'), ptr('bk'),
-        ptr('Wv'), ptr('bv'), ptr('Wo'), ptr('bo'), ptr('ln1Gamma'), ptr('ln1Beta'),
-        ptr('ln2Gamma'), ptr('ln2Beta'), ptr('f_W1'), ptr('f_b1'), ptr('f_W3'), ptr('f_b3'),
-        ptr('f_W2'), ptr('f_b2')]);
-      writeWords(m, ptr('outs'), attnOutWords(ptr).concat(ffnOutWords(ptr, 'f_'),
-        [ptr('resid1'), ptr('norm1'), ptr('resid2'), ptr('norm2'), ptr('out')]));
-      return m._bl_block_forward(ptr('desc'), ptr('outs'), 0, err);
-    });
-    return { attn: attnResult(r), ffn: ffnResult(r, 'f_', f.gated), resid1: r.resid1,
-      norm1: r.norm1, resid2: r.resid2, norm2: r.norm2, out: r.out };
+    var r = this._run(lay, o, function (m, p, err) {
+      return m._bl_block_forward(p.desc, p.outs, 0, err);
+    }, into);
+    gateAlias(r.ffn);
+    return r;
   };
