@@ -33,6 +33,25 @@ target_link_options(blocklens_scalar PRIVATE ${BL_WASM_LINK_OPTIONS}
 set_target_properties(blocklens_scalar PROPERTIES SUFFIX ".js")
 set(BL_SCALAR_JS ${CMAKE_CURRENT_BINARY_DIR}/blocklens_scalar.js)
 
+# The FMA build: SIMD plus relaxed-SIMD fused multiply-add in the GEMM kernel (large products
+# only, see src/matmul.c), for runtimes that validate relaxed SIMD (Chromium; Node 20 behind
+# --experimental-wasm-relaxed-simd). clang 14 emits the prototype opcode, which tools/relax.js
+# rewrites to the standard one after linking; the build fails if it cannot.
+find_program(BL_NODE node REQUIRED)
+add_executable(blocklens_fma ${BL_SOURCES} src/wasm_abi.c)
+target_include_directories(blocklens_fma PRIVATE include)
+target_compile_options(blocklens_fma PRIVATE -O3 -msimd128 -mrelaxed-simd -DBL_FMA)
+target_link_options(blocklens_fma PRIVATE ${BL_WASM_LINK_OPTIONS}
+  -sEXPORT_NAME=BlockLensCoreFma)
+set_target_properties(blocklens_fma PROPERTIES SUFFIX ".js")
+set(BL_FMA_JS ${CMAKE_CURRENT_BINARY_DIR}/blocklens_fma.standard.js)
+add_custom_command(OUTPUT ${BL_FMA_JS}
+  COMMAND ${BL_NODE} ${CMAKE_SOURCE_DIR}/tools/relax.js
+          ${CMAKE_CURRENT_BINARY_DIR}/blocklens_fma.js ${BL_FMA_JS}
+  DEPENDS blocklens_fma ${CMAKE_SOURCE_DIR}/tools/relax.js
+  COMMENT "Rewriting the FMA build's relaxed-SIMD opcodes to the standard encoding")
+add_custom_target(blocklens_fma_standard DEPENDS ${BL_FMA_JS})
+
 set(BL_DIST ${CMAKE_SOURCE_DIR}/web/dist)
 add_executable(blocklens_core ${BL_SOURCES} src/wasm_abi.c)
 target_include_directories(blocklens_core PRIVATE include)
@@ -44,9 +63,10 @@ target_link_options(blocklens_core PRIVATE ${BL_WASM_LINK_OPTIONS}
   -sEXPORT_NAME=BlockLensCore
   "SHELL:--extern-pre-js ${CMAKE_SOURCE_DIR}/web/js/engine-pre.js"   # SHELL: keeps the repeated
   "SHELL:--extern-pre-js ${BL_SCALAR_JS}"                            # flag (CMake dedups options)
+  "SHELL:--extern-pre-js ${BL_FMA_JS}"
   "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/js/engine.js"
   "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/js/engine-load.js")
-add_dependencies(blocklens_core blocklens_scalar)
+add_dependencies(blocklens_core blocklens_scalar blocklens_fma_standard)
 set_target_properties(blocklens_core PROPERTIES
   OUTPUT_NAME blocklens SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY ${BL_DIST}
-  LINK_DEPENDS "${CMAKE_SOURCE_DIR}/web/js/engine.js;${CMAKE_SOURCE_DIR}/web/js/engine-load.js;${CMAKE_SOURCE_DIR}/web/js/engine-pre.js;${BL_SCALAR_JS}")
+  LINK_DEPENDS "${CMAKE_SOURCE_DIR}/web/js/engine.js;${CMAKE_SOURCE_DIR}/web/js/engine-load.js;${CMAKE_SOURCE_DIR}/web/js/engine-pre.js;${BL_SCALAR_JS};${BL_FMA_JS}")

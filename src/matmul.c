@@ -77,9 +77,11 @@ static void pack_b(float *bp, const float *b, int ldb, int trans_b, int kc, int 
 }
 
 /* t (MR, NR) = a (MR rows of stride lda, kc columns) @ bp (kc, NR), accumulators in
-   registers. A is read in place: MR sequential streams, one broadcast load per element. */
-static void micro(float *restrict t, const float *a, int lda, int rows,
-                  const float *restrict bp, int kc) {
+   registers. A is read in place: MR sequential streams, one broadcast load per element.
+   fused (a constant: two copies are compiled) uses the FMA build's single-rounding a*b+c. */
+static inline __attribute__((always_inline)) void micro_tile(
+        float *restrict t, const float *a, int lda, int rows, const float *restrict bp, int kc,
+        const int fused) {
     const float *ar[MR];   /* rows past `rows` repeat row 0; their results are not stored */
     for (int r = 0; r < MR; r++) ar[r] = a + (size_t)(r < rows ? r : 0) * lda;
     v4 c[MR][NV];
@@ -90,12 +92,27 @@ static void micro(float *restrict t, const float *a, int lda, int rows,
         for (int v = 0; v < NV; v++) b[v] = v4_load(bp + 4 * v);
         for (int r = 0; r < MR; r++) {
             v4 av = v4_splat(ar[r][k]);
-            for (int v = 0; v < NV; v++) c[r][v] += av * b[v];
+            for (int v = 0; v < NV; v++) c[r][v] = fused ? v4_fma(av, b[v], c[r][v]) : c[r][v] + av * b[v];
         }
     }
     for (int r = 0; r < MR; r++)
         for (int v = 0; v < NV; v++) v4_store(t + r * NR + 4 * v, c[r][v]);
 }
+
+static void micro(float *restrict t, const float *a, int lda, int rows,
+                  const float *restrict bp, int kc) {
+    micro_tile(t, a, lda, rows, bp, kc, 0);
+}
+
+#if BL_HAS_FMA
+static void micro_fused(float *restrict t, const float *a, int lda, int rows,
+                        const float *restrict bp, int kc) {
+    micro_tile(t, a, lda, rows, bp, kc, 1);
+}
+/* From this many multiply-adds on, a product uses FMA. Below it (every figure at the page's
+   own sizes) results stay bit-identical to the SIMD build and to Node, so exports match. */
+#define FMA_MIN_MACS (1u << 20)
+#endif
 
 /* Writes a finished micro-tile into C. Slices after the first add what C holds; the last
    adds the bias, writes pre (optional) and C = act(pre). */
@@ -131,6 +148,9 @@ void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const floa
               int trans_b, const float *bias, int M, int K, int N, bl_activation act) {
     float bp[KC * NC] __attribute__((aligned(16)));
     float t[MR * NR] __attribute__((aligned(16)));
+#if BL_HAS_FMA
+    int fused = (size_t)M * K * N >= FMA_MIN_MACS;
+#endif
     for (int jc = 0; jc < N; jc += NC) {
         int nc = N - jc < NC ? N - jc : NC;
         for (int pc = 0; pc < K; pc += KC) {
@@ -141,7 +161,12 @@ void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const floa
                 int rows = M - i < MR ? M - i : MR;
                 for (int j = 0; j < nc; j += NR) {
                     int cols = nc - j < NR ? nc - j : NR;
-                    micro(t, a + (size_t)i * lda + pc, lda, rows, bp + (size_t)j * kc, kc);
+                    const float *ai = a + (size_t)i * lda + pc, *bj = bp + (size_t)j * kc;
+#if BL_HAS_FMA
+                    if (fused) micro_fused(t, ai, lda, rows, bj, kc);
+                    else
+#endif
+                        micro(t, ai, lda, rows, bj, kc);
                     size_t o = (size_t)i * ldc + jc + j;
                     tile_out(c + o, ldc, pre ? pre + o : NULL, t, bias ? bias + jc + j : NULL,
                              rows, cols, first, last, act);

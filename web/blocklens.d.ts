@@ -101,6 +101,9 @@ export interface ParamCount {
 export interface Engine {
   /** true when the wasm SIMD build runs, false for the scalar fallback. */
   readonly simd: boolean;
+  /** true for the FMA build: relaxed-SIMD fused multiply-add in large matrix products
+      (Chromium; Node 20 with --experimental-wasm-relaxed-simd). */
+  readonly fma: boolean;
   readonly presets: PresetName[];
   readonly activations: Activation[];
   numpyRandom(seed: number): NumpyRandom;
@@ -119,7 +122,8 @@ export interface Engine {
 }
 
 /** One shared engine per page or process (per build); every call returns the same promise.
-    The SIMD build is picked where the runtime validates wasm SIMD; { simd: false } forces the
-    scalar build, { simd: true } rejects where SIMD is missing. */
-export function load(options?: { simd?: boolean }): Promise<Engine>;
+    The FMA build is picked where the runtime validates relaxed SIMD, else the SIMD build where
+    it validates wasm SIMD, else the scalar build. { fma: false } and { simd: false } step down;
+    true for either rejects where the runtime lacks it. */
+export function load(options?: { simd?: boolean; fma?: boolean }): Promise<Engine>;
 export const version: string;

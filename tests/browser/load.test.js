@@ -76,3 +76,28 @@ test('page_works_at_360_px_without_horizontal_scroll', async () => {
     assert.ok(overflow <= 0, `no horizontal page scroll at 360 px (overflow ${overflow})`);
   } finally { await close(); }
 });
+
+test('chromium_runs_the_fma_build_and_it_matches_the_simd_build', async () => {
+  const { page, close } = await open(env.browser, env.url, 'lang=en');
+  try {
+    const r = await page.evaluate(async () => {
+      const fma = await BlockLens.load(), plain = await BlockLens.load({ fma: false });
+      const run = (bl) => {
+        const g = bl.numpyRandom(3), L = 64, D = 1024, F = 64;   // 4.2M multiply-adds: fused
+        return bl.ffn({ L, dModel: D, dFF: F, x: g.randnF32(L * D), W1: g.randnF32(D * F),
+          W2: g.randnF32(F * D), activation: 'identity' }).hidden;
+      };
+      const a = run(fma), b = run(plain);
+      let differ = 0, worst = 0, top = 0;
+      for (let i = 0; i < a.length; i++) {
+        if (a[i] !== b[i]) differ++;
+        worst = Math.max(worst, Math.abs(a[i] - b[i]));
+        top = Math.max(top, Math.abs(b[i]));
+      }
+      return { fma: fma.fma, simd: fma.simd, plainFma: plain.fma, differ, n: a.length, worst, top };
+    });
+    assert.deepStrictEqual([r.simd, r.fma, r.plainFma], [true, true, false], 'the FMA build by default');
+    assert.ok(r.differ > r.n / 10, `fused: ${r.differ} of ${r.n} values differ in the last bits`);
+    assert.ok(r.worst <= 1e-6 * r.top, `only by rounding: ${r.worst} vs ${r.top}`);
+  } finally { await close(); }
+});

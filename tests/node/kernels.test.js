@@ -61,8 +61,36 @@ test('attention over 150 tokens with causal and padding masks matches a float64 
 
 test('the build in use is the one this run expects', async () => {
   const bl = await BlockLens.load();
-  assert.equal(bl.simd, process.env.BLOCKLENS_EXPECT_SCALAR !== '1');
+  const expect = process.env.BLOCKLENS_EXPECT_BUILD || 'simd';   // tools/test sets it per pass
+  assert.ok(['fma', 'simd', 'scalar'].includes(expect), `BLOCKLENS_EXPECT_BUILD=${expect}`);
+  assert.equal(bl.simd, expect !== 'scalar');
+  assert.equal(bl.fma, expect === 'fma');
 });
+
+// Runs in the pass with --experimental-wasm-relaxed-simd (tools/test); the other passes have
+// no FMA build to compare and report it skipped.
+const fmaRun = process.env.BLOCKLENS_EXPECT_BUILD === 'fma';
+test('the FMA build fuses large products only: small ones are bit-identical to the SIMD build',
+  { skip: !fmaRun && 'needs relaxed SIMD (the --experimental-wasm-relaxed-simd pass)' }, async () => {
+    const fma = await BlockLens.load(), plain = await BlockLens.load({ fma: false });
+    assert.equal(fma.fma, true);
+    assert.equal(plain.fma, false);
+    const run = (bl, L, D, F) => {
+      const r = bl.numpyRandom(L * 7 + D);
+      return bl.ffn({ L, dModel: D, dFF: F, x: r.randnF32(L * D), W1: r.randnF32(D * F),
+        W2: r.randnF32(F * D), activation: 'identity' }).hidden;
+    };
+    assert.deepEqual(run(fma, 16, 64, 256), run(plain, 16, 64, 256), '262,144 multiply-adds: not fused');
+    const a = run(fma, 64, 1024, 64), b = run(plain, 64, 1024, 64);   // 4.2M: fused
+    let differ = 0, worst = 0, top = 0;
+    for (let i = 0; i < a.length; i++) {
+      if (a[i] !== b[i]) differ++;
+      worst = Math.max(worst, Math.abs(a[i] - b[i]));
+      top = Math.max(top, Math.abs(b[i]));
+    }
+    assert.ok(differ > a.length / 10, `fused: ${differ} of ${a.length} values differ in the last bits`);
+    assert.ok(worst <= 1e-6 * top, `only by rounding: ${worst} vs max |value| ${top}`);
+  });
 
 test('results do not depend on what earlier calls left in the heap', async () => {
   const bl = await BlockLens.load();

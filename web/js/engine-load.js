@@ -88,33 +88,51 @@
   /* A module with one function returning an i32x4.splat: valid only where wasm SIMD is. */
   var SIMD_PROBE = [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 8, 1, 6,
     0, 65, 0, 253, 17, 11];
-  function simdSupported() {
+  /* (v128) -> v128: f32x4.relaxed_madd of its argument three times (0xfd 0x85 0x02, the
+     standard opcode): valid only where relaxed SIMD is (Chromium; Node 20 with a flag). */
+  var FMA_PROBE = [0, 97, 115, 109, 1, 0, 0, 0, 1, 6, 1, 96, 1, 123, 1, 123, 3, 2, 1, 0, 10, 13,
+    1, 11, 0, 32, 0, 32, 0, 32, 0, 253, 133, 2, 11];
+  function validates(bytes) {
     try {
-      return typeof WebAssembly === 'object' && WebAssembly.validate(new Uint8Array(SIMD_PROBE));
+      return typeof WebAssembly === 'object' && WebAssembly.validate(new Uint8Array(bytes));
     } catch (e) {
       return false;
     }
   }
 
+  function boolOpt(opts, name) {
+    var v = opts === undefined ? undefined : opts[name];
+    if (v !== undefined && typeof v !== 'boolean') fail(name + ' must be true or false, not ' + String(v));
+    return v;
+  }
+
+  var BUILDS = {
+    fma: function () { return BlockLensCoreFma; },
+    simd: function () { return BlockLensCore; },
+    scalar: function () { return BlockLensCoreScalar; }
+  };
   var loading = {};
   /* One shared engine per page / process and build: load() returns the same promise every
-     time. The SIMD build is used where the runtime validates SIMD code, the scalar build
-     elsewhere; load({ simd: false }) asks for the scalar build (tests, benchmarks).
-     engine.simd says which one runs. */
+     time. Three builds of the same C: FMA (SIMD plus relaxed-SIMD fused multiply-add in large
+     matrix products) where the runtime validates relaxed SIMD, SIMD where it validates SIMD,
+     scalar elsewhere. load({ fma: false }) and load({ simd: false }) step down (tests,
+     benchmarks); true for either rejects where the runtime lacks it. engine.simd and
+     engine.fma say which build runs. */
   function load(opts) {
     if (opts !== undefined && (opts === null || typeof opts !== 'object' || Array.isArray(opts)))
       fail('load expects no argument or an options object');
-    var want = opts === undefined ? undefined : opts.simd;
-    if (want !== undefined && typeof want !== 'boolean')
-      fail('simd must be true or false, not ' + String(want));
-    var simd = want === false ? false : simdSupported();
-    if (want === true && !simd) return Promise.reject(new Error('BlockLens: this runtime has no wasm SIMD'));
-    var key = simd ? 'simd' : 'scalar';
+    var wantSimd = boolOpt(opts, 'simd'), wantFma = boolOpt(opts, 'fma');
+    if (wantSimd === false && wantFma === true) fail('fma needs simd: { simd: false, fma: true } cannot be met');
+    var simd = wantSimd === false ? false : validates(SIMD_PROBE);
+    var fma = simd && wantFma !== false && validates(FMA_PROBE);
+    if (wantSimd === true && !simd) return Promise.reject(new Error('BlockLens: this runtime has no wasm SIMD'));
+    if (wantFma === true && !fma) return Promise.reject(new Error('BlockLens: this runtime has no relaxed wasm SIMD (fma)'));
+    var key = fma ? 'fma' : simd ? 'simd' : 'scalar';
     if (!loading[key]) {
-      var factory = simd ? BlockLensCore : BlockLensCoreScalar;
-      loading[key] = factory().then(function (mod) {
+      loading[key] = BUILDS[key]()().then(function (mod) {
         var engine = new Engine(mod);
         engine.simd = simd;
+        engine.fma = fma;
         return engine;
       });
       loading[key].catch(function () { loading[key] = null; });
