@@ -10,7 +10,7 @@ set(BL_EXPORTS
   _bl_attention_forward _bl_attention_workspace_size _bl_layernorm_forward
   _bl_rmsnorm_forward _bl_batchnorm_forward _bl_block_forward _bl_block_workspace_size
   _bl_preset_count _bl_preset_name _bl_config_param_count _bl__abi_sizes
-  _bl__param_count_f64 _bl__preset_f64 _bl__first_nonfinite)
+  _bl__param_count_f64 _bl__preset_f64 _bl__first_nonfinite _bl__first_nonfinite_of)
 list(JOIN BL_EXPORTS "," BL_EXPORTS_CSV)
 
 set(BL_WASM_LINK_OPTIONS

@@ -90,3 +90,11 @@ int bl__first_nonfinite(const float *p, int n) {
         if (p[i] - p[i] != 0.0f) return i;
     return -1;
 }
+
+/* The first of count (pointer, length) pairs in list that holds a NaN or infinity, or -1:
+   one call checks every float input of a JS call. */
+int bl__first_nonfinite_of(const int *list, int count) {
+    for (int k = 0; k < count; k++)
+        if (bl__first_nonfinite((const float *)(uintptr_t)list[2 * k], list[2 * k + 1]) >= 0) return k;
+    return -1;
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/* run.js - the benchmark of issue 5: BlockLens (wasm SIMD, wasm scalar, native C) side by side
+/* run.js - the benchmark of issue 5: BlockLens (wasm SIMD, wasm FMA, wasm scalar, native C) side by side
    with tfjs-backend-wasm (XNNPACK) and onnxruntime-web (wasm), both on one thread, plus plain
    JS loops as the floor. Every peer's output is checked against the engine's before it is
    timed. Writes tools/bench/REPORT.md.
@@ -16,7 +16,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawnSync } = require('node:child_process');
 const peers = require('./peers.js');
 
 const root = path.join(__dirname, '..', '..');
@@ -161,12 +161,20 @@ function table(c, rows) {
     lines.push(`| ${r.name} | ${fmtTime(r.ms)} | ${gflops(c, r.ms).toFixed(2)} | ${(best / r.ms).toFixed(2)}x | ${r.diff === null ? 'same C' : r.diff.toExponential(1)} |`);
   }
   return { text: lines.join('\n'), best, engine: timed.find((r) => r.kind === 'simd'),
-    into: timed.find((r) => r.kind === 'into') };
+    into: timed.find((r) => r.kind === 'into'), fma: timed.find((r) => r.kind === 'fma') };
 }
 
+const RELAXED = '--experimental-wasm-relaxed-simd';
+
 async function main() {
+  /* The FMA build needs relaxed SIMD, which Node 20 has behind a flag: run again with it. */
+  if (!process.execArgv.includes(RELAXED)) {
+    const r = spawnSync(process.execPath, [RELAXED, ...process.execArgv, __filename, ...args], { stdio: 'inherit' });
+    process.exit(r.status === null ? 1 : r.status);
+  }
   const BlockLens = require(root);
-  const simd = await BlockLens.load(), scalar = await BlockLens.load({ simd: false });
+  const simd = await BlockLens.load({ fma: false }), scalar = await BlockLens.load({ simd: false });
+  const fma = await BlockLens.load({ fma: true });
   if (!simd.simd) throw new Error('this runtime has no wasm SIMD: the engine SIMD build cannot be measured');
   process.stderr.write('building the native bench binary\n');
   const nativeExe = buildNative();
@@ -179,7 +187,8 @@ async function main() {
     const impls = [
       { name: 'BlockLens wasm SIMD' + how, kind: 'simd', api: eng(simd) },
       ...(small ? [{ name: 'BlockLens wasm SIMD (public JS API, previous result passed as into)', kind: 'into',
-        api: eng(simd, true) }] : []),
+        api: eng(simd, true) }] : [{ name: 'BlockLens wasm FMA (relaxed SIMD: Chromium\'s default build)' + how,
+        kind: 'fma', api: eng(fma) }]),
       { name: 'BlockLens wasm scalar' + how, kind: 'scalar', api: eng(scalar) },
       { name: tf.name + ' (XNNPACK, 1 thread)', kind: 'peer', api: tf },
       { name: onnx.name + ' (wasm, 1 thread)', kind: 'peer', api: onnx },
@@ -189,12 +198,13 @@ async function main() {
       const rows = await measure(c, impls, nativeExe, small);
       const t = table(c, rows);
       sections.push(`### ${c.label}\n\n${(c.flops / 1e9).toFixed(c.flops < 1e6 ? 6 : 2)} GFLOP per call${small ? ', timed through the public JS API' : ''}.\n\n${t.text}\n`);
-      if (t.engine) summary.push({ c, small, engine: t.engine, best: t.best });
+      if (t.engine) summary.push({ c, small, engine: t.engine, best: t.best, note: small ? ', fresh outputs' : ', SIMD build' });
       if (t.into) summary.push({ c, small, engine: t.into, best: t.best, note: ', into' });
+      if (t.fma) summary.push({ c, small, engine: t.fma, best: t.best, note: ', FMA build' });
     }
   }
   const minutes = ((Date.now() - start) / 60000).toFixed(1), load1 = os.loadavg();
-  const sumLines = ['| shape | engine SIMD | GFLOPS | best peer | GFLOPS | engine / best peer | target | status |',
+  const sumLines = ['| shape, engine build or call | engine | GFLOPS | best peer | GFLOPS | engine / best peer | target | status |',
     '|---|---:|---:|---:|---:|---:|---|---|'];
   for (const s of summary) {
     const ratio = s.best / s.engine.ms;
@@ -224,7 +234,10 @@ once with fresh output arrays per call and once with the previous result passed 
 (the outputs copied into the caller's arrays); the peers get a fresh input tensor per call
 with resident weights. GFLOPS count the
 multiply-adds of the matrix products only (GEMM 2MKN, FFN 4 L d d_ff, attention
-8 L d^2 + 4 L^2 d). Native: the same C compiled with the flags of the native build
+8 L d^2 + 4 L^2 d). The FMA build (relaxed-SIMD fused multiply-add in products of >= 2^20
+multiply-adds; what Chromium loads) runs because run.js restarts Node with
+\`--experimental-wasm-relaxed-simd\`; the peers' wasm is the same with or without the flag.
+Native: the same C compiled with the flags of the native build
 (\`-O3\`, no \`-march\`: SSE2, no FMA), run by tools/bench/bench_native.c.
 
 ## Summary

@@ -91,6 +91,12 @@
     this.records.push([name, words]);
   };
   Layout.prototype.finish = function () {
+    /* (pointer, length) of every float input, for one NaN/infinity check in wasm */
+    var list = [];
+    this.floatIns = [];
+    for (var i = 0; i < this.ins.length; i++)
+      if (this.ins[i][4] === 'f') { list.push({ p: this.ins[i][0] }, this.ins[i][2]); this.floatIns.push(this.ins[i]); }
+    if (list.length) this.record('finite', list);
     this.outAt = this.bytes;
     this.bytes += this.outFloats * 4;
     return this;
@@ -129,6 +135,7 @@
     }
     this.words = i32;
     this.wordsAt = base + first;
+    this.inAt = this.ins.map(function (d) { return p[d[0]]; });   /* addresses, by input */
     this.base = base;
     this.p = p;
     return p;
@@ -223,17 +230,20 @@
     var outs = lay.outs, dst = null;
     if (into !== undefined) dst = targets(into, outs);
     var m = this._m, base = this._block(lay.bytes), p = lay.at(base), heap = m.HEAPF32;
+    var inAt = lay.inAt;
     for (i = 0; i < n; i++) {
       d = ins[i];
-      if (d[4] === 'f') {
-        heap.set(vals[i], p[d[0]] >> 2);
-        if (vals[i] instanceof Float32Array) {
-          var bad = m._bl__first_nonfinite(p[d[0]], d[2]);
-          if (bad >= 0) notFinite(d[1], bad, vals[i][bad]);
-        }
-      } else for (var j = 0, km = vals[i], at = p[d[0]]; j < d[2]; j++) m.HEAPU8[at + j] = km[j] ? 1 : 0;
+      if (d[4] === 'f') heap.set(vals[i], inAt[i] >> 2);
+      else for (var j = 0, km = vals[i], at = inAt[i]; j < d[2]; j++) m.HEAPU8[at + j] = km[j] ? 1 : 0;
     }
     if (lay.records.length) m.HEAP32.set(lay.words, lay.wordsAt >> 2);
+    /* NaN / infinity in a float input (as float32: a Float64Array's 1e300 is one too) */
+    var bad = lay.floatIns.length ? m._bl__first_nonfinite_of(p.finite, lay.floatIns.length) : -1;
+    if (bad >= 0) {
+      d = lay.floatIns[bad];
+      var at2 = m._bl__first_nonfinite(p[d[0]], d[2]), src = o[d[1]];
+      notFinite(d[1], at2, src[at2]);
+    }
     this._check(invoke(m, p, base + lay.bytes), base + lay.bytes);
     /* re-read HEAPF32: memory may have grown */
     var start = (base + lay.outAt) >> 2;
