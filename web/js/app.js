@@ -9,8 +9,8 @@
 
   var state, good = null, lastRes = null, engine = null, progress = null;
   var fieldErrors = {}, hashErrors = [], engineErrors = [];
-  var views = {}, tools = {}, controls = null, timer = 0, lastHash = '', drawing = 0;
-  var BIG_DRAW = 50000;   // L x max(d_ff, L) cells from which figures are drawn one per task
+  var views = {}, tools = {}, controls = null, timer = 0, lastHash = '', drawing = false, slices = null;
+  var BIG_DRAW = 50000;   // L x max(d_ff, L) cells from which figures are drawn in slices
   var $ = function (id) { return document.getElementById(id); };
 
   function lang() { return ui.i18n.resolve(state.lang); }
@@ -94,20 +94,21 @@
     document.documentElement.dataset.theme = c.scheme.name;
     document.title = t('pageTitle');
     ui.i18n.apply(document.body, c.lang);
-    clearTimeout(drawing);
-    drawing = 0;
+    slices.cancel();
+    drawing = false;
     if (!lastRes || lastRes.L * Math.max(lastRes.dff, lastRes.L) < BIG_DRAW) {
       if (lastRes) VIEWS.forEach(function (k) { views[k].update(lastRes, c); });
       return drawn(c);
     }
-    // Large sizes: one figure per task, so clicks and keys are handled between them
-    // (a figure at BERT-base widths takes up to ~250 ms; all six at once ~0.5-0.9 s).
-    var queue = VIEWS.slice(), res = lastRes;
-    (function next() {
-      views[queue.shift()].update(res, c);
-      if (queue.length) drawing = setTimeout(next, 0);
-      else { drawing = 0; drawn(c); }
-    })();
+    // Large sizes: each figure's text, then each of its heatmaps and plots (c.defer), as short
+    // jobs over many tasks, so clicks and keys are handled between them (a figure at BERT-base
+    // widths took up to ~190 ms in one piece). A newer render drops what is left of this one.
+    var res = lastRes;
+    c.defer = slices.add;
+    drawing = true;
+    showStatus();
+    VIEWS.forEach(function (k) { slices.add(function () { views[k].update(res, c); }); });
+    slices.add(function () { drawing = false; drawn(c); });
   }
 
   function drawn(c) {
@@ -194,6 +195,7 @@
       matchMedia('(prefers-color-scheme: dark)').addEventListener('change', function () { if (state.theme === 'auto') render(); });
     }
     progress = ui.progress.mount($('status'), function () { return t; });
+    slices = ui.slices.create();
     applyPage();
     if (typeof BlockLens === 'undefined') {
       engineErrors = [{ key: 'engine', code: 'noEngine', vars: {} }];

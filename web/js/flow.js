@@ -33,10 +33,13 @@
       if (it.note) card.appendChild(el('span', 'flow-note', it.note));
       root.appendChild(card);
     });
-    // Thumbnails are drawn once the cards have their size.
+    // Thumbnails are drawn once the cards have their size (as later jobs: see panel.js).
     thumbs.forEach(function (th) {
-      th.spec.width = Math.min(th.spec.maxWidth || 200, th.canvas.parentNode.clientWidth || 160);
-      ui.heatmap.draw(th.canvas, th.spec, ctx.scheme);
+      function paint() {
+        th.spec.width = Math.min(th.spec.maxWidth || 200, th.canvas.parentNode.clientWidth || 160);
+        ui.heatmap.draw(th.canvas, th.spec, ctx.scheme, ctx.defer);
+      }
+      if (ctx.defer) ctx.defer(paint); else paint();
     });
     return thumbs;
   }

@@ -1,7 +1,8 @@
 /* heatmap.js - draws one matrix on a canvas: cells, token/index labels, greyed rows, × marks,
    masked cells. Sharp on high-DPI screens; matrices wider than the screen are max-|v| pooled
    so a single large value (the perturbed row) never disappears between pixels. The same paint()
-   draws into a recorder (recorder.js) for the SVG/PNG export and the Node render. */
+   draws into a recorder (recorder.js) for the SVG/PNG export and the Node render; the page can
+   also run its steps (cells in bands of rows) as separate short jobs. */
 (function (root, factory) {
   var ui = root.BlockLensUI = root.BlockLensUI || {};
   factory(ui);
@@ -10,7 +11,7 @@
   'use strict';
 
   var FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", sans-serif';
-  var geoms = new WeakMap();
+  var geoms = new WeakMap(), draws = new WeakMap();   // canvas -> latest geometry; number of draws
 
   function labelWidth(ctx, labels) {
     var w = 0;
@@ -47,10 +48,11 @@
 
   function value(s, r, c) { return s.data[(s.offset || 0) + r * s.cols + c]; }
 
+  // The cell drawers below draw rows r0 .. r1-1; paint() runs them over all rows, in bands.
   // Small cells: one rectangle each, with a 1px gap when there is room for one.
-  function drawCells(ctx, s, g, sc) {
+  function drawCells(ctx, s, g, sc, dpr, r0, r1) {
     var rgb = [0, 0, 0], grey = [0, 0, 0], gap = g.cw >= 8 && g.ch >= 8 ? 1 : 0;
-    for (var r = 0; r < s.rows; r++) {
+    for (var r = r0; r < r1; r++) {
       var dim = s.focusRow >= 0 && r !== s.focusRow;
       for (var c = 0; c < s.cols; c++) {
         var col;
@@ -65,38 +67,77 @@
     }
   }
 
-  // Large matrices: build the pixels directly; each device pixel column shows the value with
-  // the largest magnitude among the columns it covers.
-  function drawPooled(ctx, s, g, sc, dpr) {
-    var pw = Math.max(1, Math.round(s.cols * g.cw * dpr)), ph = Math.max(1, Math.round(s.rows * g.ch * dpr));
-    var img = ctx.createImageData(pw, ph), px = img.data, rgb = [0, 0, 0], grey = [0, 0, 0];
-    var rowVals = new Float32Array(pw);
-    for (var r = 0; r < s.rows; r++) {
+  // Integer cell size, offset and dpr: every cell edge falls on a whole device pixel.
+  function wholePixels(g, dpr) {
+    var whole = function (v) { return v === Math.round(v); };
+    return whole(dpr) && whole(g.cw) && whole(g.ch) && whole(g.left) && whole(g.top);
+  }
+
+  // The same cells as pixels, for wholePixels() geometry only: drawCells' rectangles would then
+  // cover exactly these pixels, so the picture is the same, at a fraction of the cost (one
+  // fillStyle per cell is slow). Each matrix row is one line of pixels copied down its height.
+  function drawCellPixels(ctx, s, g, sc, dpr, r0, r1) {
+    var gap = g.cw >= 8 && g.ch >= 8 ? 1 : 0, cw = g.cw * dpr, ch = g.ch * dpr, pw = s.cols * cw;
+    var inW = (g.cw - gap) * dpr, inH = (g.ch - gap) * dpr, bg = sc.bgRGB;
+    var img = ctx.createImageData(pw, (r1 - r0) * ch), px = img.data, line = new Uint8ClampedArray(pw * 4);
+    var gapLine = new Uint8ClampedArray(pw * 4), rgb = [0, 0, 0], grey = [0, 0, 0], x, i;
+    for (i = 0; i < pw * 4; i += 4) { gapLine[i] = bg[0]; gapLine[i + 1] = bg[1]; gapLine[i + 2] = bg[2]; gapLine[i + 3] = 255; }
+    for (var r = r0; r < r1; r++) {
       var dim = s.focusRow >= 0 && r !== s.focusRow;
-      for (var x = 0; x < pw; x++) {
-        var c0 = Math.floor(x / pw * s.cols), c1 = Math.max(c0 + 1, Math.floor((x + 1) / pw * s.cols));
-        var best = value(s, r, c0);
-        for (var c = c0 + 1; c < c1; c++) { var v = value(s, r, c); if (Math.abs(v) > Math.abs(best)) best = v; }
-        rowVals[x] = best;
-      }
-      var y0 = Math.round(r * g.ch * dpr), y1 = Math.round((r + 1) * g.ch * dpr);
-      for (x = 0; x < pw; x++) {
-        var col = ui.colors.color(sc, s.kind, rowVals[x], s.max, rgb);
-        if (dim) col = sc.grey(col, grey);
-        for (var y = y0; y < y1; y++) {
-          var i = (y * pw + x) * 4;
-          px[i] = col[0]; px[i + 1] = col[1]; px[i + 2] = col[2]; px[i + 3] = 255;
+      for (var c = 0; c < s.cols; c++) {
+        var col;
+        if (s.masked && s.masked(r, c)) col = sc.maskRGB;
+        else {
+          col = ui.colors.color(sc, s.kind, value(s, r, c), s.max, rgb);
+          if (dim) col = sc.grey(col, grey);
+        }
+        for (x = 0; x < cw; x++) {
+          var k = (c * cw + x) * 4, fill = x < inW ? col : bg;
+          line[k] = fill[0]; line[k + 1] = fill[1]; line[k + 2] = fill[2]; line[k + 3] = 255;
         }
       }
+      for (var y = 0; y < ch; y++) px.set(y < inH ? line : gapLine, ((r - r0) * ch + y) * pw * 4);
     }
-    ctx.putImageData(img, Math.round(g.left * dpr), Math.round(g.top * dpr));
+    ctx.putImageData(img, g.left * dpr, (g.top + r0 * g.ch) * dpr);
+  }
+
+  // Large matrices: build the pixels directly; each device pixel column shows the value with
+  // the largest magnitude among the columns it covers. One line of pixels per matrix row,
+  // copied down the row's height; the column ranges are the same for every row.
+  function drawPooled(ctx, s, g, sc, dpr, r0, r1) {
+    var pw = Math.max(1, Math.round(s.cols * g.cw * dpr)), top = Math.round(r0 * g.ch * dpr);
+    var ph = (r1 === s.rows ? Math.max(1, Math.round(s.rows * g.ch * dpr)) : Math.round(r1 * g.ch * dpr)) - top;
+    if (ph <= 0) return;
+    var img = ctx.createImageData(pw, ph), px = img.data, rgb = [0, 0, 0], grey = [0, 0, 0];
+    var from = new Int32Array(pw), to = new Int32Array(pw), line = new Uint8ClampedArray(pw * 4);
+    var data = s.data, cols = s.cols, x;
+    for (x = 0; x < pw; x++) {
+      from[x] = Math.floor(x / pw * cols);
+      to[x] = Math.max(from[x] + 1, Math.floor((x + 1) / pw * cols));
+    }
+    for (var r = r0; r < r1; r++) {
+      var dim = s.focusRow >= 0 && r !== s.focusRow, base = (s.offset || 0) + r * cols;
+      for (x = 0; x < pw; x++) {
+        var best = data[base + from[x]], mag = Math.abs(best);
+        for (var c = from[x] + 1, c1 = to[x]; c < c1; c++) {
+          var v = data[base + c];
+          if (Math.abs(v) > mag) { best = v; mag = Math.abs(v); }
+        }
+        var col = ui.colors.color(sc, s.kind, best, s.max, rgb);
+        if (dim) col = sc.grey(col, grey);
+        line[x * 4] = col[0]; line[x * 4 + 1] = col[1]; line[x * 4 + 2] = col[2]; line[x * 4 + 3] = 255;
+      }
+      var y0 = Math.round(r * g.ch * dpr) - top, y1 = Math.min(ph, Math.round((r + 1) * g.ch * dpr) - top);
+      for (var y = y0; y < y1; y++) px.set(line, y * pw * 4);
+    }
+    ctx.putImageData(img, Math.round(g.left * dpr), Math.round(g.top * dpr) + top);
   }
 
   // The same pooling for a recorder (no pixels there): columns merged into strips >= 2 px wide,
   // each strip the largest |value| it covers, equal neighbours joined into one rectangle.
-  function drawPooledRects(ctx, s, g, sc) {
+  function drawPooledRects(ctx, s, g, sc, dpr, r0, r1) {
     var n = Math.max(1, Math.floor(s.cols * g.cw / 2)), w = s.cols * g.cw / n, rgb = [0, 0, 0], grey = [0, 0, 0];
-    for (var r = 0; r < s.rows; r++) {
+    for (var r = r0; r < r1; r++) {
       var dim = s.focusRow >= 0 && r !== s.focusRow, runStart = 0, runCol = null;
       for (var x = 0; x <= n; x++) {
         var col = null;
@@ -165,33 +206,43 @@
     }
   }
 
-  // Everything but the canvas setup: cells, marks, focus box, labels, changed-row dots, at (0, 0)
-  // of `ctx` in CSS pixels. `dpr` only decides between cells and pooled pixels.
-  function paint(ctx, s, sc, g, dpr) {
-    ctx.fillStyle = sc.css.bg;
-    ctx.fillRect(0, 0, g.w, g.h);
-    if (g.cw * dpr >= 3) drawCells(ctx, s, g, sc);
-    else if (ctx.isRecorder) drawPooledRects(ctx, s, g, sc);
-    else drawPooled(ctx, s, g, sc, dpr);
-    drawMarks(ctx, s, g, sc);
-    if (s.focusRow >= 0) {
-      ctx.strokeStyle = sc.css.fg; ctx.lineWidth = 2;
-      ctx.strokeRect(g.left - 1, g.top + s.focusRow * g.ch - 1, s.cols * g.cw + 1, g.ch + 1);
-    }
-    drawLabels(ctx, s, g, sc);
-    if (s.rowFlags) {   // a dot after each flagged row: "changed", however small the change
-      ctx.fillStyle = sc.css.focus;
-      s.rowFlags.forEach(function (on, r) {
-        if (!on) return;
-        ctx.beginPath();
-        ctx.arc(g.left + s.cols * g.cw + 7, g.top + (r + 0.5) * g.ch, Math.min(3.5, g.ch / 3), 0, 2 * Math.PI);
-        ctx.fill();
-      });
-    }
+  // Everything but the canvas setup, at (0, 0) of `ctx` in CSS pixels, as steps to run in order:
+  // the background, the cells in bands of rows (about BAND values each, an eighth of that as
+  // rectangles), then marks, focus box, labels and changed-row dots. `dpr` only decides between
+  // cells and pooled pixels.
+  var BAND = 1 << 14;
+  function steps(ctx, s, sc, g, dpr) {
+    var cells = g.cw * dpr >= 3 ? (!ctx.isRecorder && wholePixels(g, dpr) ? drawCellPixels : drawCells)
+      : ctx.isRecorder ? drawPooledRects : drawPooled;
+    var out = [function () { ctx.fillStyle = sc.css.bg; ctx.fillRect(0, 0, g.w, g.h); }];
+    var per = Math.max(1, Math.floor(BAND / s.cols / (cells === drawCells ? 8 : 1)));
+    for (var r = 0; r < s.rows; r += per) out.push(cells.bind(null, ctx, s, g, sc, dpr, r, Math.min(s.rows, r + per)));
+    out.push(function () {
+      drawMarks(ctx, s, g, sc);
+      if (s.focusRow >= 0) {
+        ctx.strokeStyle = sc.css.fg; ctx.lineWidth = 2;
+        ctx.strokeRect(g.left - 1, g.top + s.focusRow * g.ch - 1, s.cols * g.cw + 1, g.ch + 1);
+      }
+      drawLabels(ctx, s, g, sc);
+      if (s.rowFlags) {   // a dot after each flagged row: "changed", however small the change
+        ctx.fillStyle = sc.css.focus;
+        s.rowFlags.forEach(function (on, r) {
+          if (!on) return;
+          ctx.beginPath();
+          ctx.arc(g.left + s.cols * g.cw + 7, g.top + (r + 0.5) * g.ch, Math.min(3.5, g.ch / 3), 0, 2 * Math.PI);
+          ctx.fill();
+        });
+      }
+    });
+    return out;
   }
 
+  function paint(ctx, s, sc, g, dpr) { steps(ctx, s, sc, g, dpr).forEach(function (f) { f(); }); }
+
   // Draw `s` into `canvas`; remembers the geometry for hover and keyboard (see interact.js).
-  function draw(canvas, s, sc) {
+  // With `defer` (the page's slices.add) each step after the background is a job of its own; a
+  // newer draw of the same canvas makes the older one's remaining steps do nothing.
+  function draw(canvas, s, sc, defer) {
     var dpr = Math.max(1, Math.min(3, (typeof devicePixelRatio === 'number' && devicePixelRatio) || 1));
     var ctx = canvas.getContext('2d');
     var g = layout(ctx, s);
@@ -200,7 +251,13 @@
     canvas.style.width = g.w + 'px';
     canvas.style.height = g.h + 'px';
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    paint(ctx, s, sc, g, dpr);
+    var n = (draws.get(canvas) || 0) + 1;
+    draws.set(canvas, n);
+    if (!defer) paint(ctx, s, sc, g, dpr);
+    else steps(ctx, s, sc, g, dpr).forEach(function (f, i) {
+      if (i === 0) f();
+      else defer(function () { if (draws.get(canvas) === n) f(); });
+    });
     // Test and export hooks: the matrix shape and where the cells are, in CSS pixels.
     var ds = canvas.dataset;
     ds.rows = s.rows; ds.cols = s.cols; ds.plotX = g.left; ds.plotY = g.top;

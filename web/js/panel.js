@@ -42,29 +42,37 @@
     parent.appendChild(root);
     ui.interact.attach(canvas);
 
-    // spec: heatmap spec (see heatmap.js) plus title, shape, legendNote; tableSpec for table.js
-    var last = null, drawnWidth = 0;
+    // spec: heatmap spec (see heatmap.js) plus title, shape, legendNote; tableSpec for table.js.
+    // The canvas is painted now, or as a later job when the page draws in slices (ctx.defer).
+    var last = null, drawnWidth = 0, queued = false;
     function paint() {
+      queued = false;
       var spec = last.spec, ctx = last.ctx;
       drawnWidth = wrap.clientWidth || root.clientWidth || 300;
       spec.width = drawnWidth;
-      ui.heatmap.draw(canvas, spec, ctx.scheme);
+      ui.heatmap.draw(canvas, spec, ctx.scheme, ctx.defer);
       ui.interact.refresh(canvas);
+    }
+    function later(ctx) {
+      if (!ctx.defer) return paint();
+      queued = true;
+      ctx.defer(paint);
     }
     function draw(spec, tableSpec, ctx) {
       last = { spec: spec, ctx: ctx };
       title.textContent = spec.title || '';
       shape.textContent = spec.shape || '';
-      paint();
+      later(ctx);
       lg.hidden = spec.noLegend === true;
       if (!lg.hidden) legend(lg, ctx.scheme, spec.kind, spec.max, spec.legendNote);
       if (tableSpec) table.update(tableSpec, ctx.t);
     }
     // The wrapper's width comes from the page layout, never from the canvas, so redrawing at
-    // the new width cannot loop; this catches scrollbars appearing, resizes and reflows.
+    // the new width cannot loop; this catches scrollbars appearing, resizes and reflows. A paint
+    // still queued reads the width when it runs.
     if (typeof ResizeObserver === 'function') {
       new ResizeObserver(function () {
-        if (last && Math.abs(wrap.clientWidth - drawnWidth) >= 1) paint();
+        if (last && !queued && Math.abs(wrap.clientWidth - drawnWidth) >= 1) later(last.ctx);
       }).observe(wrap);
     }
     return { root: root, canvas: canvas, wrap: wrap, draw: draw };

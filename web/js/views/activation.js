@@ -78,7 +78,7 @@
         shape: L + ' \u00d7 ' + f, marks: marks, legendNote: nz ? t('markNote') : '',
         label: t('heatLabel', { name: nameA, r: L, c: f }) }), table(nameA, fx.activated), ctx);
       curveTitle.textContent = t(res.gated ? 'curveTitleGated' : 'curveTitle', { act: t('act_' + res.act) });
-      drawCurve(curve, res, ctx);
+      if (ctx.defer) ctx.defer(function () { drawCurve(curve, res, ctx); }); else drawCurve(curve, res, ctx);
       curveNote.textContent = t(res.gated ? 'curveNoteGated' : 'curveNote');
     }
     return { update: update };

@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+/* tools/bench/page.js - main-thread long tasks after a BERT-base answer on the page (headless Chromium, longtask observer): prints numbers, asserts nothing.
+   Usage: node tools/bench/page.js [--runs 3] [--file] [--after 2000] [--phases] [--trace] [--web DIR]
+   (--web serves another copy of web/, e.g. an older commit's: git archive HEAD~1 web | tar -x -C /tmp/old)
+   Each run: a fresh page with 64 tokens, click "BERT-base widths", record every long task (> 50 ms)
+   from the 'blocklens:request' mark to --after ms past the figures being ready; print the longest,
+   their sum and count. --trace also records a Chromium trace and prints the longest main-thread
+   task of any length (the observer only sees tasks over 50 ms). --phases also times each view's
+   update(), each heatmap draw (its own part) and each sliced drawing job, by wrapping the page's
+   own functions from outside (no page code changes). */
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { pathToFileURL } = require('url');
+const { chromium } = require('playwright-core');
+const { start } = require('../serve.js');
+const { CHROMIUM_ARGS } = require('../screenshot.js');
+
+const args = process.argv.slice(2);
+const opt = (name, def) => { const i = args.indexOf('--' + name); return i >= 0 ? Number(args[i + 1]) : def; };
+const str = (name, def) => { const i = args.indexOf('--' + name); return i >= 0 ? args[i + 1] : def; };
+const WEB = path.resolve(str('web', path.join(__dirname, '..', '..', 'web')));
+const RUNS = opt('runs', 3), AFTER = opt('after', 2000), FILE = args.includes('--file'), PHASES = args.includes('--phases');
+const TRACE = args.includes('--trace');
+const WORDS = Array.from({ length: 64 }, (_, i) => 'tok' + i).join(' ');
+const HASH = 'lang=en&tokens=' + encodeURIComponent(WORDS);
+
+// Runs in the page before its scripts: a buffered longtask observer, and (with --phases) timers
+// around every view update and heatmap draw, started when the scripts have defined them.
+function instrument(phases) {
+  window.__long = [];
+  window.__phases = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__long.push({ start: e.startTime, dur: e.duration });
+  }).observe({ type: 'longtask', buffered: true });
+  if (!phases) return;
+  const time = (name, fn) => function () {
+    const t0 = performance.now(), n = typeof name === 'function' ? name.apply(null, arguments) : name;
+    try { return fn.apply(this, arguments); } finally { window.__phases.push({ name: n, start: t0, dur: performance.now() - t0 }); }
+  };
+  document.addEventListener('DOMContentLoaded', () => {
+    const ui = window.BlockLensUI;
+    Object.keys(ui.views).forEach((k) => {
+      const mount = ui.views[k].mount;
+      ui.views[k].mount = function () {
+        const v = mount.apply(this, arguments);
+        if (v && v.update) v.update = time('view:' + k, v.update);
+        return v;
+      };
+    });
+    ui.heatmap.draw = time((c, s) => 'heatmap ' + s.rows + 'x' + s.cols, ui.heatmap.draw);   // its own part only
+    if (ui.slices) {   // each job of the sliced drawing (web/js/slices.js), whatever it draws
+      const create = ui.slices.create;
+      ui.slices.create = function () {
+        const q = create.apply(this, arguments), add = q.add;
+        q.add = (job) => add(time('slice job', job));
+        return q;
+      };
+    }
+    if (ui.plots) ['curve', 'links'].forEach((f) => { ui.plots[f] = time('plots.' + f, ui.plots[f]); });
+  });
+}
+
+// Every task of the page's main thread (the one that marked 'blocklens:result') from the
+// request mark on: [{ start, dur }] in ms, relative to the request.
+function traceTasks(file) {
+  const raw = JSON.parse(fs.readFileSync(file, 'utf8')), ev = raw.traceEvents || raw;
+  const mark = (name) => ev.find((e) => e.name === name && e.cat && e.cat.includes('user_timing'));
+  const req = mark('blocklens:request'), res = mark('blocklens:result');
+  if (!req || !res) return null;
+  const tasks = ev.filter((e) => e.pid === res.pid && e.tid === res.tid && e.ph === 'X' && e.ts >= req.ts &&
+    (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask'));
+  return { res: (res.ts - req.ts) / 1000, tasks: tasks.map((e) => ({ start: (e.ts - req.ts) / 1000, dur: e.dur / 1000 })) };
+}
+
+async function run(browser, base) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(instrument, PHASES);
+  const page = await context.newPage();
+  await page.goto(base + '#' + HASH);
+  await page.waitForFunction(() => document.body.dataset.status === 'ready', null, { timeout: 30000 });
+  await page.evaluate(() => { window.__long.length = 0; window.__phases.length = 0; performance.clearMarks(); });
+  const traceFile = path.join(os.tmpdir(), `blocklens-page-trace-${process.pid}.json`);
+  if (TRACE) await browser.startTracing(page, { path: traceFile, categories: ['toplevel', 'devtools.timeline', 'blink.user_timing'] });
+  await page.click('button[data-i18n="quick_bert"]');
+  await page.waitForFunction(() => {
+    const req = performance.getEntriesByName('blocklens:request')[0], res = performance.getEntriesByName('blocklens:result')[0];
+    return req && res && res.startTime > req.startTime && document.body.dataset.status === 'ready';
+  }, null, { timeout: 60000, polling: 50 });
+  const readyAt = await page.evaluate(() => performance.now());
+  await page.waitForTimeout(AFTER);
+  const r = await page.evaluate((readyAt) => {
+    const req = performance.getEntriesByName('blocklens:request')[0].startTime;
+    const res = performance.getEntriesByName('blocklens:result')[0].startTime;
+    return { req, res, readyAt, long: window.__long.filter((e) => e.start + e.dur >= req), phases: window.__phases.filter((p) => p.start >= req) };
+  }, readyAt);
+  if (TRACE) { await browser.stopTracing(); r.trace = traceTasks(traceFile); fs.unlinkSync(traceFile); }
+  await context.close();
+  return r;
+}
+
+(async () => {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const srv = FILE ? null : await start({ port: 0, root: WEB });
+  const base = FILE ? pathToFileURL(path.join(WEB, 'index.html')).href : srv.url;
+  const f = (ms) => ms.toFixed(0);
+  const maxes = [], traced = [];
+  try {
+    for (let i = 1; i <= RUNS; i++) {
+      const r = await run(browser, base);
+      const after = r.long.filter((e) => e.start + e.dur >= r.res), during = r.long.filter((e) => e.start + e.dur < r.res);
+      const longest = Math.max(0, ...after.map((e) => e.dur)), sum = after.reduce((s, e) => s + e.dur, 0);
+      maxes.push(longest);
+      console.log(`run ${i}: compute ${f(r.res - r.req)} ms, drawn ${f(r.readyAt - r.res)} ms after the answer; ` +
+        `long tasks after the answer: ${after.length}, longest ${f(longest)} ms, sum ${f(sum)} ms ` +
+        `[${after.map((e) => f(e.dur)).join(' ')}]; during the compute: ${during.length}` +
+        (during.length ? ` (longest ${f(Math.max(...during.map((e) => e.dur)))} ms)` : ''));
+      if (r.trace) {
+        const t = r.trace.tasks.filter((e) => e.start + e.dur >= r.trace.res).sort((a, b) => b.dur - a.dur);
+        console.log(`   trace: ${t.length} main-thread tasks after the answer, longest ${t.slice(0, 5).map((e) => e.dur.toFixed(1)).join(', ')} ms`);
+        traced.push(t.length ? t[0].dur : 0);
+      }
+      if (PHASES) {
+        const by = {};
+        r.phases.filter((p) => p.start >= r.res).forEach((p) => {
+          const b = by[p.name] = by[p.name] || { n: 0, sum: 0, max: 0 };
+          b.n++; b.sum += p.dur; b.max = Math.max(b.max, p.dur);
+        });
+        Object.keys(by).forEach((k) => console.log(`   ${k.padEnd(20)} x${by[k].n}  sum ${f(by[k].sum)} ms  longest ${f(by[k].max)} ms`));
+      }
+    }
+    console.log(`longest task after the answer per run: ${maxes.map((m) => m ? f(m) : '< 50').join(', ')} ms (${FILE ? 'file://' : 'served'}, ${RUNS} runs)`);
+    if (TRACE) console.log(`longest main-thread task after the answer per run (trace): ${traced.map(f).join(', ')} ms`);
+  } finally {
+    await browser.close();
+    if (srv) await new Promise((r) => srv.server.close(r));
+  }
+})().catch((e) => { console.error(e); process.exit(1); });
