@@ -163,12 +163,8 @@ async function tfjs() {
   };
 }
 
-/* ---- onnxruntime-web, wasm execution provider, one thread ----------------------------- */
-async function ort() {
-  const rt = require('onnxruntime-web');
-  rt.env.wasm.numThreads = 1;
-  rt.env.wasm.proxy = false;
-  rt.env.logLevel = 'error';
+/* The ONNX model of one case: its graph, with the weights as initialisers (x is the input). */
+function ortModel(op, s, d) {
   const lin = (x, w, b, y) => [node('MatMul', [x, w], [y + '_mm']), node('Add', [y + '_mm', b], [y])];
   const graphs = {
     gemm: () => lin('x', 'w', 'b', 'out'),
@@ -187,20 +183,29 @@ async function ort() {
         node('Reshape', ['ctx_t', 'shape_ld'], ['ctx']), ...lin('ctx', 'wo', 'bo', 'out')];
     }
   };
+  const inits = Object.entries(d).filter(([k]) => k !== 'x')
+    .map(([k, v]) => ({ name: k, dims: s.dims[k], data: v }));
+  if (op === 'ffn')
+    inits.push({ name: 'rsqrt2', dims: [], data: [Math.SQRT1_2] }, { name: 'one', dims: [], data: [1] },
+      { name: 'half', dims: [], data: [0.5] });
+  if (op === 'attn') {
+    const dk = s.D / s.H;
+    inits.push({ name: 'scale', dims: [], data: [1 / Math.sqrt(dk)] },
+      { name: 'shape_lhd', dims: [3], data: [s.L, s.H, dk], type: INT64 },
+      { name: 'shape_ld', dims: [2], data: [s.L, s.D], type: INT64 });
+  }
+  return model({ nodes: graphs[op](s), initializers: inits,
+    inputs: [{ name: 'x', dims: s.dims.x }], outputs: [{ name: 'out', dims: s.dims.out }] });
+}
+
+/* ---- onnxruntime-web, wasm execution provider, one thread ----------------------------- */
+async function ort() {
+  const rt = require('onnxruntime-web');
+  rt.env.wasm.numThreads = 1;
+  rt.env.wasm.proxy = false;
+  rt.env.logLevel = 'error';
   const make = (op) => async (s, d) => {
-    const inits = Object.entries(d).filter(([k]) => k !== 'x')
-      .map(([k, v]) => ({ name: k, dims: s.dims[k], data: v }));
-    if (op === 'ffn')
-      inits.push({ name: 'rsqrt2', dims: [], data: [Math.SQRT1_2] }, { name: 'one', dims: [], data: [1] },
-        { name: 'half', dims: [], data: [0.5] });
-    if (op === 'attn') {
-      const dk = s.D / s.H;
-      inits.push({ name: 'scale', dims: [], data: [1 / Math.sqrt(dk)] },
-        { name: 'shape_lhd', dims: [3], data: [s.L, s.H, dk], type: INT64 },
-        { name: 'shape_ld', dims: [2], data: [s.L, s.D], type: INT64 });
-    }
-    const bytes = model({ nodes: graphs[op](s), initializers: inits,
-      inputs: [{ name: 'x', dims: s.dims.x }], outputs: [{ name: 'out', dims: s.dims.out }] });
+    const bytes = ortModel(op, s, d);
     const session = await rt.InferenceSession.create(bytes, {
       executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
     return {
@@ -216,4 +221,4 @@ async function ort() {
   };
 }
 
-module.exports = { js, engineRaw, engineApi, tfjs, ort };
+module.exports = { js, engineRaw, engineApi, tfjs, ort, ortModel };
