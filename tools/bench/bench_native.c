@@ -1,12 +1,25 @@
 /* bench_native.c - times the engine's C natively on one shape, the same calls the wasm bench
    makes: gemm (bl_linear_forward), ffn (bl_ffn_forward, GELU), attn (bl_attention_forward,
    only the required outputs). Prints one JSON line: {"op", "shape", "ms": [per call, per run]}.
-   usage: bench_native gemm|ffn|attn A B C [runs [calls per run]] */
+   Built with -DBL_BENCH_OPENBLAS (and -lopenblas), "blas-gemm" and "blas-ffn" time the same
+   GEMM + bias and FFN (exact GELU) with OpenBLAS's cblas_sgemm instead, the native reference
+   of the report (run with OPENBLAS_NUM_THREADS=1, like the single-thread wasm peers).
+   usage: bench_native gemm|ffn|attn|blas-gemm|blas-ffn A B C [runs [calls per run]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <math.h>
 #include "blocklens.h"
+#ifdef BL_BENCH_OPENBLAS
+#include <cblas.h>
+
+/* out (M, N) = x (M, K) @ w (K, N) + b: the bias copied into out, then beta = 1. */
+static void blas_linear(float *out, const float *x, const float *w, const float *b, int M, int K, int N) {
+    for (int i = 0; i < M; i++) memcpy(out + (size_t)i * N, b, (size_t)N * sizeof *out);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, x, K, w, N, 1.0f, out, N);
+}
+#endif
 
 static double now_ms(void) {
     struct timespec ts;
@@ -71,6 +84,30 @@ int main(int argc, char **argv) {
             for (int i = 0; i < reps && s == BL_OK; i++) s = bl_attention_forward(&d, &o, ws, &err);
             if (r >= 0) ms[r] = (now_ms() - t0) / reps;
         }
+#ifdef BL_BENCH_OPENBLAS
+    } else if (!strcmp(op, "blas-gemm")) {
+        float *x = randn(&rng, (size_t)a * b, 1), *w = randn(&rng, (size_t)b * c, 0.03f);
+        float *bias = randn(&rng, c, 1), *out = malloc((size_t)a * c * 4);
+        for (int r = -2; r < runs; r++) {
+            double t0 = now_ms();
+            for (int i = 0; i < reps; i++) blas_linear(out, x, w, bias, a, b, c);
+            if (r >= 0) ms[r] = (now_ms() - t0) / reps;
+        }
+    } else if (!strcmp(op, "blas-ffn")) {
+        int L = a, D = b, F = c;
+        float *x = randn(&rng, (size_t)L * D, 1), *w1 = randn(&rng, (size_t)D * F, 0.03f);
+        float *b1 = randn(&rng, F, 1), *w2 = randn(&rng, (size_t)F * D, 0.03f), *b2 = randn(&rng, D, 1);
+        float *h = malloc((size_t)L * F * 4), *out = malloc((size_t)L * D * 4);
+        for (int r = -2; r < runs; r++) {
+            double t0 = now_ms();
+            for (int i = 0; i < reps; i++) {
+                blas_linear(h, x, w1, b1, L, D, F);
+                for (size_t j = 0; j < (size_t)L * F; j++) h[j] = 0.5f * h[j] * (1.0f + erff(h[j] * 0.70710678f));
+                blas_linear(out, h, w2, b2, L, F, D);
+            }
+            if (r >= 0) ms[r] = (now_ms() - t0) / reps;
+        }
+#endif
     } else {
         fprintf(stderr, "unknown op %s\n", op);
         return 2;

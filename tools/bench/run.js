@@ -66,18 +66,38 @@ function buildNative() {
   const cmake = fs.readFileSync(path.join(root, 'CMakeLists.txt'), 'utf8');
   const sources = cmake.match(/set\(BL_SOURCES([^)]*)\)/)[1].trim().split(/\s+/);
   /* the flags of the native Release build (CMake's -O3 -DNDEBUG, no -march) */
+  const files = sources.map((s) => path.join(root, s));
   execFileSync('cc', ['-O3', '-DNDEBUG', '-std=gnu11', '-I', path.join(root, 'include'),
-    ...sources.map((s) => path.join(root, s)), path.join(__dirname, 'bench_native.c'), '-lm', '-o', exe]);
+    ...files, path.join(__dirname, 'bench_native.c'), '-lm', '-o', exe]);
+  return { exe, sources: files };
+}
+/* The same bench binary linked with OpenBLAS (Debian's libopenblas-dev), for its GEMM and FFN
+   rows; null (and a note) where it is not installed. */
+const OPENBLAS_INC = '/usr/include/x86_64-linux-gnu/openblas-pthread';
+function buildOpenblas(sources) {
+  if (!fs.existsSync(path.join(OPENBLAS_INC, 'cblas.h'))) {
+    process.stderr.write('OpenBLAS rows left out: apt-get install libopenblas-dev to add them\n');
+    return null;
+  }
+  const exe = path.join(root, 'build', 'bench', 'bench_openblas');
+  execFileSync('cc', ['-O3', '-DNDEBUG', '-std=gnu11', '-DBL_BENCH_OPENBLAS', '-I', path.join(root, 'include'),
+    '-I', OPENBLAS_INC, ...sources, path.join(__dirname, 'bench_native.c'), '-lopenblas', '-lm', '-o', exe]);
   return exe;
 }
-function native(exe, c, runs, reps) {
-  const out = execFileSync(exe, [c.op, ...c.shape.map(String), String(runs), String(reps)], { encoding: 'utf8' });
+function openblasVersion() {
+  try { return execFileSync('dpkg-query', ['-W', '-f=${Version}', 'libopenblas0-pthread'], { encoding: 'utf8' }).replace(/[+-].*/, ''); }
+  catch (e) { return ''; }
+}
+
+function native(exe, c, runs, reps, op = c.op) {
+  const out = execFileSync(exe, [op, ...c.shape.map(String), String(runs), String(reps)],
+    { encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: '1' } });
   const ms = JSON.parse(out).ms;
   return { ms: median(ms), samples: ms };
 }
 
 /* ---- one case -------------------------------------------------------------------------- */
-async function measure(c, impls, nativeExe, small) {
+async function measure(c, impls, nativeExe, small, blasExe) {
   const d = inputs(c, 12345), rows = [], live = [];
   let ref = null;
   for (const impl of impls) {
@@ -112,6 +132,11 @@ async function measure(c, impls, nativeExe, small) {
   const nat = native(nativeExe, c, 7, small ? 20000 : 1);
   rows.push({ name: 'BlockLens native C (-O3, SSE2)', kind: 'native', diff: null, ...nat });
   process.stderr.write(`  ${'native'.padEnd(34)} ${fmtTime(nat.ms).padStart(10)}  ${gflops(c, nat.ms).toFixed(2).padStart(6)} GFLOPS\n`);
+  if (blasExe && !small && (c.op === 'gemm' || c.op === 'ffn')) {
+    const b = native(blasExe, c, 7, 1, 'blas-' + c.op);
+    rows.push({ name: `OpenBLAS ${openblasVersion()} native (cblas_sgemm, AVX2 + FMA, 1 thread)`, kind: 'openblas', diff: null, ...b });
+    process.stderr.write(`  ${'OpenBLAS'.padEnd(34)} ${fmtTime(b.ms).padStart(10)}  ${gflops(c, b.ms).toFixed(2).padStart(6)} GFLOPS\n`);
+  }
   return rows;
 }
 
@@ -127,7 +152,7 @@ function table(c, rows) {
     '|---|---:|---:|---:|---:|'];
   for (const r of rows) {
     if (r.failed) { lines.push(`| ${r.name} | - | - | - | **${r.diff.toExponential(1)} (failed)** |`); continue; }
-    lines.push(`| ${r.name} | ${fmtTime(r.ms)} | ${gflops(c, r.ms).toFixed(2)} | ${(best / r.ms).toFixed(2)}x | ${r.diff === null ? 'same C' : r.diff.toExponential(1)} |`);
+    lines.push(`| ${r.name} | ${fmtTime(r.ms)} | ${gflops(c, r.ms).toFixed(2)} | ${(best / r.ms).toFixed(2)}x | ${r.kind === 'openblas' ? 'reference, not compared' : r.diff === null ? 'same C' : r.diff.toExponential(1)} |`);
   }
   return { text: lines.join('\n'), best, engine: timed.find((r) => r.kind === 'simd'),
     into: timed.find((r) => r.kind === 'into'), fma: timed.find((r) => r.kind === 'fma') };
@@ -146,7 +171,8 @@ async function main() {
   const fma = await BlockLens.load({ fma: true });
   if (!simd.simd) throw new Error('this runtime has no wasm SIMD: the engine SIMD build cannot be measured');
   process.stderr.write('building the native bench binary\n');
-  const nativeExe = buildNative();
+  const { exe: nativeExe, sources } = buildNative();
+  const blasExe = buildOpenblas(sources);
   const tf = await peers.tfjs(), onnx = await peers.ort();
   const start = Date.now(), load0 = os.loadavg();
   const sections = [], summary = [];
@@ -164,7 +190,7 @@ async function main() {
       { name: 'plain JS loops', kind: 'floor', api: peers.js }];
     for (const c of cases) {
       process.stderr.write(`${c.label}\n`);
-      const rows = await measure(c, impls, nativeExe, small);
+      const rows = await measure(c, impls, nativeExe, small, blasExe);
       const t = table(c, rows);
       sections.push(`### ${c.label}\n\n${(c.flops / 1e9).toFixed(c.flops < 1e6 ? 6 : 2)} GFLOP per call${small ? ', timed through the public JS API' : ''}.\n\n${t.text}\n`);
       if (t.engine) summary.push({ c, small, engine: t.engine, best: t.best, note: small ? ', fresh outputs' : ', SIMD build' });
@@ -207,7 +233,9 @@ multiply-adds of the matrix products only (GEMM 2MKN, FFN 4 L d d_ff, attention
 multiply-adds; what Chromium loads) runs because run.js restarts Node with
 \`--experimental-wasm-relaxed-simd\`; the peers' wasm is the same with or without the flag.
 Native: the same C compiled with the flags of the native build
-(\`-O3\`, no \`-march\`: SSE2, no FMA), run by tools/bench/bench_native.c.
+(\`-O3\`, no \`-march\`: SSE2, no FMA), run by tools/bench/bench_native.c. OpenBLAS: Debian's
+libopenblas0-pthread with OPENBLAS_NUM_THREADS=1 (its own AVX2 + FMA kernels), GEMM and FFN only,
+the native ceiling the wasm builds are measured against.
 
 ## Summary
 
