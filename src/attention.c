@@ -42,55 +42,61 @@ size_t bl_attention_workspace_size(const bl_attention_desc *d, const bl_attentio
 /* Query rows per block: the block's logits (QB x L) are one GEMM, its context another. */
 #define QB 64
 
+/* The cnt (1..3) values at p as a vector, the other lanes pad; and back. Constant lanes only:
+   wasm has no variable-lane insert or extract, and clang's stand-in for v[l] = x (through the
+   stack) made a row of 7 take 113 ns instead of 69. */
+static inline v4 load_part(const float *p, int cnt, float pad) {
+    switch (cnt) {
+    case 1: return (v4){p[0], pad, pad, pad};
+    case 2: return (v4){p[0], p[1], pad, pad};
+    default: return (v4){p[0], p[1], p[2], pad};
+    }
+}
+static inline void store_part(float *p, v4 v, int cnt) {
+    switch (cnt) {
+    case 3: p[2] = v[2]; /* fall through */
+    case 2: p[1] = v[1]; /* fall through */
+    default: p[0] = v[0];
+    }
+}
+
 /* One row of weights: w (L) = masked softmax(s * scale); keys after `last` and keys with
-   key_mask 0 get weight 0; a row with nothing visible is all zeros. s may equal w. */
+   key_mask 0 get weight 0; a row with nothing visible is all zeros. s may equal w.
+   The 1-3 keys after the last whole vector go through one padded vector (pad -inf: weight 0). */
 static void softmax_row(float *w, const float *s, int L, int last, const unsigned char *mask,
                         float scale) {
-    int n = last + 1, j;
+    int n = last + 1, tail = n & 3, body = n - tail, j;
     v4 mv = v4_splat(-INFINITY), vs = v4_splat(scale), ninf = v4_splat(-INFINITY);
-    float m;
     if (mask) {                             /* scaled logits into w, masked keys -inf */
-        for (j = 0; j + 4 <= n; j += 4) v4_store(w + j, v4_load(s + j) * vs);
-        for (; j < n; j++) w[j] = s[j] * scale;
-        for (j = 0; j < n; j++)
-            if (!mask[j]) w[j] = -INFINITY;
-        for (j = 0; j + 4 <= n; j += 4) mv = v4_max(mv, v4_load(w + j));
-        m = v4_hmax(mv);
-        for (; j < n; j++) m = w[j] > m ? w[j] : m;
+        for (j = 0; j < n; j++) w[j] = mask[j] ? s[j] * scale : -INFINITY;
         s = w;
         vs = v4_splat(1.0f);                /* w holds the scaled logits already */
-    } else {                                /* max(s scale) without storing: scale > 0, so the
-                                               same value as the max of the stored products */
-        for (j = 0; j + 4 <= n; j += 4) mv = v4_max(mv, v4_load(s + j) * vs);
-        m = v4_hmax(mv);
-        for (; j < n; j++) m = s[j] * scale > m ? s[j] * scale : m;
     }
+    /* max(s scale): scale > 0, so the max of the stored products */
+    for (j = 0; j < body; j += 4) mv = v4_max(mv, v4_load(s + j) * vs);
+    if (tail) mv = v4_max(mv, load_part(s + body, tail, -INFINITY) * vs);
+    float m = v4_hmax(mv);
     for (j = n; j < L; j++) w[j] = 0.0f;
     if (m == -INFINITY) {                   /* nothing visible: zeros, not NaN */
         for (j = 0; j < n; j++) w[j] = 0.0f;
         return;
     }
-    v4 sv = v4_splat(0.0f), mm = v4_splat(m);
-    for (j = 0; j + 4 <= n; j += 4) {       /* e = exp(w - m), exactly 0 where masked */
+    v4 sv = v4_splat(0.0f), mm = v4_splat(m), e;
+    for (j = 0; j < body; j += 4) {         /* e = exp(w - m), exactly 0 where masked */
         v4 v = v4_load(s + j) * vs;
-        v4 e = (v4)((v4i)v4_exp(v - mm) & ~(v4i)(v == ninf));
+        e = (v4)((v4i)v4_exp(v - mm) & ~(v4i)(v == ninf));
         v4_store(w + j, e);
         sv += e;
     }
-    float sum = v4_hsum(sv);
-    if (j < n) {                            /* the 1-3 left: one exp for all, summed in order */
-        v4 v = ninf;
-        for (int l = 0; j + l < n; l++) v[l] = s[j + l] * vs[0];
-        v4 e = (v4)((v4i)v4_exp(v - mm) & ~(v4i)(v == ninf));
-        for (int l = 0; j < n; l++, j++) {
-            w[j] = e[l];
-            sum += w[j];
-        }
+    if (tail) {
+        v4 v = load_part(s + body, tail, -INFINITY) * vs;
+        e = (v4)((v4i)v4_exp(v - mm) & ~(v4i)(v == ninf));
+        store_part(w + body, e, tail);
+        sv += e;                            /* the padding adds exact zeros */
     }
-    float inv = 1.0f / sum;
-    v4 vi = v4_splat(inv);
-    for (j = 0; j + 4 <= n; j += 4) v4_store(w + j, v4_load(w + j) * vi);
-    for (; j < n; j++) w[j] *= inv;
+    v4 vi = v4_splat(1.0f / v4_hsum(sv));
+    for (j = 0; j < body; j += 4) v4_store(w + j, v4_load(w + j) * vi);
+    if (tail) store_part(w + body, load_part(w + body, tail, 0.0f) * vi, tail);
 }
 
 /* Self-attention of rows [i0, i0 + rows) of head h. The logits land in scores (if asked),
