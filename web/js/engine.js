@@ -322,7 +322,8 @@
     elems(n.W1 + ' (dModel x dFF)', D, F);
     if (!gated && (o[n.W3] !== undefined || o[n.b3] !== undefined))
       fail(n.W3 + '/' + n.b3 + ' are only used by gated activations (swiglu, geglu), not ' + ACTIVATIONS[act]);
-    var key = act * 8 + given(o, n.b1) * 4 + given(o, n.b3) * 2 + given(o, n.b2);
+    var key = n === FFN_PLAIN ? act * 8 + (o.b1 != null ? 4 : 0) + (o.b3 != null ? 2 : 0) + (o.b2 != null ? 1 : 0)
+      : act * 8 + given(o, n.b1) * 4 + given(o, n.b3) * 2 + given(o, n.b2);
     if (n !== FFN_PLAIN) key += ':' + n.W1 + n.b1 + n.W3 + n.b3 + n.W2 + n.b2;
     return { act: act, gated: gated, n: n, key: key };
   }
@@ -384,9 +385,11 @@
   /* The attention part of a call: checks that need no arrays, and its cache-key fragment. */
   function attnSig(o, L, D, H) {
     elems('Wq (dModel x dModel)', D, D);
-    var causal = flag(o, 'causal', false), noScale = !flag(o, 'scale', true), mask = given(o, 'keyMask');
-    var key = (causal ? 64 : 0) + (noScale ? 32 : 0) + mask * 16 + given(o, 'bq') * 8 +
-      given(o, 'bk') * 4 + given(o, 'bv') * 2 + given(o, 'bo');
+    var causal = flag(o, 'causal', false), noScale = !flag(o, 'scale', true);
+    /* named loads, not given(o, k): this runs on every call */
+    var mask = o.keyMask != null ? 1 : 0;
+    var key = (causal ? 64 : 0) + (noScale ? 32 : 0) + mask * 16 + (o.bq != null ? 8 : 0) +
+      (o.bk != null ? 4 : 0) + (o.bv != null ? 2 : 0) + (o.bo != null ? 1 : 0);
     return { causal: causal, noScale: noScale, mask: mask, key: key };
   }
 
