@@ -50,17 +50,19 @@
 
   // The cell drawers below draw rows r0 .. r1-1; paint() runs them over all rows, in bands.
   // Small cells: one rectangle each, with a 1px gap when there is room for one.
+  // A cell's colour: the mask colour, or the value's, greyed when another row has the focus.
+  function cellColor(s, sc, r, c, dim, rgb, grey) {
+    if (s.masked && s.masked(r, c)) return sc.maskRGB;
+    var col = ui.colors.color(sc, s.kind, value(s, r, c), s.max, rgb);
+    return dim ? sc.grey(col, grey) : col;
+  }
+
   function drawCells(ctx, s, g, sc, dpr, r0, r1) {
     var rgb = [0, 0, 0], grey = [0, 0, 0], gap = g.cw >= 8 && g.ch >= 8 ? 1 : 0;
     for (var r = r0; r < r1; r++) {
       var dim = s.focusRow >= 0 && r !== s.focusRow;
       for (var c = 0; c < s.cols; c++) {
-        var col;
-        if (s.masked && s.masked(r, c)) col = sc.maskRGB;
-        else {
-          col = ui.colors.color(sc, s.kind, value(s, r, c), s.max, rgb);
-          if (dim) col = sc.grey(col, grey);
-        }
+        var col = cellColor(s, sc, r, c, dim, rgb, grey);
         ctx.fillStyle = 'rgb(' + col[0] + ',' + col[1] + ',' + col[2] + ')';
         ctx.fillRect(g.left + c * g.cw, g.top + r * g.ch, g.cw - gap, g.ch - gap);
       }
@@ -85,12 +87,7 @@
     for (var r = r0; r < r1; r++) {
       var dim = s.focusRow >= 0 && r !== s.focusRow;
       for (var c = 0; c < s.cols; c++) {
-        var col;
-        if (s.masked && s.masked(r, c)) col = sc.maskRGB;
-        else {
-          col = ui.colors.color(sc, s.kind, value(s, r, c), s.max, rgb);
-          if (dim) col = sc.grey(col, grey);
-        }
+        var col = cellColor(s, sc, r, c, dim, rgb, grey);
         for (x = 0; x < cw; x++) {
           var k = (c * cw + x) * 4, fill = x < inW ? col : bg;
           line[k] = fill[0]; line[k + 1] = fill[1]; line[k + 2] = fill[2]; line[k + 3] = 255;
