@@ -1,9 +1,9 @@
 /* engine.js - the BlockLens JavaScript API: the only code that touches the wasm heap.
-   Appended to Emscripten's output (the BlockLensCore factory) inside engine-pre.js's scope;
-   engine-load.js follows it (parameter counts, random streams, load).
+   Appended to Emscripten's output (the BlockLensCore* factories) inside engine-pre.js's
+   scope; engine-load.js follows it (parameter counts, random streams, load).
    Every call checks its arguments, copies them into one heap block (kept and reused by the
    next call, so the heap does not grow per call), calls C and copies the results out as
-   caller-owned Float32Arrays. */
+   caller-owned Float32Arrays, or into the arrays of a previous result passed as `into`. */
 
   var ACTIVATIONS = ['relu', 'gelu', 'gelu_tanh', 'silu', 'identity', 'swiglu', 'geglu'];
   var GATED = { swiglu: 1, geglu: 1 };
@@ -56,7 +56,7 @@
   /* A call's layout in the heap block: inputs, then descriptor records, then the outputs
      back to back (one copy brings them all out). Layouts are cached per call signature
      (shapes, flags, which optional inputs are given), so a repeated call only checks and
-     copies its arrays: no layout work, no string-keyed lookups, no closures. */
+     copies its arrays: the layout, its addresses and its descriptor words are reused. */
   function Layout(names) {
     this.bytes = 0;
     this.off = {};
@@ -142,7 +142,7 @@
   };
 
   /* A float array argument: Float32Array, Float64Array or plain array of finite numbers.
-     Float32Arrays are only checked for NaN/infinity after they are copied in (_run). */
+     Float32Arrays are checked for NaN/infinity in wasm after the copy (_run), the rest here. */
   function floats(o, name, n, required) {
     var v = o[name];
     if (v === undefined || v === null) {
