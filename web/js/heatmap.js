@@ -30,7 +30,8 @@
     var ch = s.cellH || (s.rows <= 12 ? Math.max(18, Math.min(24, cw)) : s.rows <= 32 ? 13 : Math.max(3, Math.floor(520 / s.rows)));
     var colText = null, rotate = false, top = 6;
     if (s.colLabels === 'index') {
-      var step = Math.max(1, Math.ceil(28 / cw));
+      /* room for the widest index and a gap: "2816" must not run into "3072" */
+      var step = Math.max(1, Math.ceil(Math.max(28, ctx.measureText(String(s.cols - 1)).width + 10) / cw));
       step = step <= 1 ? 1 : step <= 2 ? 2 : step <= 4 ? 4 : step <= 8 ? 8 : Math.pow(2, Math.ceil(Math.log2(step)));
       colText = { step: step, text: null };
       top = 18;
