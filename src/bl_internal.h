@@ -25,6 +25,8 @@ void bl__matmul(float *out, const float *x, const float *w, const float *b, int 
 void bl__matmul_act(float *out, float *pre, const float *x, const float *w, const float *b,
                     int M, int K, int N, bl_activation act);
 float bl__act(float v, bl_activation act);
+/* Lets bl__gemm use fused multiply-add (only where compiled in: the wasm SIMD build). */
+void bl__set_fma(int on);
 /* The general form: c (M, N) [row stride ldc] = act(a (M, K) [lda] @ B + bias (N)), where B is
    b (K, N) [ldb], or with trans_b its transpose given as b (N, K) [ldb]; pre (optional, stride
    ldc) receives the pre-activation. Uses ~100 KiB of stack, allocates nothing. */

@@ -114,6 +114,12 @@ static void micro_fused(float *restrict t, const float *a, int lda, int rows,
 #define FMA_MIN_MACS (1u << 20)
 #endif
 
+/* Off until the loader has seen the runtime validate relaxed SIMD: elsewhere it loads this
+   module with every FMA instruction replaced by one of the same shape (see engine-load.js),
+   and micro_fused must never run. */
+static int fma_on;
+void bl__set_fma(int on) { fma_on = on; }
+
 /* Writes a finished micro-tile into C. Slices after the first add what C holds; the last
    adds the bias, writes pre (optional) and C = act(pre). */
 static void tile_out(float *c, int ldc, float *pre, const float *t, const float *bias,
@@ -149,7 +155,7 @@ void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const floa
     float bp[KC * NC] __attribute__((aligned(16)));
     float t[MR * NR] __attribute__((aligned(16)));
 #if BL_HAS_FMA
-    int fused = (size_t)M * K * N >= FMA_MIN_MACS;
+    int fused = fma_on && (size_t)M * K * N >= FMA_MIN_MACS;
 #endif
     for (int jc = 0; jc < N; jc += NC) {
         int nc = N - jc < NC ? N - jc : NC;

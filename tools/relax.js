@@ -11,6 +11,11 @@
                                                   # data:application/octet-stream;base64 module
            node tools/relax.js --check in.wasm    # decode only; print the counts, write nothing
            node tools/relax.js --sites in.wasm    # JSON byte offsets of the FMA sites (the 0xfd)
+           node tools/relax.js --fill-sites in.js out.js
+                        # as in.js out.js, and writes the FMA sites of the one module that has
+                        # them into the file's FMA_SITES placeholder (the build of
+                        # blocklens.js: its loader patches those sites where relaxed SIMD is
+                        # missing; see web/js/engine-load.js). Safe to run twice.
 
    Mapping (0xfd prefix, LEB128 sub-opcode; WebAssembly/relaxed-simd Overview.md "Binary format"):
      0xaf f32x4.fma -> 0x105 f32x4.relaxed_madd    0xb0 f32x4.fms -> 0x106 f32x4.relaxed_nmadd
@@ -150,7 +155,8 @@ function describe(stats) {
 
 function main() {
   const args = process.argv.slice(2), sites = args[0] === '--sites', check = args[0] === '--check' || sites;
-  if (check) args.shift();
+  const fill = args[0] === '--fill-sites';
+  if (check || fill) args.shift();
   if (args.length !== (check ? 1 : 2)) {
     console.error('usage: node relax.js in.wasm|in.js out.wasm|out.js   |   node relax.js --check in.wasm');
     process.exit(2);
@@ -166,6 +172,7 @@ function main() {
     } else console.log(`${args[0]}: ${describe(stats)}`);
   } else {                                        // emcc SINGLE_FILE .js: base64 data URIs
     let n = 0;
+    const found = [];
     output = Buffer.from(input.toString('latin1').replace(
       /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/g, (all, b64) => {
         const wasm = Buffer.from(b64, 'base64');
@@ -173,9 +180,19 @@ function main() {
         const stats = {};
         const res = rewriteModule(wasm, stats);
         console.log(`${args[0]}: embedded module ${++n}: ${describe(stats)}`);
+        if (fill && stats.resized) fail('--fill-sites: function sizes changed, the offsets would be wrong', 0);
+        if (stats.sites && stats.sites.length) found.push(stats.sites);
         return 'data:application/octet-stream;base64,' + res.toString('base64');
       }), 'latin1');
     if (!n) { console.error(`relax.js: ${args[0]}: no embedded wasm module found`); process.exit(1); }
+    if (fill) {
+      const slot = /\/\*@FMA_SITES\*\/\[[\d,]*\]\/\*@\*\//g, text = output.toString('latin1');
+      if ((text.match(slot) || []).length !== 1) fail('--fill-sites: expected one /*@FMA_SITES*/[...]/*@*/ placeholder', 0);
+      if (found.length > 1) fail('--fill-sites: more than one module has FMA sites', 0);
+      const list = found[0] || [];
+      output = Buffer.from(text.replace(slot, `/*@FMA_SITES*/[${list.join(',')}]/*@*/`), 'latin1');
+      console.log(`${args[0]}: ${list.length} FMA sites written for the loader`);
+    }
   }
   if (!check) fs.writeFileSync(args[1], output);
 }

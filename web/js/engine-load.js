@@ -106,18 +106,40 @@
     return v;
   }
 
-  var BUILDS = {
-    fma: function () { return BlockLensCoreFma; },
-    simd: function () { return BlockLensCore; },
-    scalar: function () { return BlockLensCoreScalar; }
-  };
+  /* Byte offsets of the FMA instructions (f32x4.relaxed_madd, 0xfd 0x85 0x02) in the SIMD
+     module, written by tools/relax.js --fill-sites when the file is built. */
+  var FMA_SITES = /*@FMA_SITES*/[]/*@*/;
+
+  /* The SIMD module for a runtime without relaxed SIMD: each FMA instruction becomes
+     v128.bitselect + nop (0xfd 0x52 0x01), the same stack shape and length, so the module
+     validates; bl__set_fma is never called there, so that code never runs. */
+  function simdWithoutFma() {
+    var m = /data:application\/octet-stream;base64,([A-Za-z0-9+\/=]+)/.exec(BlockLensCore.toString());
+    if (!m) fail('the SIMD module is missing from this file');
+    var bin = atob(m[1]), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    FMA_SITES.forEach(function (at) {
+      if (bytes[at] !== 0xfd || bytes[at + 1] !== 0x85 || bytes[at + 2] !== 0x02)
+        fail('the SIMD module has no FMA instruction at byte ' + at + ': rebuild it');
+      bytes[at + 1] = 0x52;
+      bytes[at + 2] = 0x01;
+    });
+    return bytes;
+  }
+
+  function instantiate(key) {
+    if (key === 'scalar') return BlockLensCoreScalar();
+    if (validates(FMA_PROBE)) return BlockLensCore();
+    return BlockLensCore({ wasmBinary: simdWithoutFma() });
+  }
+
   var loading = {};
   /* One shared engine per page / process and build: load() returns the same promise every
-     time. Three builds of the same C: FMA (SIMD plus relaxed-SIMD fused multiply-add in large
-     matrix products) where the runtime validates relaxed SIMD, SIMD where it validates SIMD,
-     scalar elsewhere. load({ fma: false }) and load({ simd: false }) step down (tests,
-     benchmarks); true for either rejects where the runtime lacks it. engine.simd and
-     engine.fma say which build runs. */
+     time. Three ways to run the same C: FMA (SIMD plus relaxed-SIMD fused multiply-add in
+     large matrix products) where the runtime validates relaxed SIMD, SIMD where it validates
+     SIMD, scalar elsewhere; FMA and SIMD are one module, with FMA switched on or patched out.
+     load({ fma: false }) and load({ simd: false }) step down (tests, benchmarks); true for
+     either rejects where the runtime lacks it. engine.simd and engine.fma say which runs. */
   function load(opts) {
     if (opts !== undefined && (opts === null || typeof opts !== 'object' || Array.isArray(opts)))
       fail('load expects no argument or an options object');
@@ -129,7 +151,8 @@
     if (wantFma === true && !fma) return Promise.reject(new Error('BlockLens: this runtime has no relaxed wasm SIMD (fma)'));
     var key = fma ? 'fma' : simd ? 'simd' : 'scalar';
     if (!loading[key]) {
-      loading[key] = BUILDS[key]()().then(function (mod) {
+      loading[key] = instantiate(key).then(function (mod) {
+        if (fma) mod._bl__set_fma(1);
         var engine = new Engine(mod);
         engine.simd = simd;
         engine.fma = fma;
