@@ -83,4 +83,10 @@ async function cellColors(page, canvasSel, cells) {
 
 const isGrey = (rgb) => Math.max(...rgb) - Math.min(...rgb) <= 3;
 
-module.exports = { setup, open, ready, setField, settle, pixels, cellColors, isGrey, FILE_URL, WEB };
+// Page states at BERT-base widths with 64 tokens, and the same tokens at the default widths.
+const WORDS64 = Array.from({ length: 64 }, (_, i) => 'tok' + i).join(' ');
+const HASH_64_TOKENS = 'lang=en&tokens=' + encodeURIComponent(WORDS64);
+const HASH_BERT = 'lang=en&d=768&dff=3072&heads=12&act=gelu&tokens=' + encodeURIComponent(WORDS64);
+
+module.exports = { setup, open, ready, setField, settle, pixels, cellColors, isGrey, FILE_URL, WEB,
+  WORDS64, HASH_64_TOKENS, HASH_BERT };

@@ -6,15 +6,13 @@
 const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('fs');
-const { setup, open, ready, FILE_URL } = require('./helpers.js');
+const { setup, open, ready, FILE_URL, HASH_64_TOKENS, HASH_BERT } = require('./helpers.js');
 
 let env;
 test.before(async () => { env = await setup({ server: true }); });
 test.after(async () => { await env.close(); });
 
-const WORDS = Array.from({ length: 64 }, (_, i) => 'tok' + i).join(' ');
-const SMALL = 'lang=en&tokens=' + encodeURIComponent(WORDS);
-const BERT = 'lang=en&d=768&dff=3072&heads=12&act=gelu&tokens=' + encodeURIComponent(WORDS);
+const SMALL = HASH_64_TOKENS, BERT = HASH_BERT;
 const LIMIT_MS = 100;
 const VIEWS = ['pipeline', 'activation', 'attention', 'positionwise'];
 

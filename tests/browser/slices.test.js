@@ -4,15 +4,13 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');
-const { setup, open, ready } = require('./helpers.js');
+const { setup, open, ready, WORDS64, HASH_64_TOKENS, HASH_BERT } = require('./helpers.js');
 
 let env;
 test.before(async () => { env = await setup({ server: true }); });
 test.after(async () => { await env.close(); });
 
-const WORDS = Array.from({ length: 64 }, (_, i) => 'tok' + i).join(' ');
-const SMALL = 'lang=en&tokens=' + encodeURIComponent(WORDS);
-const BERT = 'lang=en&d=768&dff=3072&heads=12&act=gelu&tokens=' + encodeURIComponent(WORDS);
+const SMALL = HASH_64_TOKENS, BERT = HASH_BERT;
 
 // Every figure canvas as PNG data, by figure and position.
 function canvases(page) {
@@ -83,7 +81,7 @@ test('a_change_while_figures_are_half_drawn_leaves_only_the_newer_figures', asyn
 
 // Where every cell edge is a whole device pixel, heatmap.js writes the cells as pixels; the
 // same heatmap drawn as one rectangle per cell (the export's way) must give the same picture.
-const MID = 'lang=en&d=64&dff=256&heads=4&causal=1&tokens=' + encodeURIComponent(WORDS.split(' ').slice(0, 40).join(' '));
+const MID = 'lang=en&d=64&dff=256&heads=4&causal=1&tokens=' + encodeURIComponent(WORDS64.split(' ').slice(0, 40).join(' '));
 for (const [name, hash, dpr] of [['gapped_7x7', 'lang=en', 1], ['masked_40x40_at_dpr_2', MID, 2]]) {
   test(`heatmap_cells_as_pixels_equal_cells_as_rectangles_${name}`, async () => {
     const { page, log, close } = await open(env.browser, env.url, hash, { deviceScaleFactor: dpr });
