@@ -26,9 +26,10 @@ static inline v4 v4_max(v4 a, v4 b) { return (v4)wasm_f32x4_pmax((v128_t)b, (v12
 static inline v4 v4_min(v4 a, v4 b) { return (v4)(((v4i)(a < b) & (v4i)a) | (~(v4i)(a < b) & (v4i)b)); }
 static inline v4 v4_max(v4 a, v4 b) { return (v4)(((v4i)(a > b) & (v4i)a) | (~(v4i)(a > b) & (v4i)b)); }
 #endif
-/* a * b + c. The FMA build (-mrelaxed-simd -DBL_FMA, wasm only) rounds once: clang 14's
+/* a * b + c. In the wasm SIMD module (-mrelaxed-simd -DBL_FMA) it rounds once: clang 14's
    prototype f32x4.fma, rewritten to the standard f32x4.relaxed_madd (a * b + c) by
-   tools/relax.js after linking. Elsewhere a multiply and an add. */
+   tools/relax.js after linking; only used when the loader switched FMA on (bl__set_fma).
+   Elsewhere a multiply and an add. */
 #if defined(BL_FMA) && defined(__wasm_relaxed_simd__)
 #define BL_HAS_FMA 1
 static inline v4 v4_fma(v4 a, v4 b, v4 c) { return (v4)__builtin_wasm_fma_f32x4((v128_t)a, (v128_t)b, (v128_t)c); }

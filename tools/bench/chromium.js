@@ -114,7 +114,6 @@ async function main() {
       const url = new URL(route.request().url());
       if (url.origin !== ORIGIN) return route.abort();
       const p = url.pathname;
-      if (process.env.BENCH_DEBUG) process.stderr.write(`[route] ${p}\n`);
       if (p === '/') return route.fulfill({ contentType: 'text/html', body: PAGE });
       let file = FILES[p];
       if (!file && p.startsWith('/tfwasm/')) file = nm('@tensorflow/tfjs-backend-wasm/dist/' + path.basename(p));
