@@ -161,12 +161,14 @@ function table(c, rows) {
 const RELAXED = '--experimental-wasm-relaxed-simd';
 
 async function main() {
-  /* The FMA build needs relaxed SIMD, which Node 20 has behind a flag: run again with it. */
-  if (!process.execArgv.includes(RELAXED)) {
+  const BlockLens = require(root);
+  /* The FMA build needs relaxed SIMD: on by default from Node 21, behind a flag in Node 20 (which
+     later versions reject): run again with the flag only where load() could not pick FMA. */
+  if (!(await BlockLens.load()).fma) {
+    if (process.execArgv.includes(RELAXED)) throw new Error('relaxed SIMD does not validate even with ' + RELAXED);
     const r = spawnSync(process.execPath, [RELAXED, ...process.execArgv, __filename, ...args], { stdio: 'inherit' });
     process.exit(r.status === null ? 1 : r.status);
   }
-  const BlockLens = require(root);
   const simd = await BlockLens.load({ fma: false }), scalar = await BlockLens.load({ simd: false });
   const fma = await BlockLens.load({ fma: true });
   if (!simd.simd) throw new Error('this runtime has no wasm SIMD: the engine SIMD build cannot be measured');
@@ -230,8 +232,9 @@ once with fresh output arrays per call and once with the previous result passed 
 with resident weights. GFLOPS count the
 multiply-adds of the matrix products only (GEMM 2MKN, FFN 4 L d d_ff, attention
 8 L d^2 + 4 L^2 d). The FMA build (relaxed-SIMD fused multiply-add in products of >= 2^20
-multiply-adds; what Chromium loads) runs because run.js restarts Node with
-\`--experimental-wasm-relaxed-simd\`; the peers' wasm is the same with or without the flag.
+multiply-adds; what Chromium and Node 21+ load by default) ${process.execArgv.includes(RELAXED)
+    ? 'runs because run.js restarted Node 20 with \`' + RELAXED + '\`; the peers\' wasm is the same with or without the flag'
+    : 'is this Node\'s default build, picked by load() with no flag'}.
 Native: the same C compiled with the flags of the native build
 (\`-O3\`, no \`-march\`: SSE2, no FMA), run by tools/bench/bench_native.c. OpenBLAS: Debian's
 libopenblas0-pthread with OPENBLAS_NUM_THREADS=1 (its own AVX2 + FMA kernels), GEMM and FFN only,
