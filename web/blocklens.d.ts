@@ -108,7 +108,10 @@ export interface Engine {
   readonly activations: Activation[];
   numpyRandom(seed: number): NumpyRandom;
   /* `into`: a previous result of the same call (same sizes and options); its arrays receive
-     the outputs and it is returned, so repeated calls allocate nothing. */
+     the outputs and it is returned, so repeated calls allocate nothing.
+     Fresh results are Float32Arrays the caller owns. Small ones (4 KB of outputs or less, as at
+     the page's sizes) are views of a shared 16 KB ArrayBuffer, never overlapping another
+     result: copy an array (`.slice()`) before transferring its `.buffer` to a worker. */
   ffn(options: FfnOptions, into?: FfnResult): FfnResult;
   attention(options: AttentionOptions, into?: AttentionResult): AttentionResult;
   layerNorm(options: NormOptions, into?: NormResult): NormResult;

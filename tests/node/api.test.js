@@ -28,7 +28,9 @@ test('outputs are caller-owned copies', async () => {
   first.out.fill(0);
   const second = bl.ffn(args);
   assert.deepEqual(second.out, keep);
-  assert.notEqual(second.out.buffer, first.out.buffer);
+  // small results may share one pool buffer, never bytes
+  assert.ok(second.out.buffer !== first.out.buffer || second.out.byteOffset >= first.out.byteOffset + first.out.byteLength ||
+    first.out.byteOffset >= second.out.byteOffset + second.out.byteLength);
 });
 
 test('plain arrays and Float64Arrays give the same result as Float32Arrays', async () => {

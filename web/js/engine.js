@@ -8,6 +8,10 @@
   var ACTIVATIONS = ['relu', 'gelu', 'gelu_tanh', 'silu', 'identity', 'swiglu', 'geglu'];
   var GATED = { swiglu: 1, geglu: 1 };
   var MAX_DIM = 65536, MAX_ELEMS = 1 << 28;
+  /* Fresh results of at most POOL_MAX bytes are carved out of one shared POOL_BYTES buffer (as
+     Node's Buffer pool does): one ArrayBuffer per call cost more than the call itself at the
+     page's sizes. A full pool is dropped for a new one; it lives as long as a result uses it. */
+  var POOL_BYTES = 16384, POOL_MAX = 4096;
   /* sizeof of bl_error, bl_rng, bl_ffn_desc, bl_ffn_out, bl_attention_desc, bl_attention_out,
      bl_block_desc, bl_block_out on wasm32: the field tables below must agree (checked at load). */
   var ABI_SIZES = [196, 2512, 44, 16, 60, 32, 116, 68];
@@ -69,6 +73,13 @@
     this.base = -1;
     this.p = null;          /* name -> address for the current arena */
     this.words = null;      /* the records' words for the current arena */
+    this._views = null;     /* see views() */
+    this._all = null;
+    this._viewHeap = null;
+    this._viewStart = -1;
+    this.make = null;       /* arrays in output order -> a fresh result (else built by path) */
+    this._intoArrs = null;  /* see intoAll() */
+    this._intoView = null;
   }
   Layout.prototype.add = function (name, nbytes) {
     this.off[name] = this.bytes;
@@ -101,13 +112,15 @@
     this.bytes += this.outFloats * 4;
     return this;
   };
-  /* Views of the outputs in the heap (kept until the arena moves or the memory grows). */
+  /* Views of the outputs in the heap, one per output and one of them all (kept until the arena
+     moves or the memory grows). */
   Layout.prototype.views = function (heap, start) {
-    if (this._views && this._viewHeap === heap && this._viewStart === start) return this._views;
+    if (this._viewHeap === heap && this._viewStart === start) return this._views;
     var v = [];
     for (var i = 0; i < this.outs.length; i++)
       v.push(heap.subarray(start + this.outs[i][1], start + this.outs[i][1] + this.outs[i][2]));
     this._views = v;
+    this._all = heap.subarray(start, start + this.outFloats);
     this._viewHeap = heap;
     this._viewStart = start;
     return v;
@@ -173,6 +186,9 @@
     this._arenaBytes = 0;
     this._layouts = new Map();
     this._last = {};
+    this._pool = null;            /* see POOL_BYTES */
+    this._poolF32 = null;
+    this._poolUsed = POOL_BYTES;
     this.activations = ACTIVATIONS.slice();
     var n = mod._bl_preset_count(), names = [];
     for (var i = 0; i < n; i++) names.push(mod.UTF8ToString(mod._bl_preset_name(i)));
@@ -219,8 +235,9 @@
 
   /* Runs a call with a finished layout: checks every input (and `into`) before anything is
      written, copies the inputs in, writes the records, calls invoke(module, addresses, errPtr)
-     and returns the outputs: views of one fresh buffer, or copied into the arrays of `into`
-     (a previous result of the same call, reused so that repeated calls allocate nothing). */
+     and returns the outputs: views of one fresh buffer (or of the pool), or copied into the
+     arrays of `into` (a previous result of the same call, reused so that repeated calls
+     allocate nothing). */
   Engine.prototype._run = function (lay, o, invoke, into) {
     var ins = lay.ins, n = ins.length, vals = new Array(n), i, d;
     for (i = 0; i < n; i++) {
@@ -246,15 +263,36 @@
     }
     this._check(invoke(m, p, base + lay.bytes), base + lay.bytes);
     /* re-read HEAPF32: memory may have grown */
-    var start = (base + lay.outAt) >> 2;
+    var views = lay.views(m.HEAPF32, (base + lay.outAt) >> 2);
     if (dst) {
-      var views = lay.views(m.HEAPF32, start);
-      for (i = 0; i < outs.length; i++) dst[i].set(views[i]);
+      var whole = lay.outFloats * 4 <= POOL_MAX ? intoAll(lay, dst) : null;
+      if (whole) whole.set(lay._all);
+      else for (i = 0; i < outs.length; i++) dst[i].set(views[i]);
       return into;
     }
-    var all = m.HEAPF32.slice(start, start + lay.outFloats), res = {};
+    var bytes = lay.outFloats * 4, buf, off;
+    if (bytes <= POOL_MAX) {
+      if (this._poolUsed + bytes > POOL_BYTES) {
+        this._pool = new ArrayBuffer(POOL_BYTES);
+        this._poolF32 = new Float32Array(this._pool);
+        this._poolUsed = 0;
+      }
+      buf = this._pool;
+      off = this._poolUsed;
+      this._poolUsed += bytes;
+      this._poolF32.set(lay._all, off >> 2);
+    } else {
+      buf = lay._all.slice().buffer;
+      off = 0;
+    }
+    if (lay.make) {
+      var arrs = new Array(outs.length);
+      for (i = 0; i < outs.length; i++) arrs[i] = new Float32Array(buf, off + outs[i][1] * 4, outs[i][2]);
+      return lay.make(arrs);
+    }
+    var res = {};
     for (i = 0; i < outs.length; i++) {
-      var path = outs[i][3], v = all.subarray(outs[i][1], outs[i][1] + outs[i][2]);
+      var path = outs[i][3], v = new Float32Array(buf, off + outs[i][1] * 4, outs[i][2]);
       if (path.length === 1) res[path[0]] = v;
       else (res[path[0]] || (res[path[0]] = {}))[path[1]] = v;
     }
@@ -275,12 +313,35 @@
     return dst;
   }
 
+  /* One view over all the arrays of `into` when they sit back to back in one buffer as the
+     outputs do in the heap (any small fresh result does), so one copy fills them all; else null.
+     The answer is kept for the same arrays' next call (a typed array never moves): reading
+     .buffer and .byteOffset costs more than the copies it saves. Small results only, so the
+     layout cache holds on to little memory. */
+  function intoAll(lay, dst) {
+    var last = lay._intoArrs, i;
+    if (last && last.length === dst.length) {
+      for (i = 0; i < dst.length && dst[i] === last[i]; i++);
+      if (i === dst.length) return lay._intoView;
+    }
+    var outs = lay.outs, buf = dst[0].buffer, at = dst[0].byteOffset, view = null;
+    for (i = 1; i < dst.length; i++)
+      if (dst[i].buffer !== buf || dst[i].byteOffset !== at + outs[i][1] * 4) break;
+    if (i === dst.length) view = new Float32Array(buf, at, lay.outFloats);
+    lay._intoArrs = dst;
+    lay._intoView = view;
+    return view;
+  }
+
   /* The layout cache: a call signature -> its Layout. Bounded, so odd callers that change
-     sizes every call cannot make it grow without end. */
-  Engine.prototype._layout = function (op, a, b, c, code, build) {
+     sizes every call cannot make it grow without end. Callers first try _same (this op's
+     previous signature) so that a repeated call creates no build closure. */
+  Engine.prototype._same = function (op, a, b, c, code) {
     var last = this._last[op];
-    if (last && last.sig[0] === a && last.sig[1] === b && last.sig[2] === c && last.sig[3] === code)
-      return last;                      /* the same signature as this op's previous call */
+    return last && last.sig[0] === a && last.sig[1] === b && last.sig[2] === c && last.sig[3] === code
+      ? last : null;
+  };
+  Engine.prototype._layout = function (op, a, b, c, code, build) {
     var key = op + ':' + a + ',' + b + ',' + c + ':' + code, lay = this._layouts.get(key);
     if (!lay) {
       if (this._layouts.size >= 64) this._layouts.clear();
@@ -355,10 +416,17 @@
     return [{ p: prefix + 'hidden' }, { p: prefix + 'up' }, { p: prefix + 'activated' }, { p: prefix + 'ffnOut' }];
   }
 
+  /* Fresh FFN results as object literals (one shape each, cheaper than a store per path), in
+     addFfn's output order; gated ones carry gate as gateAlias would. */
+  function ffnResult(a) { return { hidden: a[0], activated: a[1], out: a[2] }; }
+  function gatedResult(a) { return { hidden: a[0], up: a[1], activated: a[2], out: a[3], gate: a[0] }; }
+
   /* Gated activations: the hidden layer is also called the gate. */
   function gateAlias(r) { if (r.up && r.gate !== r.hidden) r.gate = r.hidden; return r; }
 
   function prefixed(prefix, names) { return names.map(function (k) { return prefix + k; }); }
+
+  function ffnInvoke(m, p, err) { return m._bl_ffn_forward(p.desc, p.outs, err); }
 
   Engine.prototype.ffn = function (o, into) {
     options(o, 'ffn');
@@ -366,17 +434,16 @@
     elems('hidden (L x dFF)', L, F);
     elems('x (L x dModel)', L, D);
     var f = ffnSig(o, L, D, F);
-    var lay = this._layout('ffn', L, D, F, f.key, function () {
+    var lay = this._same('ffn', L, D, F, f.key) || this._layout('ffn', L, D, F, f.key, function () {
       var lay = new Layout(['x', 'desc', 'outs'].concat(FFN_PTRS));
       lay.input('x', 'x', L * D, true);
       addFfn(lay, o, L, D, F, f, '', []);
       lay.record('desc', ffnDesc(L, D, F, f.act, ''));
       lay.record('outs', ffnOutWords(''));
+      lay.make = f.gated ? gatedResult : ffnResult;
       return lay;
     });
-    return gateAlias(this._run(lay, o, function (m, p, err) {
-      return m._bl_ffn_forward(p.desc, p.outs, err);
-    }, into));
+    return gateAlias(this._run(lay, o, ffnInvoke, into));
   };
 
   var ATTN_W = ['Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Wo', 'bo'];
@@ -405,11 +472,18 @@
     });
   }
 
+  /* A fresh attention result as an object literal, in addAttention's output order. */
+  function attnResult(a) {
+    return { q: a[0], k: a[1], v: a[2], scores: a[3], weights: a[4], context: a[5], concat: a[6], out: a[7] };
+  }
+
   function attnOutWords() { return ATTN_OUT.map(function (k) { return { p: k }; }); }
 
   function attnDescHead(L, D, H, a) { return [L, D, H, a.causal, a.noScale]; }
   var ATTN_DESC_PTRS = ['keyMask', 'x', 'Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Wo', 'bo'];
   function ptrWords(names) { return names.map(function (k) { return { p: k }; }); }
+
+  function attnInvoke(m, p, err) { return m._bl_attention_forward(p.desc, p.outs, 0, err); }
 
   Engine.prototype.attention = function (o, into) {
     options(o, 'attention');
@@ -418,17 +492,16 @@
     elems('scores (nHeads x L x L)', H * L, L);
     elems('x (L x dModel)', L, D);
     var a = attnSig(o, L, D, H);
-    var lay = this._layout('attn', L, D, H, a.key, function () {
+    var lay = this._same('attn', L, D, H, a.key) || this._layout('attn', L, D, H, a.key, function () {
       var lay = new Layout(['desc', 'outs'].concat(ATTN_DESC_PTRS, ATTN_OUT));
       lay.input('x', 'x', L * D, true);
       addAttention(lay, o, L, D, H, a, []);
       lay.record('desc', attnDescHead(L, D, H, a).concat(ptrWords(ATTN_DESC_PTRS)));
       lay.record('outs', attnOutWords());
+      lay.make = attnResult;
       return lay;
     });
-    return this._run(lay, o, function (m, p, err) {
-      return m._bl_attention_forward(p.desc, p.outs, 0, err);
-    }, into);
+    return this._run(lay, o, attnInvoke, into);
   };
 
   function epsOf(o) {
