@@ -109,17 +109,18 @@ function engineRaw(engine) {
 
 /* ---- BlockLens through its public JS API (arguments checked and copied both ways) ------- */
 /* reuse: pass the previous result as `into` (outputs copied into the caller's arrays instead
-   of fresh ones; everything else the same). */
+   of fresh ones; everything else the same). The API is synchronous, so run() is too: the
+   bench awaits only the peers' promises, and a microtask per call is no part of the engine. */
 function engineApi(engine, reuse) {
   return {
     ffn: (s, d) => {
       let prev;
-      return { run: async () => (prev = engine.ffn({ L: s.L, dModel: s.D, dFF: s.F, activation: 'gelu',
+      return { run: () => (prev = engine.ffn({ L: s.L, dModel: s.D, dFF: s.F, activation: 'gelu',
         x: d.x, W1: d.w1, b1: d.b1, W2: d.w2, b2: d.b2 }, reuse ? prev : undefined)).out };
     },
     attn: (s, d) => {
       let prev;
-      return { run: async () => (prev = engine.attention({ L: s.L, dModel: s.D, nHeads: s.H, x: d.x,
+      return { run: () => (prev = engine.attention({ L: s.L, dModel: s.D, nHeads: s.H, x: d.x,
         Wq: d.wq, bq: d.bq, Wk: d.wk, bk: d.bk, Wv: d.wv, bv: d.bv, Wo: d.wo, bo: d.bo },
         reuse ? prev : undefined)).out };
     }

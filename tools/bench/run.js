@@ -30,20 +30,23 @@ const LARGE = ALL_LARGE.filter((c) => !quick || c.shape[0] === 128);
 /* ---- timing ---------------------------------------------------------------------------- */
 const median = (a) => { const b = [...a].sort((x, y) => x - y); return b[b.length >> 1]; };
 
+/* A peer's promise is awaited; the engine's synchronous API returns its result directly. */
+const isThenable = (r) => r !== null && typeof r === 'object' && typeof r.then === 'function';
+
 /* Calls per sample: 1 for the large shapes; for the small ones enough calls to last ~30 ms,
    after warming up for ~0.5 s (the JS wrapper must reach V8's optimising tier too). */
 async function calibrate(run, small) {
   if (!small) return 1;
   let calls = 0;
   const t0 = performance.now();
-  while (performance.now() - t0 < 500 || calls < 1000) { await run(); calls++; }
+  while (performance.now() - t0 < 500 || calls < 1000) { const r = run(); if (isThenable(r)) await r; calls++; }
   const per = (performance.now() - t0) / calls;
   return Math.max(1, Math.min(50000, Math.ceil(30 / per)));
 }
 
 async function sample(run, inner) {
   const t0 = performance.now();
-  for (let i = 0; i < inner; i++) await run();
+  for (let i = 0; i < inner; i++) { const r = run(); if (isThenable(r)) await r; }
   return (performance.now() - t0) / inner;
 }
 
@@ -226,7 +229,8 @@ them alike (the floor is timed alone afterwards). Large shapes: one call per sam
 implementation (engine heap, tf tensors, ONNX initialisers), input copied in, output read
 back; the engine computes only the outputs the call needs (no scores/weights (heads, L, L)
 tensors, no pre-activation copy). Small shapes: per-call time from batches of calls; the
-engine goes through its public JS API (argument checks, every input and output copied),
+engine goes through its public JS API, which is synchronous (argument checks, every input and
+output copied; the peers' promises are awaited),
 once with fresh output arrays per call and once with the previous result passed as \`into\`
 (the outputs copied into the caller's arrays); the peers get a fresh input tensor per call
 with resident weights. GFLOPS count the
