@@ -124,6 +124,50 @@ static void attend_block(const bl_attention_desc *d, const bl_attention_out *o, 
                    (size_t)dk * sizeof(float));
 }
 
+/* Heads this small (the page's default sizes: L 7, d_k 4) cost more in bl__gemm's packing and
+   tiles than in arithmetic, so each query row is done in place: logits (four keys at a time from
+   a transposed copy of k_h), softmax, context. Every element sees the same operations in the
+   same order as in attend_block's products (k ascending from 0), so results are bit-identical. */
+#ifndef BL_SMALL_HEAD
+#define BL_SMALL_HEAD 4096      /* L * L * d_k at most, and d_k <= 64: kt below then fits */
+#endif
+static void attend_small(const bl_attention_desc *d, const bl_attention_out *o, int h,
+                         float *scratch, float scale) {
+    int L = d->L, D = d->d_model, dk = D / d->n_heads, lp = (L + 3) & ~3;
+    size_t at = (size_t)h * L * L;
+    float kt[BL_SMALL_HEAD + 3 * 64] __attribute__((aligned(16)));   /* kt[c][j], d_k (L + 3) */
+    for (int c = 0; c < dk; c++) {
+        for (int j = 0; j < L; j++) kt[c * lp + j] = o->k[(size_t)j * D + h * dk + c];
+        for (int j = L; j < lp; j++) kt[c * lp + j] = 0.0f;
+    }
+    const float *vh = o->v + h * dk;
+    for (int i = 0; i < L; i++) {
+        float *w = o->weights ? o->weights + at + (size_t)i * L : scratch;
+        float *s = o->scores ? o->scores + at + (size_t)i * L : w;
+        const float *qi = o->q + (size_t)i * D + h * dk;
+        for (int j = 0; j < L; j += 4) {
+            v4 acc = v4_splat(0.0f);
+            for (int c = 0; c < dk; c++) acc = acc + v4_splat(qi[c]) * v4_load(kt + c * lp + j);
+            if (L - j >= 4) v4_store(s + j, acc);
+            else store_part(s + j, acc, L - j);
+        }
+        softmax_row(w, s, L, d->causal ? i : L - 1, d->key_mask, scale);
+        float *ctx = o->concat + (size_t)i * D + h * dk;
+        int c = 0;
+        for (; c + 4 <= dk; c += 4) {
+            v4 acc = v4_splat(0.0f);
+            for (int j = 0; j < L; j++) acc = acc + v4_splat(w[j]) * v4_load(vh + (size_t)j * D + c);
+            v4_store(ctx + c, acc);
+        }
+        for (; c < dk; c++) {
+            float acc = 0.0f;
+            for (int j = 0; j < L; j++) acc = acc + w[j] * vh[(size_t)j * D + c];
+            ctx[c] = acc;
+        }
+        if (o->context) memcpy(o->context + ((size_t)h * L + i) * dk, ctx, (size_t)dk * sizeof(float));
+    }
+}
+
 bl_status bl_attention_forward(const bl_attention_desc *d, const bl_attention_out *o,
                                float *workspace, bl_error *err) {
     BL__CHECK(bl__attention_check(d, o, workspace, err));
@@ -137,9 +181,15 @@ bl_status bl_attention_forward(const bl_attention_desc *d, const bl_attention_ou
     /* Without a weights output, a block's weights live in o->out (L x D floats, written
        only by the final projection): up to D rows of L at a time, so no (L, L) temporary. */
     int qb = o->weights ? QB : (D < QB ? D : QB);
-    for (int h = 0; h < H; h++)
+    int small = (size_t)L * L * dk <= BL_SMALL_HEAD && dk <= 64;
+    for (int h = 0; h < H; h++) {
+        if (small) {
+            attend_small(d, o, h, o->out, scale);   /* a row of weights at a time in out */
+            continue;
+        }
         for (int i0 = 0; i0 < L; i0 += qb)
             attend_block(d, o, h, i0, L - i0 < qb ? L - i0 : qb, o->out, scale);
+    }
     bl__matmul(o->out, o->concat, d->wo, d->bo, L, D, D);
     bl__ok(err);
     return BL_OK;
