@@ -28,6 +28,10 @@ test('a small head computed in place equals the blocked path bit for bit', async
     const what = `L ${L}, d_model ${D}, heads ${H}, causal ${causal}, scale ${scale}`;
     for (const k of ['q', 'k', 'v', 'concat', 'out'])
       assert.deepEqual(bits(small[k]), bits(big[k].subarray(0, L * D)), `${k}: ${what}`);
+    const dk = D / H;
+    for (let h = 0; h < H; h++)
+      assert.deepEqual(bits(small.context.subarray(h * L * dk, (h + 1) * L * dk)),
+        bits(big.context.subarray(h * PAD * dk, (h * PAD + L) * dk)), `context head ${h}: ${what}`);
     for (const k of ['scores', 'weights'])
       for (let h = 0; h < H; h++)
         for (let i = 0; i < L; i++)
