@@ -1,4 +1,4 @@
-# The wasm module: the engine plus src/wasm_abi.c, wrapped by web/js/engine.js into one
+# The wasm module: the engine plus src/wasm_abi.c, wrapped by web/src/engine/engine.js into one
 # classic script that loads in Node (require) and in a browser (<script>, also from file://).
 # Two builds of the same C go into that one file: the SIMD one (BlockLensCore, -msimd128, with
 # an FMA kernel the loader switches on or patches out) and a scalar one (BlockLensCoreScalar)
@@ -53,11 +53,11 @@ endif()
 target_compile_options(blocklens_core PRIVATE -O3)
 target_link_options(blocklens_core PRIVATE ${BL_WASM_LINK_OPTIONS}
   -sEXPORT_NAME=BlockLensCore
-  "SHELL:--extern-pre-js ${CMAKE_SOURCE_DIR}/web/js/engine-pre.js"   # SHELL: keeps the repeated
+  "SHELL:--extern-pre-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine-pre.js"   # SHELL: keeps the repeated
   "SHELL:--extern-pre-js ${BL_SCALAR_JS}"                            # flag (CMake dedups options)
-  "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/js/engine.js"
-  "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/js/engine-load.js")
+  "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine.js"
+  "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine-load.js")
 add_dependencies(blocklens_core blocklens_scalar)
 set_target_properties(blocklens_core PROPERTIES
   OUTPUT_NAME blocklens SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY ${BL_DIST}
-  LINK_DEPENDS "${CMAKE_SOURCE_DIR}/web/js/engine.js;${CMAKE_SOURCE_DIR}/web/js/engine-load.js;${CMAKE_SOURCE_DIR}/web/js/engine-pre.js;${BL_SCALAR_JS}")
+  LINK_DEPENDS "${CMAKE_SOURCE_DIR}/web/src/engine/engine.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-load.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-pre.js;${BL_SCALAR_JS}")

@@ -15,7 +15,7 @@
                         # as in.js out.js, and writes the FMA sites of the one module that has
                         # them into the file's FMA_SITES placeholder (the build of
                         # blocklens.js: its loader patches those sites where relaxed SIMD is
-                        # missing; see web/js/engine-load.js). Safe to run twice.
+                        # missing; see web/src/engine/engine-load.js). Safe to run twice.
 
    Mapping (0xfd prefix, LEB128 sub-opcode; WebAssembly/relaxed-simd Overview.md "Binary format"):
      0xaf f32x4.fma -> 0x105 f32x4.relaxed_madd    0xb0 f32x4.fms -> 0x106 f32x4.relaxed_nmadd

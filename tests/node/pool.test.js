@@ -1,4 +1,4 @@
-// pool.test.js - small fresh results share pool buffers (web/js/engine.js, POOL_BYTES): they
+// pool.test.js - small fresh results share pool buffers (web/src/engine/engine.js, POOL_BYTES): they
 // never alias one another, keep their values, leak nothing, and `into` is checked as before.
 'use strict';
 const test = require('node:test');
