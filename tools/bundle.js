@@ -1,26 +1,28 @@
 #!/usr/bin/env node
-/* tools/bundle.js - writes web/dist/blocklens-element.js: ONE classic script a blogger copies,
-   the engine (web/dist/blocklens.js, wasm inlined) + the figure code + the styles as a string +
-   <block-lens>. It defines one global, BlockLens (the engine API, with .ui for the figure code),
-   and the custom element. No eval, no inline style attributes: runs under a strict CSP.
-   Usage: node tools/bundle.js [--sizes]   (tools/build runs it after the wasm build). */
+/* tools/bundle.js - the front end's ES modules (web/src) bundled by esbuild into classic IIFE
+   scripts, which also run from file:// (where browsers refuse module scripts):
+     web/dist/blocklens-page.js     index.html's code (after dist/blocklens.js, the engine)
+     web/dist/blocklens-embed.js    embed.html's code (after the engine)
+     web/dist/blocklens-worker.js   the compute Worker a served page starts (loads the engine beside it)
+     web/dist/blocklens-element.js  ONE file for bloggers: the engine, the figures, the styles and
+                                    <block-lens>; it defines one global, BlockLens
+   The Worker's code is also inlined as a string, for the Blob Worker of a page opened from a file.
+   Usage: node tools/bundle.js [--sizes] [--watch]   (tools/build runs it after the wasm build). */
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const zlib = require('zlib');
+const esbuild = require('esbuild');
 
-const WEB = path.join(__dirname, '..', 'web');
-const JS = ['i18n/core', 'i18n/en', 'i18n/zh', 'format', 'params', 'model', 'colors', 'heatmap', 'plots',
-  'recorder', 'figure', 'figure-views', 'interact', 'table', 'panel', 'flow', 'widgets', 'views/controls',
-  'views/pipeline', 'views/activation', 'views/rows', 'views/attention', 'views/positionwise',
-  'views/paramsplit', 'exportbar', 'single', 'element'];
+const ROOT = path.join(__dirname, '..');
+const WEB = path.join(ROOT, 'web');
+const SRC = path.join(WEB, 'src', 'entries');
+const DIST = path.join(WEB, 'dist');
 const CSS = ['base', 'figures', 'embed'];
+const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 
-// Whole-line // comments, the /* header */ of each file and indentation go; code is untouched.
-function slim(src) {
-  return src.replace(/^\/\*[\s\S]*?\*\/\n/, '').split('\n')
-    .filter((l) => !/^\s*\/\/ /.test(l)).map((l) => l.replace(/^\s+/, '')).filter((l) => l).join('\n');
-}
+const COMMON = { bundle: true, format: 'iife', target: ['es2020'], minify: true, legalComments: 'none',
+  charset: 'utf8', logLevel: 'warning' };
 
 // The page's CSS for a shadow root: variables on :host, the dark set on the figure's frame.
 function shadowCSS() {
@@ -33,29 +35,34 @@ function shadowCSS() {
     '.bl-frame{color:var(--fg);font:15px/1.6 var(--font);-webkit-text-size-adjust:100%}\n' + css;
 }
 
-function bundle() {
-  const engine = fs.readFileSync(path.join(WEB, 'dist', 'blocklens.js'), 'utf8');
-  const parts = JS.map((f) => {
-    let src = fs.readFileSync(path.join(WEB, 'js', f + '.js'), 'utf8');
-    // The full page's prose (explanations, intro, footer) is not part of any single figure.
-    if (f.startsWith('i18n/')) src = src.split('\n').filter((l) => !/^\s+(p_\w+|intro|footer|tagline): '.*',$/.test(l)).join('\n');
-    return '// ' + f + '.js\n' + slim(src);
-  });
-  // The figure modules attach to window.BlockLensUI while they load; it then moves to BlockLens.ui.
-  const out = '/* BlockLens ' + JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version +
-    ': one Transformer block computed by a C engine (WebAssembly, inlined) and drawn live.\n' +
+// The Worker's code for a Blob: built first, then inlined into the other bundles.
+async function workerCode() {
+  const r = await esbuild.build(Object.assign({}, COMMON, { entryPoints: [path.join(SRC, 'worker-blob.js')], write: false }));
+  return r.outputFiles[0].text;
+}
+
+function engineBanner() {
+  return '/* BlockLens ' + VERSION + ': one Transformer block computed by a C engine (WebAssembly, inlined) and drawn live.\n' +
     '   <script src="blocklens-element.js"></script> <block-lens view="attention" tokens="..."></block-lens>\n' +
     '   CSP: script-src \'self\' \'wasm-unsafe-eval\'. MIT licence. */\n' +
-    engine + '\n;(function () {\n"use strict";\n' +
-    'var had = Object.prototype.hasOwnProperty.call(window, "BlockLensUI"), prev = window.BlockLensUI;\n' +
-    'window.BlockLensUI = {};\n' +
-    parts.join('\n') + '\n' +
-    'var ui = window.BlockLensUI;\n' +
-    'if (had) window.BlockLensUI = prev; else delete window.BlockLensUI;\n' +
-    'BlockLens.ui = ui;\n' +
-    '})();\n';
-  return out.replace('window.BlockLensUI = {};\n', 'window.BlockLensUI = {};\nwindow.BlockLensUI.elementCSS = ' +
-    JSON.stringify(shadowCSS()) + ';\n');
+    fs.readFileSync(path.join(DIST, 'blocklens.js'), 'utf8');
+}
+
+// The four bundles' esbuild options.
+async function targets() {
+  const define = { __WORKER_CODE__: JSON.stringify(await workerCode()), __ELEMENT_CSS__: JSON.stringify(shadowCSS()) };
+  const one = (entry, out, extra) => Object.assign({}, COMMON, { entryPoints: [path.join(SRC, entry)],
+    outfile: path.join(DIST, out), define }, extra);
+  return [
+    one('page.js', 'blocklens-page.js'),
+    one('embed.js', 'blocklens-embed.js'),
+    one('worker-file.js', 'blocklens-worker.js'),
+    one('element.js', 'blocklens-element.js', { banner: { js: engineBanner() } })
+  ];
+}
+
+async function bundle() {
+  for (const opts of await targets()) await esbuild.build(opts);
 }
 
 function sizes(file) {
@@ -71,15 +78,28 @@ function embedSizes() {
     { files: 0, raw: 0, gzip: 0 });
 }
 
-if (require.main === module) {
-  const file = path.join(WEB, 'dist', 'blocklens-element.js');
-  fs.writeFileSync(file, bundle());
-  const s = sizes(file);
-  console.log(`built web/dist/blocklens-element.js (${s.raw} bytes, ${s.gzip} gzipped)`);
-  if (process.argv.includes('--sizes')) {
-    const e = sizes(path.join(WEB, 'dist', 'blocklens.js')), m = embedSizes();
+// Rebuilds on every change under web/src and web/css (the engine needs tools/build).
+async function watch() {
+  const contexts = await Promise.all((await targets()).map((o) => esbuild.context(o)));
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log('watching web/src (Ctrl-C stops); the worker code and the element CSS are read at start');
+}
+
+async function main(argv) {
+  if (argv.includes('--watch')) return watch();
+  await bundle();
+  for (const f of ['blocklens-page.js', 'blocklens-embed.js', 'blocklens-worker.js', 'blocklens-element.js']) {
+    const s = sizes(path.join(DIST, f));
+    console.log(`built web/dist/${f} (${s.raw} bytes, ${s.gzip} gzipped)`);
+  }
+  if (argv.includes('--sizes')) {
+    const e = sizes(path.join(DIST, 'blocklens.js')), m = embedSizes();
     console.log(`dist/blocklens.js (engine only): ${e.raw} bytes, ${e.gzip} gzipped`);
     console.log(`embed.html + ${m.files - 1} files it loads: ${m.raw} bytes, ${m.gzip} gzipped (file by file)`);
   }
 }
-module.exports = { bundle, sizes, embedSizes, shadowCSS, JS, CSS };
+
+if (require.main === module) {
+  main(process.argv.slice(2)).catch((e) => { console.error('bundle.js: ' + (e && e.message || e)); process.exitCode = 1; });
+}
+module.exports = { bundle, sizes, embedSizes, shadowCSS, CSS };

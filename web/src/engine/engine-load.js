@@ -110,27 +110,103 @@
      module, written by tools/relax.js --fill-sites when the file is built. */
   var FMA_SITES = /*@FMA_SITES*/[]/*@*/;
 
-  /* The SIMD module for a runtime without relaxed SIMD: each FMA instruction becomes
-     v128.bitselect + nop (0xfd 0x52 0x01), the same stack shape and length, so the module
-     validates; bl__set_fma is never called there, so that code never runs. */
-  function simdWithoutFma() {
-    var m = /data:application\/octet-stream;base64,([A-Za-z0-9+\/=]+)/.exec(BlockLensCore.toString());
-    if (!m) fail('the SIMD module is missing from this file');
-    var bin = atob(m[1]), bytes = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  /* What each build's module says it is: its "blocklens" custom section (src/wasm_abi.c). */
+  var BUILD_TAGS = { fma: 'blocklens simd fma=1', simd: 'blocklens simd fma=0', scalar: 'blocklens scalar' };
+
+  /* The bytes of a factory's inlined module (Emscripten's SINGLE_FILE data: URL), decoded here
+     and handed over through instantiateWasm, so that Emscripten never fetch()es the data: URL
+     (a page whose CSP has no connect-src would log a violation before the fallback). */
+  var DATA_URL = 'data:application/octet-stream;base64,';
+  function inlinedBytes(factory) {
+    var src = factory.toString(), at = -1;
+    do at = src.indexOf(DATA_URL, at + 1);   /* the first one is the glue's empty prefix */
+    while (at >= 0 && src.charAt(at + DATA_URL.length) === '"');
+    if (at < 0) fail('the wasm module is missing from this file');
+    var b64 = src.slice(at + DATA_URL.length, src.indexOf('"', at));
+    if (typeof Buffer === 'function' && typeof Buffer.from === 'function') {
+      var b = Buffer.from(b64, 'base64');
+      return new Uint8Array(b.buffer, b.byteOffset, b.length);
+    }
+    var bin = atob(b64), n = bin.length, bytes = new Uint8Array(n);
+    for (var i = 0; i < n; i++) bytes[i] = bin.charCodeAt(i);
+    return bytes;
+  }
+
+  /* [start, end) of the payload of the custom section `name` in a wasm binary, or null: walks
+     the section headers only. */
+  function customSection(bytes, name) {
+    var p = 8;
+    function leb() {
+      var r = 0, shift = 0, b;
+      do { b = bytes[p++]; r += (b & 127) * Math.pow(2, shift); shift += 7; } while (b & 128);
+      return r;
+    }
+    while (p < bytes.length) {
+      var id = bytes[p++], size = leb(), end = p + size;
+      if (id === 0) {
+        var n = leb();
+        if (String.fromCharCode.apply(null, bytes.subarray(p, p + n)) === name) return [p + n, end];
+      }
+      p = end;
+    }
+    return null;
+  }
+
+  /* The SIMD module for the SIMD build: each FMA instruction becomes v128.bitselect + nop
+     (0xfd 0x52 0x01), the same stack shape and length, so the module validates without relaxed
+     SIMD; bl__set_fma is never called there, so that code never runs. Its tag says fma=0. */
+  function withoutFma(bytes) {
     FMA_SITES.forEach(function (at) {
       if (bytes[at] !== 0xfd || bytes[at + 1] !== 0x85 || bytes[at + 2] !== 0x02)
         fail('the SIMD module has no FMA instruction at byte ' + at + ': rebuild it');
       bytes[at + 1] = 0x52;
       bytes[at + 2] = 0x01;
     });
+    var tag = customSection(bytes, 'blocklens');
+    if (!tag || String.fromCharCode.apply(null, bytes.subarray(tag[0], tag[1])) !== BUILD_TAGS.fma)
+      fail('the SIMD module has no "' + BUILD_TAGS.fma + '" tag: rebuild it');
+    bytes[tag[1] - 1] = 0x30;   /* fma=1 -> fma=0 */
     return bytes;
   }
 
-  function instantiate(key) {
-    if (key === 'scalar') return BlockLensCoreScalar();
-    if (validates(FMA_PROBE)) return BlockLensCore();
-    return BlockLensCore({ wasmBinary: simdWithoutFma() });
+  /* Checks that `wasmModule` (load's option) was compiled from this file for build `key`. */
+  function checkModule(wasmModule, key) {
+    var sections = WebAssembly.Module.customSections(wasmModule, 'blocklens');
+    var tag = sections.length === 1 ? String.fromCharCode.apply(null, new Uint8Array(sections[0])) : null;
+    if (tag === BUILD_TAGS[key]) return;
+    var was = null;
+    for (var k in BUILD_TAGS) if (BUILD_TAGS[k] === tag) was = k;
+    fail(was ? 'wasmModule was compiled for the ' + was + ' build, but this load() picked the ' + key +
+      ' build (pass the options it was loaded with, or its engine.fma / engine.simd)'
+      : 'wasmModule is not a BlockLens wasm module (no "blocklens" build tag)');
+  }
+
+  /* Runs the build's Emscripten factory with the module compiled from `given` (a checked
+     WebAssembly.Module) or from its inlined bytes, decoded (and patched) only for this build.
+     Resolves to [Emscripten module, WebAssembly.Module]. */
+  function instantiate(key, given) {
+    return new Promise(function (resolve, reject) {
+      var source = given || (key === 'scalar' ? inlinedBytes(BlockLensCoreScalar)
+        : key === 'simd' ? withoutFma(inlinedBytes(BlockLensCore)) : inlinedBytes(BlockLensCore));
+      var compiled = null;
+      var factory = key === 'scalar' ? BlockLensCoreScalar : BlockLensCore;
+      factory({
+        instantiateWasm: function (imports, receive) {
+          var made = given ? WebAssembly.instantiate(given, imports).then(function (instance) {
+            return { module: given, instance: instance };
+          }) : WebAssembly.instantiate(source, imports);
+          made.then(function (r) {
+            compiled = r.module;
+            receive(r.instance, r.module);
+          }).catch(reject);
+          return {};   /* exports arrive through receive */
+        }
+      }).then(function (mod) { resolve([mod, compiled]); }, reject);
+    });
+  }
+
+  function isModule(v) {
+    return typeof WebAssembly === 'object' && Object.prototype.toString.call(v) === '[object WebAssembly.Module]';
   }
 
   var loading = {};
@@ -139,23 +215,39 @@
      large matrix products) where the runtime validates relaxed SIMD, SIMD where it validates
      SIMD, scalar elsewhere; FMA and SIMD are one module, with FMA switched on or patched out.
      load({ fma: false }) and load({ simd: false }) step down (tests, benchmarks); true for
-     either rejects where the runtime lacks it. engine.simd and engine.fma say which runs. */
+     either rejects where the runtime lacks it. engine.simd and engine.fma say which runs.
+     engine.wasmModule is the compiled WebAssembly.Module: post it to a Worker, whose
+     load({ wasmModule }) (with the same simd / fma options) then instantiates it instead of
+     decoding and compiling again; a module of another build rejects. When that build is
+     already loaded, load({ wasmModule }) returns the same promise as ever. */
   function load(opts) {
     if (opts !== undefined && (opts === null || typeof opts !== 'object' || Array.isArray(opts)))
       fail('load expects no argument or an options object');
     var wantSimd = boolOpt(opts, 'simd'), wantFma = boolOpt(opts, 'fma');
+    var given = opts === undefined || opts.wasmModule === undefined ? null : opts.wasmModule;
+    if (given !== null && !isModule(given))
+      fail('wasmModule must be a WebAssembly.Module (an engine.wasmModule), not ' + String(given).slice(0, 40));
     if (wantSimd === false && wantFma === true) fail('fma needs simd: { simd: false, fma: true } cannot be met');
     var simd = wantSimd === false ? false : validates(SIMD_PROBE);
     var fma = simd && wantFma !== false && validates(FMA_PROBE);
     if (wantSimd === true && !simd) return Promise.reject(new Error('BlockLens: this runtime has no wasm SIMD'));
     if (wantFma === true && !fma) return Promise.reject(new Error('BlockLens: this runtime has no relaxed wasm SIMD (fma)'));
     var key = fma ? 'fma' : simd ? 'simd' : 'scalar';
+    if (given) {
+      try {
+        checkModule(given, key);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
     if (!loading[key]) {
-      loading[key] = instantiate(key).then(function (mod) {
+      loading[key] = instantiate(key, given).then(function (r) {
+        var mod = r[0];
         if (fma) mod._bl__set_fma(1);
         var engine = new Engine(mod);
         engine.simd = simd;
         engine.fma = fma;
+        engine.wasmModule = r[1];
         return engine;
       });
       loading[key].catch(function () { loading[key] = null; });

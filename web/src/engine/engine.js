@@ -12,10 +12,28 @@
      Node's Buffer pool does): one ArrayBuffer per call cost more than the call itself at the
      page's sizes. A full pool is dropped for a new one; it lives as long as a result uses it. */
   var POOL_BYTES = 16384, POOL_MAX = 4096;
-  /* sizeof of bl_error, bl_rng, bl_ffn_desc, bl_ffn_out, bl_attention_desc, bl_attention_out,
-     bl_block_desc, bl_block_out on wasm32: the field tables below must agree (checked at load). */
-  var ABI_SIZES = [196, 2512, 44, 16, 60, 32, 116, 68];
-  var RNG_BYTES = 2512, ERR_BYTES = 196;
+  /* The C structs on wasm32: sizeof and the byte offset of every field, the only copy of these
+     numbers in the wrapper (descriptors are written and outputs read through it by field name).
+     At load the wasm module's own sizeof / offsetof of every field (bl__abi_layout in
+     src/wasm_abi.c) must match it field by field. Nested structs are one field here. */
+  var ABI = {
+    bl_error: { sizeof: 196, status: 0, message: 4 },
+    bl_rng: { sizeof: 2512, mt: 0, pos: 2496, has_gauss: 2500, gauss: 2504 },
+    bl_ffn_desc: { sizeof: 44, L: 0, d_model: 4, d_ff: 8, activation: 12, x: 16, w1: 20, b1: 24,
+      w3: 28, b3: 32, w2: 36, b2: 40 },
+    bl_ffn_out: { sizeof: 16, hidden: 0, up: 4, activated: 8, out: 12 },
+    bl_attention_desc: { sizeof: 60, L: 0, d_model: 4, n_heads: 8, causal: 12, no_scale: 16,
+      key_mask: 20, x: 24, wq: 28, bq: 32, wk: 36, bk: 40, wv: 44, bv: 48, wo: 52, bo: 56 },
+    bl_attention_out: { sizeof: 32, q: 0, k: 4, v: 8, scores: 12, weights: 16, context: 20,
+      concat: 24, out: 28 },
+    bl_block_desc: { sizeof: 116, L: 0, d_model: 4, n_heads: 8, d_ff: 12, activation: 16,
+      pre_ln: 20, causal: 24, no_scale: 28, key_mask: 32, eps: 36, x: 40, wq: 44, bq: 48, wk: 52,
+      bk: 56, wv: 60, bv: 64, wo: 68, bo: 72, ln1_gamma: 76, ln1_beta: 80, ln2_gamma: 84,
+      ln2_beta: 88, w1: 92, b1: 96, w3: 100, b3: 104, w2: 108, b2: 112 },
+    bl_block_out: { sizeof: 68, attn: 0, ffn: 32, resid1: 48, norm1: 52, resid2: 56, norm2: 60,
+      out: 64 }
+  };
+  var RNG_BYTES = ABI.bl_rng.sizeof, ERR_BYTES = ABI.bl_error.sizeof;
   /* bl_model_config's fields, in order (see src/wasm_abi.c). */
   var CONFIG_KEYS = ['vocab', 'maxPositions', 'typeVocab', 'dModel', 'nLayers', 'nHeads',
     'nKvHeads', 'dFF', 'gated', 'norm', 'attnBias', 'ffnBias', 'embedNorm', 'finalNorm',
@@ -96,11 +114,28 @@
     this.outs.push([name, this.outFloats, n, path]);
     this.outFloats += n;
   };
-  /* A descriptor record: ints, pointer names {p: name}, floats {f: value}. */
+  /* A record of 32-bit words: ints, pointer names {p: name}, floats {f: value}. */
   Layout.prototype.record = function (name, words) {
     this.add(name, words.length * 4);
     this.records.push([name, words]);
   };
+  /* A C struct (a name in ABI) as a record: values by field name, as for record(), or
+     {s: struct, v: values} for a nested struct; fields not named stay 0 (C's default). */
+  Layout.prototype.struct = function (name, type, values) {
+    var words = [];
+    for (var i = 0; i < ABI[type].sizeof >> 2; i++) words.push(0);
+    structWords(words, type, 0, values);
+    this.record(name, words);
+  };
+  function structWords(words, type, at, values) {
+    var t = ABI[type];
+    for (var k in values) {
+      if (k === 'sizeof' || !(k in t)) fail('internal: ' + type + ' has no field ' + k);
+      var v = values[k];
+      if (v !== null && typeof v === 'object' && 's' in v) structWords(words, v.s, at + t[k], v.v);
+      else words[(at + t[k]) >> 2] = v;
+    }
+  }
   Layout.prototype.finish = function () {
     /* (pointer, length) of every float input, for one NaN/infinity check in wasm */
     var list = [];
@@ -193,13 +228,48 @@
     var n = mod._bl_preset_count(), names = [];
     for (var i = 0; i < n; i++) names.push(mod.UTF8ToString(mod._bl_preset_name(i)));
     this.presets = names;
-    var sizes = this._call(ABI_SIZES.length * 4, function (base, m) {
-      m._bl__abi_sizes(base, ABI_SIZES.length);
-      return Array.prototype.slice.call(m.HEAP32.subarray(base >> 2, (base >> 2) + ABI_SIZES.length));
-    });
-    if (sizes.join() !== ABI_SIZES.join())
-      fail('wasm struct sizes ' + sizes.join() + ' do not match the wrapper ' + ABI_SIZES.join());
+    this._checkAbi(ABI);
   }
+
+  /* The wasm module's struct layout, as ABI: { struct: { sizeof, field: offset } } from
+     bl__abi_layout's numbers and bl__abi_layout_names' "struct field field;struct ...". */
+  Engine.prototype._abiFromC = function () {
+    var m = this._m, n = m._bl__abi_layout(0, 0), c = {}, at = 0;
+    var nums = this._call(n * 4, function (base, m) {
+      m._bl__abi_layout(base, n);
+      return Array.prototype.slice.call(m.HEAP32.subarray(base >> 2, (base >> 2) + n));
+    });
+    m.UTF8ToString(m._bl__abi_layout_names()).split(';').forEach(function (s) {
+      var f = s.split(' '), t = c[f[0]] = { sizeof: nums[at++] };
+      for (var i = 1; i < f.length; i++) t[f[i]] = nums[at++];
+    });
+    if (at !== n) fail('wasm struct layout has ' + n + ' numbers for ' + at + ' names: rebuild');
+    return c;
+  };
+
+  /* Throws unless `table` (ABI, or an altered copy in tests) matches the wasm module's layout
+     field by field: same structs, same fields, same offsets and sizes. */
+  Engine.prototype._checkAbi = function (table) {
+    var c = this._abiFromC(), s, f;
+    for (s in table) if (!c[s]) fail('the wasm module has no struct ' + s + ' (the wrapper uses it): rebuild');
+    for (s in c) {
+      var t = table[s], cs = c[s];
+      if (!t) fail('wasm struct ' + s + ' is not in the wrapper\'s layout table');
+      for (f in cs) {
+        if (f === 'sizeof') continue;
+        if (!(f in t)) fail('wasm struct ' + s + ' has a field ' + f + ' (at byte ' + cs[f] + ') the wrapper does not know');
+        if (cs[f] !== t[f])
+          fail('wasm struct ' + s + '.' + f + ' is at byte ' + cs[f] + ', the wrapper writes it at ' + t[f]);
+      }
+      for (f in t)
+        if (!(f in cs)) fail('wasm struct ' + s + ' has no field ' + f + ' (the wrapper writes it at byte ' + t[f] + ')');
+      if (cs.sizeof !== t.sizeof)
+        fail('wasm struct ' + s + ' is ' + cs.sizeof + ' bytes, the wrapper\'s is ' + t.sizeof);
+    }
+  };
+
+  /* A copy of the wrapper's layout table (for tests of _checkAbi). */
+  Engine.prototype._abiTable = function () { return JSON.parse(JSON.stringify(ABI)); };
 
   /* Size of the wasm memory in bytes (it grows on demand and never shrinks). */
   Engine.prototype.heapBytes = function () { return this._m.HEAPU8.length; };
@@ -226,7 +296,7 @@
 
   Engine.prototype._check = function (status, errPtr) {
     if (status === 0) return;
-    var msg = this._m.UTF8ToString(errPtr + 4);
+    var msg = this._m.UTF8ToString(errPtr + ABI.bl_error.message);
     msg = msg.replace(/\b[a-z0-9]+(?:_[a-z0-9]+)+\b|\bw[1-3qkvo]\b/g, function (w) {
       return C_NAMES[w] || w;
     });
@@ -408,12 +478,14 @@
     lay.output(prefix + 'ffnOut', L * D, at.concat('out'));
   }
 
-  function ffnDesc(L, D, F, act, prefix) {
-    return [L, D, F, act, { p: 'x' }, { p: prefix + 'W1' }, { p: prefix + 'b1' }, { p: prefix + 'W3' },
-      { p: prefix + 'b3' }, { p: prefix + 'W2' }, { p: prefix + 'b2' }];
+  /* bl_ffn_desc's (and bl_block_desc's) FFN weight fields; bl_ffn_out's fields. */
+  function ffnWeightFields(prefix) {
+    return { w1: { p: prefix + 'W1' }, b1: { p: prefix + 'b1' }, w3: { p: prefix + 'W3' },
+      b3: { p: prefix + 'b3' }, w2: { p: prefix + 'W2' }, b2: { p: prefix + 'b2' } };
   }
-  function ffnOutWords(prefix) {
-    return [{ p: prefix + 'hidden' }, { p: prefix + 'up' }, { p: prefix + 'activated' }, { p: prefix + 'ffnOut' }];
+  function ffnOutFields(prefix) {
+    return { hidden: { p: prefix + 'hidden' }, up: { p: prefix + 'up' },
+      activated: { p: prefix + 'activated' }, out: { p: prefix + 'ffnOut' } };
   }
 
   /* Fresh FFN results as object literals (one shape each, cheaper than a store per path), in
@@ -438,8 +510,9 @@
       var lay = new Layout(['x', 'desc', 'outs'].concat(FFN_PTRS));
       lay.input('x', 'x', L * D, true);
       addFfn(lay, o, L, D, F, f, '', []);
-      lay.record('desc', ffnDesc(L, D, F, f.act, ''));
-      lay.record('outs', ffnOutWords(''));
+      lay.struct('desc', 'bl_ffn_desc', Object.assign({ L: L, d_model: D, d_ff: F,
+        activation: f.act, x: { p: 'x' } }, ffnWeightFields('')));
+      lay.struct('outs', 'bl_ffn_out', ffnOutFields(''));
       lay.make = f.gated ? gatedResult : ffnResult;
       return lay;
     });
@@ -477,11 +550,17 @@
     return { q: a[0], k: a[1], v: a[2], scores: a[3], weights: a[4], context: a[5], concat: a[6], out: a[7] };
   }
 
-  function attnOutWords() { return ATTN_OUT.map(function (k) { return { p: k }; }); }
-
-  function attnDescHead(L, D, H, a) { return [L, D, H, a.causal, a.noScale]; }
+  /* bl_attention_out's fields; bl_attention_desc's (and bl_block_desc's) mask, input and
+     weight fields. */
+  function attnOutFields() {
+    return { q: { p: 'q' }, k: { p: 'k' }, v: { p: 'v' }, scores: { p: 'scores' },
+      weights: { p: 'weights' }, context: { p: 'context' }, concat: { p: 'concat' }, out: { p: 'attnOut' } };
+  }
+  function attnInputFields() {
+    return { key_mask: { p: 'keyMask' }, x: { p: 'x' }, wq: { p: 'Wq' }, bq: { p: 'bq' },
+      wk: { p: 'Wk' }, bk: { p: 'bk' }, wv: { p: 'Wv' }, bv: { p: 'bv' }, wo: { p: 'Wo' }, bo: { p: 'bo' } };
+  }
   var ATTN_DESC_PTRS = ['keyMask', 'x', 'Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Wo', 'bo'];
-  function ptrWords(names) { return names.map(function (k) { return { p: k }; }); }
 
   function attnInvoke(m, p, err) { return m._bl_attention_forward(p.desc, p.outs, 0, err); }
 
@@ -496,8 +575,9 @@
       var lay = new Layout(['desc', 'outs'].concat(ATTN_DESC_PTRS, ATTN_OUT));
       lay.input('x', 'x', L * D, true);
       addAttention(lay, o, L, D, H, a, []);
-      lay.record('desc', attnDescHead(L, D, H, a).concat(ptrWords(ATTN_DESC_PTRS)));
-      lay.record('outs', attnOutWords());
+      lay.struct('desc', 'bl_attention_desc', Object.assign({ L: L, d_model: D, n_heads: H,
+        causal: a.causal, no_scale: a.noScale }, attnInputFields()));
+      lay.struct('outs', 'bl_attention_out', attnOutFields());
       lay.make = attnResult;
       return lay;
     });
@@ -562,10 +642,14 @@
       addFfn(lay, o, L, D, F, f, 'f_', ['ffn']);
       LN_KEYS.forEach(function (k) { if (given(o, k)) lay.input(k, k, D, false); });
       BLOCK_OUT.forEach(function (k) { lay.output(k, L * D, [k]); });
-      lay.record('desc', [L, D, H, F, f.act, norm === 'pre', a.causal, a.noScale, { p: 'keyMask' },
-        { f: eps }].concat(ptrWords(['x', 'Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Wo', 'bo']),
-        ptrWords(LN_KEYS), ptrWords(prefixed('f_', ['W1', 'b1', 'W3', 'b3', 'W2', 'b2']))));
-      lay.record('outs', attnOutWords().concat(ffnOutWords('f_'), ptrWords(BLOCK_OUT)));
+      lay.struct('desc', 'bl_block_desc', Object.assign({ L: L, d_model: D, n_heads: H, d_ff: F,
+        activation: f.act, pre_ln: norm === 'pre', causal: a.causal, no_scale: a.noScale,
+        eps: { f: eps }, ln1_gamma: { p: 'ln1Gamma' }, ln1_beta: { p: 'ln1Beta' },
+        ln2_gamma: { p: 'ln2Gamma' }, ln2_beta: { p: 'ln2Beta' } }, attnInputFields(),
+        ffnWeightFields('f_')));
+      lay.struct('outs', 'bl_block_out', { attn: { s: 'bl_attention_out', v: attnOutFields() },
+        ffn: { s: 'bl_ffn_out', v: ffnOutFields('f_') }, resid1: { p: 'resid1' },
+        norm1: { p: 'norm1' }, resid2: { p: 'resid2' }, norm2: { p: 'norm2' }, out: { p: 'out' } });
       return lay;
     });
     var r = this._run(lay, o, function (m, p, err) {

@@ -1,0 +1,35 @@
+/* compose.js - one figure as a static picture: title, the state it shows, the figure's blocks
+   and a credit line, laid out at a fixed width into a recorder. No DOM: the page's SVG/PNG
+   export and tools/render.js (Node) run this same code, so the same state gives the same bytes. */
+import { figure } from '../figures/index.js';
+import * as format from './format.js';
+import { toHash } from './params.js';
+import { create as recorder } from './recorder.js';
+import { Sheet, drawBlocks, font } from './sheet.js';
+
+export const WIDTH = 760;
+const PAD = 18;
+
+function stateLine(res, t) {
+  const joined = res.tokens.join(res.tokens.some((x) => x.length > 1) ? ' ' : '');
+  return t('exp_state', { tokens: format.label(joined, 48), L: res.L, d: res.d, dff: res.dff, heads: res.heads,
+    act: t('act_' + res.act), seed: res.seed });
+}
+
+// view, res (model result), opts { t, lang, scheme, state, width } -> { rec, svg(), title, ... }
+export function compose(view, res, opts) {
+  const fig = figure(view), t = opts.t, sc = opts.scheme, w = opts.width || WIDTH;
+  const rec = recorder(w, 100), sheet = new Sheet(rec, sc, w);
+  rec.fillStyle = sc.css.bg; rec.fillRect(0, 0, w, 100);   // resized below
+  const bg = rec.ops[0], title = t('h_' + view);
+  sheet.para(title, 17, sc.css.fg, true, 2);
+  sheet.para(stateLine(res, t), 12, sc.css.muted, false, 14);
+  drawBlocks(sheet, fig.build(res, opts).blocks, res, opts);
+  rec.font = font(10.5); rec.fillStyle = sc.css.muted; rec.textAlign = 'right'; rec.textBaseline = 'alphabetic';
+  rec.fillText(t('exp_credit'), w - PAD, sheet.y + 6);
+  rec.height = Math.ceil(sheet.y + 6 + PAD);
+  bg.h = rec.height;
+  const desc = 'BlockLens view=' + view + '&' + toHash(opts.state);
+  return { rec, title, desc, width: w, height: rec.height,
+    svg: () => rec.toSVG({ title: 'BlockLens: ' + title, desc, lang: opts.lang === 'zh' ? 'zh-CN' : 'en' }) };
+}

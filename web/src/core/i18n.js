@@ -1,0 +1,38 @@
+/* i18n.js - the two languages: lookup with {named} variables and the browser's language as the
+   default. Strings live in i18n/en.js and i18n/zh.js (same keys); text only, never HTML. */
+import en from './i18n/en.js';
+import zh from './i18n/zh.js';
+
+const DICTS = { en, zh };
+const own = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+
+// Missing keys show as the key itself: visible in review, never a crash.
+export function t(lang, key, vars) {
+  const d = own(DICTS, lang) ? DICTS[lang] : en;
+  const s = own(d, key) ? d[key] : own(en, key) ? en[key] : undefined;
+  if (s === undefined) return key;
+  return String(s).replace(/\{(\w+)\}/g, (m, k) => (vars && own(vars, k) && vars[k] !== undefined ? String(vars[k]) : m));
+}
+
+// 'zh' | 'en' | 'auto' -> 'zh' | 'en', 'auto' from the given (or the browser's) language list.
+export function resolve(lang, languages) {
+  if (lang === 'zh' || lang === 'en') return lang;
+  const list = languages || (typeof navigator !== 'undefined' ? (navigator.languages || [navigator.language]) : []);
+  for (const item of list) {
+    const l = String(item || '').toLowerCase();
+    if (l.startsWith('zh')) return 'zh';
+    if (l.startsWith('en')) return 'en';
+  }
+  return 'en';
+}
+
+// A translate function bound to one language.
+export function translator(lang) { return (key, vars) => t(lang, key, vars); }
+
+export { DICTS };
+
+// A checking error { key, code, vars } as "<field>: <what is wrong>".
+export function message(t, e) {
+  const field = e.key === 'hash' ? t('lbl_hash') : e.key === 'engine' ? t('lbl_engine') : t('ctl_' + e.key);
+  return field + ': ' + t('err_' + e.code, e.vars);
+}

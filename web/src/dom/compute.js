@@ -1,0 +1,124 @@
+/* compute.js - the hosts' way to the numbers. The engine loads on the page first (one wasm
+   compile) and answers the first request itself, so the first figure does not wait for a
+   Worker; meanwhile a Worker starts (from a same-origin script where the page is served,
+   from a Blob of the engine's own text from file://), receives the compiled module, and takes
+   every later request. The page keeps a mirror of the Worker's stages; the newest request
+   wins. Where no Worker can start (a CSP without it, an old browser) the page computes in
+   slices of ~30 ms. */
+import { create as createModel, resolve } from '../core/model.js';
+import { runner } from '../core/runner.js';
+
+const BOOT_TIMEOUT = 15000;   // a Worker that never says ready is treated as one that failed
+
+// opts: { engine: the BlockLens API, workerUrl: string | null, workerCode: string,
+// onProgress(info) }. Returns { request(state, cb(err, res)), cancel(), busy(), mode() }.
+// cb runs once, for the newest request only; synchronously when nothing needs computing.
+export function createCompute(opts) {
+  const BL = opts.engine;
+  const mirror = createModel(null);          // stages as the Worker sent them
+  let local = null, worker = null, workerReady = false, seq = 0, latest = null, broken = null, bootTimer = 0;
+
+  function finish(id, err, from) {
+    if (!latest || latest.id !== id) return;
+    const job = latest;
+    latest = null;
+    if (err) return job.cb(err);
+    job.cb(null, from.result(job.spec));
+  }
+
+  function progress(id, stage, done, total) {
+    if (latest && latest.id === id) opts.onProgress({ stage, fraction: total ? done / total : 0 });
+  }
+
+  // ---- the Worker ----
+  function startWorker() {
+    let url = null;
+    try {
+      if (opts.workerUrl) {
+        worker = new Worker(opts.workerUrl);
+      } else {
+        url = URL.createObjectURL(new Blob([BL.workerSource() + opts.workerCode], { type: 'text/javascript' }));
+        worker = new Worker(url);
+      }
+    } catch (e) {
+      if (url) URL.revokeObjectURL(url);
+      worker = null;
+      return;
+    }
+    bootTimer = setTimeout(dropWorker, BOOT_TIMEOUT);
+    worker.onmessage = (e) => {
+      const m = e.data;
+      if (m.type === 'ready') {
+        workerReady = true;
+        clearTimeout(bootTimer);
+        if (url) URL.revokeObjectURL(url);
+      } else if (m.type === 'progress') progress(m.id, m.stage, m.done, m.total);
+      // Every reply is absorbed, stale or not: the Worker sends each stage once.
+      else if (m.type === 'done') { mirror.absorb(m.stages); finish(m.id, null, mirror); }
+      else if (m.type === 'failed') finish(m.id, new Error(m.message));
+      else if (m.type === 'fatal') dropWorker();
+    };
+    worker.onerror = (e) => { if (e && e.preventDefault) e.preventDefault(); dropWorker(); };
+  }
+
+  // A Worker that failed: its request (if any) goes to the page's engine.
+  function dropWorker() {
+    clearTimeout(bootTimer);
+    if (worker) worker.terminate();
+    worker = null;
+    const wasReady = workerReady;
+    workerReady = false;
+    if (latest && (wasReady || !local)) send(latest);
+  }
+
+  // ---- the engine on the page, in slices ----
+  function startLocal() {
+    BL.load().then((engine) => {
+      const model = createModel(engine);
+      local = { model, run: runner(model, {
+        progress,
+        done: (id) => finish(id, null, model),
+        failed: (id, err) => finish(id, err)
+      }, 30) };
+      // The Worker gets the module compiled here, so it need not compile it again.
+      if (worker) worker.postMessage({ type: 'init', wasmModule: engine.wasmModule || null });
+      if (latest && !workerReady) send(latest);
+    }, (err) => {
+      broken = err;
+      if (worker) worker.postMessage({ type: 'init' });
+      if (latest && !worker) finish(latest.id, err);
+    });
+  }
+
+  function send(job) {
+    if (workerReady) worker.postMessage({ id: job.id, spec: job.spec });
+    else if (local) local.run.request(job.id, job.spec);
+    else if (broken && !worker) finish(job.id, broken);
+    // else: it waits in `latest` until the engine or the Worker is ready
+  }
+
+  function request(state, cb) {
+    const spec = resolve(state);
+    latest = { id: ++seq, spec, cb };
+    const have = [mirror, local && local.model].find((m) => m && !m.missing(spec).length);
+    if (have) {
+      // Everything is known (a view-only change): answer now, and stop older work.
+      cancelSent();
+      return finish(latest.id, null, have);
+    }
+    send(latest);
+  }
+
+  function cancelSent() {
+    if (local) local.run.cancel(seq);
+    if (workerReady) worker.postMessage({ id: seq, spec: null });
+  }
+
+  function cancel() { if (latest) { latest = null; cancelSent(); } }
+
+  if (typeof Worker === 'function' && (opts.workerUrl || (typeof Blob === 'function' && URL.createObjectURL))) startWorker();
+  startLocal();
+
+  return { request, cancel, busy: () => !!latest,
+    mode: () => (workerReady ? 'worker' : local ? 'local' : broken ? 'broken' : 'starting') };
+}

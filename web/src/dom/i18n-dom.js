@@ -1,0 +1,29 @@
+/* i18n-dom.js - strings into the DOM: [data-i18n] elements and attributes, and `code` spans
+   built as elements (text is never parsed as HTML). */
+import { t } from '../core/i18n.js';
+
+// Fill an element with text in which `x` spans become <code>x</code>.
+export function fill(node, text) {
+  node.textContent = '';
+  String(text).split('`').forEach((part, i) => {
+    if (!part) return;
+    if (i % 2) {
+      const c = document.createElement('code');
+      c.textContent = part;
+      node.appendChild(c);
+    } else {
+      node.appendChild(document.createTextNode(part));
+    }
+  });
+}
+
+// data-i18n="key" sets the text; data-i18n-attr="aria-label:key title:key2" sets attributes.
+export function apply(rootEl, lang) {
+  rootEl.querySelectorAll('[data-i18n]').forEach((n) => fill(n, t(lang, n.getAttribute('data-i18n'))));
+  rootEl.querySelectorAll('[data-i18n-attr]').forEach((n) => {
+    n.getAttribute('data-i18n-attr').split(/\s+/).forEach((pair) => {
+      const i = pair.indexOf(':');
+      if (i > 0) n.setAttribute(pair.slice(0, i), t(lang, pair.slice(i + 1)));
+    });
+  });
+}

@@ -1,0 +1,89 @@
+/* panel.js - one heatmap figure: title, shape line, canvas (with hover/keyboard), colour legend
+   and the data-table alternative. Views compose panels; a panel only draws into its root. */
+import * as colors from '../core/colors.js';
+import { legendEnds } from '../core/sheet.js';
+import { el } from './el.js';
+import { draw as drawHeatmap } from './heatmap-canvas.js';
+import * as interact from './interact.js';
+import * as tables from './table.js';
+
+function legend(root, sc, kind, max, note) {
+  root.textContent = '';
+  var ends = legendEnds({ kind: kind, max: max });
+  root.appendChild(el('span', 'lg-num', ends[0]));
+  var bar = el('span', 'lg-bar');
+  bar.style.background = colors.gradient(sc, kind);
+  root.appendChild(bar);
+  root.appendChild(el('span', 'lg-num', ends[1]));
+  if (note) legendNote(root, note, true);
+}
+
+// A legend's note; a leading ● is shown in the colour the figures draw it in.
+function legendNote(root, note, keep) {
+  if (!keep) root.textContent = '';
+  var n = el('span', 'lg-note');
+  if (note.charAt(0) === '\u25cf') {   // the "changed row" dot
+    n.appendChild(el('span', 'lg-dot', '\u25cf'));
+    note = note.slice(1);
+  }
+  n.appendChild(document.createTextNode(note));
+  root.appendChild(n);
+}
+
+// opts: { cls } ; returns an object whose draw() takes the heatmap spec and table spec.
+function create(parent, opts) {
+  opts = opts || {};
+  var root = el('figure', 'panel' + (opts.cls ? ' ' + opts.cls : ''));
+  var head = el('figcaption', 'panel-head');
+  var title = el('span', 'panel-title');
+  var shape = el('span', 'panel-shape');
+  head.appendChild(title); head.appendChild(shape);
+  root.appendChild(head);
+  var wrap = el('div', 'hm-wrap');
+  var canvas = el('canvas', 'hm');
+  wrap.appendChild(canvas);
+  root.appendChild(wrap);
+  var lg = el('div', 'legend');
+  root.appendChild(lg);
+  var table = tables.create();
+  root.appendChild(table.root);
+  parent.appendChild(root);
+  interact.attach(canvas);
+
+  // spec: heatmap spec (see heatmap.js) plus title, shape, legendNote; tableSpec for table.js.
+  // The canvas is painted now, or as a later job when the page draws in slices (ctx.defer).
+  var last = null, drawnWidth = 0, queued = false;
+  function paint() {
+    queued = false;
+    var spec = last.spec, ctx = last.ctx;
+    drawnWidth = wrap.clientWidth || root.clientWidth || 300;
+    spec.width = drawnWidth;
+    drawHeatmap(canvas, spec, ctx.scheme, ctx.defer);
+    interact.refresh(canvas);
+  }
+  function later(ctx) {
+    if (!ctx.defer) return paint();
+    queued = true;
+    ctx.defer(paint);
+  }
+  function draw(spec, tableSpec, ctx) {
+    last = { spec: spec, ctx: ctx };
+    title.textContent = spec.title || '';
+    shape.textContent = spec.shape || '';
+    later(ctx);
+    lg.hidden = spec.noLegend === true;
+    if (!lg.hidden) legend(lg, ctx.scheme, spec.kind, spec.max, spec.legendNote);
+    if (tableSpec) table.update(tableSpec, ctx.t);
+  }
+  // The wrapper's width comes from the page layout, never from the canvas, so redrawing at
+  // the new width cannot loop; this catches scrollbars appearing, resizes and reflows. A paint
+  // still queued reads the width when it runs.
+  if (typeof ResizeObserver === 'function') {
+    new ResizeObserver(function () {
+      if (last && !queued && Math.abs(wrap.clientWidth - drawnWidth) >= 1) later(last.ctx);
+    }).observe(wrap);
+  }
+  return { root: root, canvas: canvas, wrap: wrap, draw: draw };
+}
+
+export { create, legend, legendNote };

@@ -1,0 +1,100 @@
+/* single.js - one figure on its own, for embed.html and <block-lens>: the shared controller,
+   a compute of its own (a Worker where one can start), the figure, optional settings (none |
+   compact | full), SVG/PNG export, an "open in BlockLens" link and messages for bad settings
+   (the last good figure stays). Everything lives in the root it is given (a page element or
+   a shadow root). */
+import * as colors from '../core/colors.js';
+import { createController } from '../core/controller.js';
+import { message, resolve as resolveLang, translator } from '../core/i18n.js';
+import { toHash } from '../core/params.js';
+import { figure } from '../figures/index.js';
+import { createCompute } from './compute.js';
+import * as controlsForm from './controls.js';
+import { el } from './el.js';
+import * as exportbar from './exportbar.js';
+import { mount as mountFigure } from './figure-view.js';
+import { apply as applyI18n } from './i18n-dom.js';
+import { resolve as resolveTheme } from './theme.js';
+
+export const MODES = ['none', 'compact', 'full'];
+
+// opts: { view, controls, engine, workerUrl, workerCode, openUrl(stateHash) -> url | '',
+// onRender(status), onTheme(scheme, lang) }
+export function create(parent, opts) {
+  const view = opts.view, mode = MODES.includes(opts.controls) ? opts.controls : 'compact';
+  const fig = figure(view);
+  let started = false, drawnOnce = false;
+
+  const box = el('div', 'bl-one controls-' + mode);
+  box.dataset.view = view;
+  box.dataset.status = 'idle';
+  const head = el('div', 'bl-head'), title = el('span', 'bl-title');
+  head.appendChild(title);
+  const status = el('div', 'status');
+  status.setAttribute('role', 'alert');
+  status.hidden = true;
+  const controlsBox = el('div', 'bl-controls'), figBox = el('div', 'figure bl-figure'), foot = el('div', 'bl-foot');
+  const bar = exportbar.create({ view, get: () => ctl.result && { res: ctl.result, ctx: ctx() } });
+  const open = el('a', 'bl-open');
+  open.target = '_blank';
+  open.rel = 'noopener';
+  foot.appendChild(open);
+  foot.appendChild(bar.root);
+  if (mode !== 'none') box.appendChild(head);
+  box.appendChild(status);
+  if (mode === 'full') box.appendChild(controlsBox);
+  box.appendChild(figBox);
+  if (mode !== 'none') box.appendChild(foot);
+  parent.appendChild(box);
+
+  const ctl = createController(null, render);
+  const lang = () => resolveLang(ctl.state.lang);
+  const t = (k, v) => translator(lang())(k, v);
+  function ctx() {
+    return { t, lang: lang(), scheme: colors.scheme(resolveTheme(ctl.state.theme)), state: ctl.shown(),
+      set: ctl.set, setRaw: (k, raw, input, now) => ctl.setRaw(k, raw, now), message: (e) => message(t, e) };
+  }
+  const figView = mountFigure(figBox, fig, { set: ctl.set, setRaw: (k, raw) => ctl.setRaw(k, raw, true) });
+  const controls = mode === 'full' ? controlsForm.mount(controlsBox, { get state() { return ctl.state; },
+    setRaw: (k, raw, input, now) => ctl.setRaw(k, raw, now), setMany: ctl.set }) : null;
+
+  function render() {
+    const c = ctx(), errs = ctl.errors(), res = ctl.result;
+    if (opts.onTheme) opts.onTheme(c.scheme.name, c.lang);
+    box.lang = c.lang === 'zh' ? 'zh-CN' : 'en';
+    title.textContent = t('h_' + view);
+    applyI18n(box, c.lang);
+    if (res) {
+      figView.update(res, c);
+      if (!drawnOnce && typeof performance === 'object' && performance.mark) performance.mark('blocklens:figure:' + view);
+      drawnOnce = true;
+    }
+    if (controls) controls.update(ctl.state, c, errs);
+    bar.update(t);
+    const url = opts.openUrl ? opts.openUrl(toHash(c.state)) : '';
+    open.hidden = !url;
+    if (url) { open.href = url; open.textContent = t('embed_open'); }
+    status.textContent = '';
+    errs.forEach((e) => status.appendChild(el('p', null, message(t, e))));
+    if (!res && !errs.length && started) status.appendChild(el('p', 'stale-note', t('embed_loading')));
+    status.hidden = !status.childNodes.length;
+    box.classList.toggle('stale', ctl.blocking().length > 0 && !!res);
+    box.dataset.status = errs.length ? 'error' : res && !ctl.busy() ? 'ready' : started ? 'loading' : 'idle';
+    box.dataset.errors = errs.map((e) => e.code).join(' ');
+    if (opts.onRender) opts.onRender(box.dataset.status);
+  }
+
+  // Start computing (once): the figure is about to be seen.
+  function start() {
+    if (started) return;
+    started = true;
+    if (!opts.engine || !opts.engine.load) return ctl.fail({ key: 'engine', code: 'noEngine', vars: {} });
+    ctl.attach(createCompute({ engine: opts.engine, workerUrl: opts.workerUrl, workerCode: opts.workerCode,
+      onProgress: () => {} }));
+  }
+
+  return { root: box, start, render,
+    setState: (next, errors) => ctl.replace(next, errors),
+    status: () => box.dataset.status,
+    svg: () => (ctl.result ? exportbar.svgText({ view, res: ctl.result, ctx: ctx() }) : null) };
+}

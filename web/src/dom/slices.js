@@ -1,0 +1,52 @@
+/* slices.js - the page's drawing at large sizes as a queue of short jobs spread over tasks, so
+   clicks and keys are handled between them. A job may add jobs: they run right after it (a
+   figure's heatmaps before the next figure). cancel() drops what has not run yet. */
+
+var BUDGET = 6;   // ms of jobs per task; a job started within it always runs to its end
+
+function now() { return typeof performance === 'object' ? performance.now() : Date.now(); }
+
+// Returns { add(job), cancel() }; jobs are functions of no arguments.
+function create() {
+  var queue = [], added = null, posted = false, gen = 0;
+  var channel = typeof MessageChannel === 'function' ? new MessageChannel() : null;
+  if (channel) channel.port1.onmessage = slice;
+
+  function post() {
+    if (posted) return;
+    posted = true;
+    if (channel) channel.port2.postMessage(0);
+    else setTimeout(slice, 0);
+  }
+
+  function add(job) {
+    if (added) added.push(job);
+    else { queue.push(job); post(); }
+  }
+
+  // Jobs until the budget is spent; what a job added goes to the front of the queue. An
+  // error is reported (as an uncaught one, like any other) without stopping the queue.
+  function slice() {
+    posted = false;
+    var t0 = now();
+    while (queue.length && now() - t0 < BUDGET) {
+      var job = queue.shift(), g = gen;
+      added = [];
+      try { job(); } catch (e) { setTimeout(function () { throw e; }, 0); }
+      if (g === gen) queue = added.concat(queue);
+      added = null;
+    }
+    if (queue.length) post();
+  }
+
+  // From inside a job too: what it added so far goes, what it adds after this runs.
+  function cancel() {
+    gen++;
+    queue = [];
+    added = null;
+  }
+
+  return { add: add, cancel: cancel };
+}
+
+export { create };

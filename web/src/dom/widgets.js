@@ -1,0 +1,83 @@
+/* widgets.js - small controls that live inside figures: the row of token buttons (per-token rows,
+   position-wise experiment). Text goes in with textContent only: tokens are user text. */
+import { el } from './el.js';
+
+// Token buttons, rebuilt only when the tokens change so keyboard focus survives a redraw.
+function tokenBar(root, label) {
+  var bar = el('div', 'tokens');
+  bar.setAttribute('role', 'group');
+  root.appendChild(bar);
+  var key = null;
+  bar.addEventListener('keydown', function (e) {
+    var b = e.target.closest && e.target.closest('button');
+    if (!b) return;
+    var next = e.key === 'ArrowRight' ? b.nextElementSibling : e.key === 'ArrowLeft' ? b.previousElementSibling : null;
+    if (next) { e.preventDefault(); next.focus(); next.click(); }
+  });
+  return function update(tokens, sel, onPick, t) {
+    bar.setAttribute('aria-label', t(label));
+    var k = tokens.join('\u0000');
+    if (k !== key) {
+      key = k;
+      bar.textContent = '';
+      tokens.forEach(function (tok, i) {
+        var b = el('button', 'tok', tok);
+        b.type = 'button';
+        b.dataset.index = i;
+        b.addEventListener('click', function () { onPick.current(i); });
+        bar.appendChild(b);
+      });
+    }
+    Array.prototype.forEach.call(bar.children, function (b, i) {
+      b.setAttribute('aria-pressed', String(i === sel));
+      b.title = t('tokenTitle', { i: i, tok: tokens[i] });
+    });
+  };
+}
+
+
+
+// A row of mutually exclusive buttons (e.g. weights | scaled | raw); returns update(value, t, onPick).
+function segmented(root, options, label, aria) {
+  var seg = el('div', 'seg');
+  seg.setAttribute('role', 'group');
+  root.appendChild(seg);
+  var pick = function () {};
+  var btns = options.map(function (m) {
+    var b = el('button', 'seg-btn');
+    b.type = 'button';
+    b.dataset.mode = m;
+    b.addEventListener('click', function () { pick(m); });
+    seg.appendChild(b);
+    return b;
+  });
+  return function update(value, t, onPick) {
+    pick = onPick;
+    seg.setAttribute('aria-label', t(aria));
+    btns.forEach(function (b) {
+      b.textContent = label(b.dataset.mode, t);
+      b.setAttribute('aria-pressed', String(b.dataset.mode === value));
+    });
+  };
+}
+
+// A labelled text field for one number; returns update(value, t). Typing is left alone.
+function numberField(root, key, labelKey, onChange) {
+  var label = el('label', 'inline-field');
+  var text = el('span');
+  var input = el('input');
+  input.type = 'text';
+  input.inputMode = 'decimal';
+  input.size = 8;
+  input.name = key;
+  label.appendChild(text); label.appendChild(input);
+  root.appendChild(label);
+  input.addEventListener('change', function () { onChange(input.value, input); });
+  return function update(value, t) {
+    text.textContent = t(labelKey);
+    if (document.activeElement !== input) input.value = String(value);
+  };
+}
+
+export { segmented, numberField };
+export { tokenBar };

@@ -1,0 +1,130 @@
+/* element.js - dist/blocklens-element.js after the engine: <block-lens view="attention"
+   tokens="..." heads="2"></block-lens>, one live figure per element, styles sealed in a shadow
+   root, computed once scrolled near the viewport, redrawn when an attribute changes. The same
+   file is the elements' Worker script when it is served from the page's origin. */
+import { compose } from '../core/compose.js';
+import { PARAMS, byKey, coerce, defaults, parseHash, toHash } from '../core/params.js';
+import { VIEWS } from '../figures/index.js';
+import { MODES, create } from '../dom/single.js';
+import { inWorker, main } from './worker.js';
+
+const KEYS = PARAMS.map((p) => p.key);
+const OWN = ['view', 'controls', 'page'];
+const own = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+
+function defineElement(BL) {
+  // Where this script and the full page are: next to dist/ in a BlockLens checkout.
+  const script = document.currentScript && document.currentScript.src;
+  const PAGE = script && /\/dist\/blocklens-element\.js(\?.*)?$/.test(script) ? script.replace(/dist\/[^/]*$/, 'index.html') : '';
+  // This file as the Worker: only from the page's own origin (script-src 'self').
+  let workerUrl = null;
+  try { if (script && new URL(script).origin === location.origin && /^https?:$/.test(location.protocol)) workerUrl = script; } catch (e) { workerUrl = null; }
+
+  // One stylesheet object shared by every shadow root (constructable: allowed by style-src 'self').
+  let sheet = null;
+  function styles(shadow) {
+    try {
+      if (!sheet) { sheet = new CSSStyleSheet(); sheet.replaceSync(__ELEMENT_CSS__); }
+      shadow.adoptedStyleSheets = [sheet];
+    } catch (e) {   // older engines: a <style> element (needs style-src 'unsafe-inline' under a CSP)
+      const st = document.createElement('style');
+      st.textContent = __ELEMENT_CSS__;
+      shadow.appendChild(st);
+    }
+  }
+
+  // Figures start computing when they come within 300 px of the viewport.
+  const seen = typeof IntersectionObserver === 'function' ? new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (!e.isIntersecting) continue;
+      seen.unobserve(e.target);
+      e.target._start();
+    }
+  }, { rootMargin: '300px' }) : null;
+
+  class BlockLensElement extends HTMLElement {
+    static get observedAttributes() { return KEYS.concat(OWN); }
+
+    constructor() {
+      super();
+      this._one = null;
+      this._visible = false;
+      this._built = '';
+      const shadow = this.attachShadow({ mode: 'open' });
+      styles(shadow);
+      this._frame = document.createElement('div');
+      this._frame.className = 'bl-frame';
+      shadow.appendChild(this._frame);
+    }
+
+    // Attributes -> { state, errors, view, controls }; a bare boolean attribute means on.
+    _read() {
+      const state = defaults(), errors = [];
+      for (const k of KEYS) {
+        if (!this.hasAttribute(k)) continue;
+        let raw = this.getAttribute(k);
+        if (byKey[k].kind === 'bool' && raw === '') raw = '1';
+        const r = coerce(k, raw);
+        if (r.error) errors.push(r.error); else state[k] = r.value;
+      }
+      let view = this.getAttribute('view') || 'attention';
+      if (!VIEWS.includes(view)) {
+        errors.push({ key: 'view', code: 'enum', vars: { value: view.slice(0, 40) } });
+        view = 'attention';
+      }
+      let controls = this.getAttribute('controls') || 'compact';
+      if (!MODES.includes(controls)) {
+        errors.push({ key: 'controls', code: 'enum', vars: { value: controls.slice(0, 40) } });
+        controls = 'compact';
+      }
+      return { state, errors, view, controls };
+    }
+
+    // (Re)build the figure when the view or the controls change; otherwise only new settings.
+    _sync() {
+      const a = this._read(), key = a.view + '|' + a.controls;
+      if (key !== this._built) {
+        this._frame.textContent = '';
+        this._built = key;
+        const page = this.getAttribute('page') || PAGE;
+        this._one = create(this._frame, { view: a.view, controls: a.controls, engine: BL, workerUrl,
+          workerCode: __WORKER_CODE__,
+          openUrl: (stateHash) => (page ? page + '#' + stateHash : ''),
+          onTheme: (scheme) => { this._frame.dataset.theme = scheme; },
+          onRender: (status) => this.dispatchEvent(new CustomEvent('blocklens:render', { detail: { status } })) });
+        if (this._visible) this._one.start();
+      }
+      this._one.setState(a.state, a.errors);
+    }
+
+    connectedCallback() {
+      if (!this._built) this._sync();
+      if (seen) seen.observe(this); else this._start();
+    }
+
+    disconnectedCallback() { if (seen) seen.unobserve(this); }
+
+    attributeChangedCallback() { if (this._built) this._sync(); }
+
+    _start() {
+      this._visible = true;
+      if (this._one) this._one.start();
+    }
+
+    // For scripts: 'idle' (not yet in view), 'loading', 'ready' or 'error'.
+    get status() { return this._one ? this._one.status() : 'idle'; }
+
+    // The figure as SVG text (what the SVG button saves); null before it is computed.
+    toSVG() { return this._one && this._one.status() === 'ready' ? this._one.svg() : null; }
+  }
+
+  if (!customElements.get('block-lens')) customElements.define('block-lens', BlockLensElement);
+  return BlockLensElement;
+}
+
+if (inWorker()) main(self);
+else if (typeof BlockLens === 'object' && BlockLens && !own(BlockLens, 'ui')) {
+  // The figure code for scripts: lay out any figure as SVG, read and write page state.
+  BlockLens.ui = { VIEWS, compose, params: { PARAMS, defaults, parseHash, toHash },
+    Element: typeof HTMLElement === 'function' ? defineElement(BlockLens) : null };
+}

@@ -1,0 +1,163 @@
+/* page.js - index.html: URL hash <-> settings, the form, the six figures with their export and
+   embed tools, messages for bad input (the last good figures stay), language and colour
+   scheme. The controller decides what to compute; the Worker computes; this file draws. */
+import * as colors from '../core/colors.js';
+import { PAGE_KEYS, createController } from '../core/controller.js';
+import { message, resolve as resolveLang, translator } from '../core/i18n.js';
+import { byKey, defaults, parseHash, toHash } from '../core/params.js';
+import { FIGURES, VIEWS } from '../figures/index.js';
+import { createCompute } from '../dom/compute.js';
+import * as controlsForm from '../dom/controls.js';
+import { el } from '../dom/el.js';
+import * as embedcode from '../dom/embedcode.js';
+import * as exportbar from '../dom/exportbar.js';
+import { mount as mountFigure } from '../dom/figure-view.js';
+import { apply as applyI18n } from '../dom/i18n-dom.js';
+import * as progressLine from '../dom/progress.js';
+import * as slicer from '../dom/slices.js';
+import { resolve as resolveTheme } from '../dom/theme.js';
+
+const BIG_DRAW = 50000;   // L x max(d_ff, L) cells from which figures are drawn in slices
+const $ = (id) => document.getElementById(id);
+
+const views = new Map(), tools = new Map(), marked = new Set();
+let ctl, controls, progress, slices, lastHash = '', drawing = false;
+
+const lang = () => resolveLang(ctl.state.lang);
+const t = (k, v) => translator(lang())(k, v);
+function ctx() {
+  return { t, lang: lang(), scheme: colors.scheme(resolveTheme(ctl.state.theme)), state: ctl.shown(),
+    set: ctl.set, message: (e) => message(t, e) };
+}
+
+// User Timing marks: the latest request and answer (tests measure input handling between the
+// two) and each figure's first drawing (tools/bench/load.js).
+function mark(name, once) {
+  if (typeof performance !== 'object' || !performance.mark) return;
+  if (once) { if (marked.has(name)) return; marked.add(name); } else performance.clearMarks(name);
+  performance.mark(name);
+}
+
+function change(kind) {
+  if (kind === 'result') mark('blocklens:result');
+  if (kind === 'result' || kind === 'page') { writeHash(); render(); }
+  if (kind === 'page') toggles();
+  showStatus();
+}
+
+// ---- drawing ---------------------------------------------------------------------------
+function render() {
+  const c = ctx(), res = ctl.result;
+  document.documentElement.lang = c.lang === 'zh' ? 'zh-CN' : 'en';
+  document.documentElement.dataset.theme = c.scheme.name;
+  document.title = t('pageTitle');
+  applyI18n(document.body, c.lang);
+  slices.cancel();
+  drawing = false;
+  if (!res) return;
+  const draw = (k) => { views.get(k).update(res, c); mark('blocklens:figure:' + k, true); };
+  if (res.L * Math.max(res.dff, res.L) < BIG_DRAW) {
+    VIEWS.forEach(draw);
+    return drawn(c);
+  }
+  // Large sizes: each figure's text, then each of its heatmaps and plots (c.defer), as short
+  // jobs over many tasks, so clicks and keys are handled between them. A newer render drops
+  // what is left of this one.
+  c.defer = slices.add;
+  drawing = true;
+  VIEWS.forEach((k) => slices.add(() => draw(k)));
+  slices.add(() => { drawing = false; drawn(c); showStatus(); });
+}
+
+function drawn(c) {
+  for (const k of VIEWS) {
+    const tl = tools.get(k);
+    tl.bar.update(c.t);
+    tl.embed.update(c.state, c.t, $('fig-' + k).offsetHeight + 90);
+  }
+}
+
+function showStatus() {
+  const c = ctx(), all = ctl.errors(), blocking = ctl.blocking(), box = $('status');
+  controls.update(ctl.state, c, all);
+  box.textContent = '';
+  all.forEach((e) => box.appendChild(el('p', null, message(t, e))));
+  if (blocking.length && ctl.result) box.appendChild(el('p', 'stale-note', t('staleNote')));
+  box.hidden = !all.length;
+  $('figures').classList.toggle('stale', blocking.length > 0 && !!ctl.result);
+  const busy = ctl.busy();
+  if (busy) { progress.start(); mark('blocklens:request'); } else progress.stop();
+  document.body.dataset.status = all.length ? 'error' : busy || drawing ? 'busy' : ctl.result ? 'ready' : 'loading';
+  document.body.dataset.errors = all.map((e) => e.code).join(' ');
+  document.body.dataset.compute = compute ? compute.mode() : '';   // worker | local: where it ran
+}
+
+function toggles() {
+  const lb = $('lang-toggle'), tb = $('theme-toggle');
+  lb.textContent = lang() === 'zh' ? 'English' : '中文';
+  lb.setAttribute('lang', lang() === 'zh' ? 'en' : 'zh');
+  tb.textContent = t('theme_' + ctl.state.theme);
+}
+
+// ---- URL hash --------------------------------------------------------------------------
+function writeHash() {
+  const h = '#' + toHash(ctl.shown());
+  if (h === location.hash) return;
+  lastHash = h;
+  try { history.replaceState(null, '', h); } catch (e) { location.hash = h; }
+}
+
+function onHash() {
+  if (location.hash === lastHash) return;
+  const parsed = parseHash(location.hash);
+  if (parsed.errors.length) return ctl.note(parsed.errors);
+  ctl.replace(parsed.state, []);
+}
+
+// Under each figure: SVG / PNG export of what is on screen, and the embed code.
+function mountTools(k) {
+  const row = el('div', 'fig-tools');
+  const bar = exportbar.create({ view: k, get: () => ctl.result && { res: ctl.result, ctx: ctx() } });
+  const embed = embedcode.create(k);
+  row.appendChild(bar.root);
+  row.appendChild(embed.root);
+  $('fig-' + k).parentNode.appendChild(row);
+  return { bar, embed };
+}
+
+// ---- start -----------------------------------------------------------------------------
+let compute = null;
+function start() {
+  const parsed = parseHash(location.hash);
+  ctl = createController(null, change);
+  progress = progressLine.mount($('status'), () => t);
+  slices = slicer.create();
+  const host = { set: ctl.set, setRaw: (k, raw) => ctl.setRaw(k, raw, true) };
+  controls = controlsForm.mount($('controls'), { get state() { return ctl.state; },
+    setRaw: (k, raw, input, now) => ctl.setRaw(k, raw, now), setMany: ctl.set });
+  for (const k of VIEWS) {
+    views.set(k, mountFigure($('fig-' + k), FIGURES.get(k), host));
+    tools.set(k, mountTools(k));
+  }
+  $('lang-toggle').addEventListener('click', () => ctl.set({ lang: lang() === 'zh' ? 'en' : 'zh' }));
+  $('theme-toggle').addEventListener('click', () => {
+    const order = byKey.theme.options;
+    ctl.set({ theme: order[(order.indexOf(ctl.state.theme) + 1) % order.length] });
+  });
+  addEventListener('hashchange', onHash);
+  let resizeTimer = 0;
+  addEventListener('resize', () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(render, 150); });
+  if (window.matchMedia) {
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { if (ctl.state.theme === 'auto') render(); });
+  }
+  if (parsed.errors.length) {
+    ctl.replace(Object.assign(defaults(), Object.fromEntries(PAGE_KEYS.map((k) => [k, parsed.state[k]]))), parsed.errors);
+  } else ctl.replace(parsed.state, []);
+  if (typeof BlockLens === 'undefined') return ctl.fail({ key: 'engine', code: 'noEngine', vars: {} });
+  compute = createCompute({ engine: BlockLens, workerUrl: /^https?:$/.test(location.protocol) ? 'dist/blocklens-worker.js' : null,
+    workerCode: __WORKER_CODE__, onProgress: (info) => progress.update(info) });
+  ctl.attach(compute);
+}
+
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+else start();

@@ -1,0 +1,47 @@
+/* worker.js - the compute Worker: page -> { type: 'init', wasmModule? } first, then { id, spec }
+   (spec null: cancel). Worker -> { type: 'ready' }, { type: 'progress', id, stage, done, total },
+   { type: 'done', id, stages } with only the stages the page does not have yet,
+   { type: 'failed', id, message }, { type: 'fatal', message }. The engine is self.BlockLens:
+   prepended to this script (the Blob built from file://, the element bundle) or, for
+   dist/blocklens-worker.js, loaded from the file beside it. */
+import { create, STAGES } from '../core/model.js';
+import { copyForTransfer, runner } from '../core/runner.js';
+
+export function main(scope) {
+  const sent = {};
+  let early = [], run = null, started = false;
+  function start(wasmModule) {
+    started = true;
+    scope.BlockLens.load(wasmModule ? { wasmModule } : undefined).then((engine) => {
+      const model = create(engine);
+      run = runner(model, {
+        progress: (id, stage, done, total) => scope.postMessage({ type: 'progress', id, stage, done, total }),
+        done: (id) => {
+          const stages = {}, buffers = [];
+          STAGES.forEach((name) => {
+            const e = model.entry(name);
+            if (!e || sent[name] === e.key) return;
+            stages[name] = { key: e.key, value: copyForTransfer(e.value, buffers) };
+            sent[name] = e.key;
+          });
+          scope.postMessage({ type: 'done', id, stages }, buffers);
+        },
+        failed: (id, err) => scope.postMessage({ type: 'failed', id, message: String((err && err.message) || err) })
+      }, 50);
+      scope.postMessage({ type: 'ready', simd: engine.simd });
+      early.forEach((m) => run.request(m.id, m.spec));
+      early = null;
+    }, (err) => scope.postMessage({ type: 'fatal', message: String((err && err.message) || err) }));
+  }
+  scope.onmessage = (e) => {
+    const m = e.data;
+    if (m && m.type === 'init') { if (!started) start(m.wasmModule); return; }
+    if (!started) start(null);
+    if (run) run.request(m.id, m.spec); else early.push(m);
+  };
+}
+
+// True inside a dedicated Worker (no document, importScripts present).
+export function inWorker() {
+  return typeof document === 'undefined' && typeof importScripts === 'function' && typeof postMessage === 'function';
+}

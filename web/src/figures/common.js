@@ -1,0 +1,22 @@
+/* common.js - small pieces the figure files share: heatmap specs with their hover text and
+   data table, and the "×" of shapes. */
+import * as F from '../core/format.js';
+import { absMax } from '../core/heatmap.js';
+
+export const X = ' \u00d7 ';
+
+// A heatmap panel: spec (heatmap.js fields plus title, shape, label, describe) and its table.
+// name: what hover calls the matrix; extra overrides the defaults (kind, max, marks, ...).
+export function matrixPanel(name, data, rows, cols, tokens, ctx, extra = {}) {
+  const off = extra.offset || 0;
+  const spec = Object.assign({ data, rows, cols, kind: 'diverging', max: absMax(data), rowLabels: tokens,
+    colLabels: 'index', focusRow: -1, maxCell: 24,
+    describe: (r, c) => name + '[' + tokens[r] + ', ' + c + '] = ' + F.f32(data[off + r * cols + c]) }, extra);
+  const table = { caption: extra.tableCaption || spec.title || name, rows, cols, rowLabels: tokens,
+    colLabels: Array.isArray(spec.colLabels) ? spec.colLabels : null, corner: extra.corner || ctx.t('tokenCol'),
+    cell: extra.cell || ((r, c) => F.short(data[off + r * cols + c])) };
+  return { spec, table };
+}
+
+// "lo [bar] hi" legend of a spec; max null: each matrix on its own scale.
+export function legendOf(kind, max, note = '') { return { type: 'legend', kind, max, note }; }

@@ -1,0 +1,18 @@
+/* index.js - the figures, in page order. A figure is { view, controls?, build(res, ctx) ->
+   { blocks, data? } }: the blocks are drawn as elements on the page (dom/blocks.js) and into a
+   recorder for SVG/PNG (core/sheet.js), so each figure is written once. */
+import activation from './activation.js';
+import attention from './attention.js';
+import paramsplit from './paramsplit.js';
+import pipeline from './pipeline.js';
+import positionwise from './positionwise.js';
+import rows from './rows.js';
+
+export const FIGURES = new Map([pipeline, activation, rows, attention, positionwise, paramsplit].map((f) => [f.view, f]));
+export const VIEWS = Array.from(FIGURES.keys());
+
+export function figure(view) {
+  const f = FIGURES.get(view);
+  if (!f) throw new Error('BlockLens: unknown view "' + String(view).slice(0, 40) + '" (one of ' + VIEWS.join(', ') + ')');
+  return f;
+}
