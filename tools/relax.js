@@ -64,7 +64,7 @@ function rewriteModule(buf, stats) {
   const out = [buf.subarray(0, 8)];
   let sawCode = false;
   while (p < buf.length) {
-    const secStart = p, id = u8(), size = u32(), body = p, end = p + size;
+    const secStart = p, id = u8(), size = u32(), end = p + size;
     if (end > buf.length) fail(`section ${id} overruns the file`, secStart);
     if (id !== 10) { out.push(buf.subarray(secStart, end)); p = end; continue; }
     if (sawCode) fail('second code section', secStart);

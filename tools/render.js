@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /* tools/render.js - one figure as SVG (and PNG) from Node, no browser: the wasm engine computes,
-   web/js/figure.js lays out, the recorder writes the same SVG bytes the page's "SVG" button saves.
+   the page's own modules (web/src: model, figures, core/compose.js) lay out, and the recorder
+   writes the same SVG bytes the page's "SVG" button saves.
    Usage:
      node tools/render.js --view attention --state 'tokens=the cat sat&heads=2&causal=1' \
           --lang en --out fig.svg [--png fig.png] [--theme dark] [--width 760]
@@ -11,15 +12,15 @@ const fs = require('fs');
 const path = require('path');
 
 const WEB = path.join(__dirname, '..', 'web');
-// The page's own files, in the order the page loads them (no DOM code among them).
-const MODULES = ['params', 'format', 'i18n/core', 'i18n/en', 'i18n/zh', 'colors', 'model', 'heatmap',
-  'recorder', 'plots', 'figure', 'figure-views'];
+const SRC = path.join(WEB, 'src');
 
+// The page's ES modules (web/src is "type": "module"; Node 20.19+ and 22 require() them).
 let ui = null;
 function loadUI() {
   if (ui) return ui;
-  MODULES.forEach((m) => require(path.join(WEB, 'js', m + '.js')));
-  ui = globalThis.BlockLensUI;
+  const mod = (p) => require(path.join(SRC, p));
+  ui = { params: mod('core/params.js'), i18n: mod('core/i18n.js'), colors: mod('core/colors.js'),
+    model: mod('core/model.js'), compose: mod('core/compose.js'), figures: mod('figures/index.js') };
   return ui;
 }
 
@@ -29,7 +30,7 @@ function parseState(text, view) {
   const hash = String(text || '').replace(/^#/, '');
   const fromHash = /(?:^|&)view=([^&]*)/.exec(hash);
   view = view || (fromHash ? decodeURIComponent(fromHash[1]) : 'attention');
-  if (u.figure.VIEWS.indexOf(view) < 0) throw new Error(`view "${view}" is not one of ${u.figure.VIEWS.join(', ')}`);
+  if (!u.figures.VIEWS.includes(view)) throw new Error(`view "${view}" is not one of ${u.figures.VIEWS.join(', ')}`);
   const parsed = P.parseHash(hash);
   if (parsed.errors.length) {
     const t = (k, v) => u.i18n.t('en', k, v);
@@ -47,7 +48,7 @@ async function render(view, state, opts = {}) {
   const theme = (opts.theme || state.theme) === 'dark' ? 'dark' : 'light';
   const st = Object.assign({}, state, { lang, theme });
   const res = u.model.create(engine).compute(st);
-  const fig = u.figure.compose(view, res, { t: (k, v) => u.i18n.t(lang, k, v), lang, scheme: u.colors.scheme(theme),
+  const fig = u.compose.compose(view, res, { t: u.i18n.translator(lang), lang, scheme: u.colors.scheme(theme),
     state: st, width: opts.width });
   return { svg: fig.svg(), width: fig.width, height: fig.height, title: fig.title };
 }
@@ -60,7 +61,7 @@ const SANS_FONTS = ['truetype/liberation/LiberationSans-Regular.ttf', 'truetype/
 function svgToPng(svg, zoom) {
   let Resvg;
   try { ({ Resvg } = require('@resvg/resvg-js')); } catch (e) {
-    throw new Error('PNG needs the npm package @resvg/resvg-js (npm ci installs it); the SVG needs nothing');
+    throw new Error('PNG needs the npm package @resvg/resvg-js (npm ci installs it); the SVG needs nothing', { cause: e });
   }
   // Sans-serif faces only where they are known (Debian paths): with every system font loaded,
   // resvg may pick a serif CJK face for a line that mixes scripts.
@@ -114,4 +115,4 @@ if (require.main === module) {
   main(process.argv.slice(2)).then((code) => { process.exitCode = code; },
     (e) => { console.error('render.js: ' + (e && e.message || e)); process.exitCode = 1; });
 }
-module.exports = { render, parseState, svgToPng, MODULES };
+module.exports = { render, parseState, svgToPng };

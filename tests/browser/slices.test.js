@@ -1,10 +1,11 @@
 /* slices.test.js - at BERT-base sizes the page draws its figures as short jobs over many tasks
-   (web/js/slices.js): every canvas ends up with the same pixels as when all is drawn at once,
+   (web/src/dom/slices.js): every canvas ends up with the same pixels as when all is drawn at once,
    and a change made while a drawing is half done leaves only the newer figures. */
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');
-const { setup, open, ready, WORDS64, HASH_64_TOKENS, HASH_BERT } = require('./helpers.js');
+const path = require('path');
+const { setup, open, ready, WEB, WORDS64, HASH_64_TOKENS, HASH_BERT } = require('./helpers.js');
 
 let env;
 test.before(async () => { env = await setup({ server: true }); });
@@ -26,13 +27,9 @@ function assertSame(got, want) {
   });
 }
 
-// The slices module replaced by one that runs each job the moment it is added: the old
+// <html data-slices="off"> makes the page run each drawing job the moment it is added: the
 // all-at-once drawing.
-function atOnce() {
-  const sync = { create: () => ({ add: (job) => job(), cancel() {} }) };
-  window.BlockLensUI = window.BlockLensUI || {};
-  Object.defineProperty(window.BlockLensUI, 'slices', { get: () => sync, set() {} });
-}
+function atOnce() { document.documentElement.dataset.slices = 'off'; }
 
 test('figures_drawn_in_slices_equal_figures_drawn_at_once', async () => {
   const sliced = await open(env.browser, env.url, BERT);
@@ -79,32 +76,71 @@ test('a_change_while_figures_are_half_drawn_leaves_only_the_newer_figures', asyn
   } finally { await close(); }
 });
 
-// Where every cell edge is a whole device pixel, heatmap.js writes the cells as pixels; the
-// same heatmap drawn as one rectangle per cell (the export's way) must give the same picture.
-const MID = 'lang=en&d=64&dff=256&heads=4&causal=1&tokens=' + encodeURIComponent(WORDS64.split(' ').slice(0, 40).join(' '));
-for (const [name, hash, dpr] of [['gapped_7x7', 'lang=en', 1], ['masked_40x40_at_dpr_2', MID, 2]]) {
+// Where every cell edge is a whole device pixel, core/heatmap.js writes the cells as pixels
+// (drawCellPixels); the same heatmap drawn as one rectangle per cell (drawCells, the export's
+// way) must give the same picture. The page has no globals to reach its modules through, so a
+// small probe bundled here from web/src draws both, into a canvas added to the served page.
+const PROBE = `
+import { draw, geometry } from './dom/heatmap-canvas.js';
+import { record, absMax } from './core/heatmap.js';
+import { scheme } from './core/colors.js';
+
+// A spec like figures/attention.js builds: L x L sequential weights (deterministic
+// pseudo-random numbers), tokens on both sides, cells at most 34 px, causal mask on request.
+function spec(L, tokens, causal, width) {
+  var data = new Float32Array(L * L), x = 12345;
+  for (var i = 0; i < data.length; i++) { x = (Math.imul(x, 1103515245) + 12345) >>> 0; data[i] = (x >>> 8) / 16777216; }
+  return { data: data, rows: L, cols: L, kind: 'sequential', max: absMax(data), rowLabels: tokens, colLabels: tokens,
+    focusRow: -1, maxCell: 34, masked: causal ? function (r, c) { return c > r; } : null, width: width };
+}
+
+export function run(L, tokens, causal, width) {
+  var sc = scheme(document.documentElement.dataset.theme), dpr = devicePixelRatio;
+  var canvas = document.createElement('canvas');
+  document.body.appendChild(canvas);
+  var ctx0 = canvas.getContext('2d'), puts = 0, rects = 0, put = ctx0.putImageData;
+  ctx0.putImageData = function () { puts++; return put.apply(this, arguments); };
+  draw(canvas, spec(L, tokens, causal, width), sc);   // the page's way
+  var geo = geometry(canvas), g = geo.g;
+  var copy = document.createElement('canvas');
+  copy.width = canvas.width; copy.height = canvas.height;
+  var ctx = copy.getContext('2d'), fill = ctx.fillRect;
+  ctx.fillRect = function () { rects++; return fill.apply(this, arguments); };
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.isRecorder = true;   // paint() then draws one fillRect per cell
+  record(ctx, geo.s, sc, 0, 0);
+  // The cells only (labels are text, drawn the same way by both).
+  var box = [g.left * dpr, g.top * dpr, geo.s.cols * g.cw * dpr, geo.s.rows * g.ch * dpr];
+  var a = ctx0.getImageData.apply(ctx0, box).data, b = ctx.getImageData.apply(ctx, box).data;
+  var diff = 0, first = -1, colours = new Set();
+  for (var i = 0; i < a.length; i += 4) colours.add(a[i] << 16 | a[i + 1] << 8 | a[i + 2]);
+  for (i = 0; i < a.length; i++) if (a[i] !== b[i]) { diff++; if (first < 0) first = i; }
+  var at = first - first % 4;
+  canvas.remove();
+  return { dpr: dpr, cw: g.cw, ch: g.ch, left: g.left, top: g.top, box: box, puts: puts, rects: rects, colours: colours.size,
+    diff: diff, at: first >= 0 ? [at / 4 % box[2], Math.floor(at / 4 / box[2])] : null,
+    a: first >= 0 ? Array.from(a.slice(at, at + 4)) : null, b: first >= 0 ? Array.from(b.slice(at, at + 4)) : null };
+}
+`;
+const probe = () => require('esbuild').buildSync({
+  stdin: { contents: PROBE, resolveDir: path.join(WEB, 'src'), sourcefile: 'probe.js' },
+  bundle: true, format: 'iife', globalName: 'heatmapProbe', write: false, logLevel: 'silent'
+}).outputFiles[0].text;
+
+const CJK7 = Array.from('\u8fdc\u65b9\u6709\u9897\u82f9\u679c\u6811');   // the page's default tokens
+const TOK40 = WORDS64.split(' ').slice(0, 40);
+for (const [name, L, tokens, causal, dpr] of [['gapped_7x7', 7, CJK7, false, 1], ['masked_40x40_at_dpr_2', 40, TOK40, true, 2]]) {
   test(`heatmap_cells_as_pixels_equal_cells_as_rectangles_${name}`, async () => {
-    const { page, log, close } = await open(env.browser, env.url, hash, { deviceScaleFactor: dpr });
+    const { page, log, close } = await open(env.browser, env.url, 'lang=en', { deviceScaleFactor: dpr });
     try {
-      const r = await page.evaluate(() => {
-        const ui = window.BlockLensUI, canvas = document.querySelector('#fig-attention canvas.hm');
-        const geo = ui.heatmap.geometry(canvas), dpr = devicePixelRatio;
-        const copy = document.createElement('canvas');
-        copy.width = canvas.width; copy.height = canvas.height;
-        const ctx = copy.getContext('2d');
-        ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-        ctx.isRecorder = true;   // paint() then draws one fillRect per cell
-        ui.heatmap.record(ctx, geo.s, ui.colors.scheme(document.documentElement.dataset.theme), 0, 0);
-        // The cells only (labels are text, drawn the same way by both).
-        const g = geo.g, box = [g.left * dpr, g.top * dpr, geo.s.cols * g.cw * dpr, geo.s.rows * g.ch * dpr];
-        const a = canvas.getContext('2d').getImageData(...box).data, b = ctx.getImageData(...box).data;
-        let diff = 0, first = -1;
-        for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) { diff++; if (first < 0) first = i; }
-        return { cw: g.cw, diff, first, at: first >= 0 ? [first / 4 % box[2], Math.floor(first / 4 / box[2])] : null,
-          a: first >= 0 ? Array.from(a.slice(first - first % 4, first - first % 4 + 4)) : null,
-          b: first >= 0 ? Array.from(b.slice(first - first % 4, first - first % 4 + 4)) : null };
-      });
-      assert.ok(Number.isInteger(r.cw), `whole-pixel cells (${r.cw} px), so heatmap.js wrote them as pixels`);
+      await page.addScriptTag({ content: probe() });
+      const r = await page.evaluate((a) => window.heatmapProbe.run(...a), [L, tokens, causal, 560]);
+      assert.strictEqual(r.dpr, dpr, 'devicePixelRatio is the test\'s deviceScaleFactor');
+      for (const k of ['cw', 'ch', 'left', 'top'])
+        assert.ok(Number.isInteger(r[k]), `whole-pixel cells (${k} ${r[k]} px), so heatmap.js wrote them as pixels`);
+      assert.ok(r.puts >= 1, 'the page canvas got its cells as ImageData');
+      assert.ok(r.rects >= L * L, `the copy got one rectangle per cell (${r.rects} fillRect calls)`);
+      assert.ok(r.colours > (causal ? 20 : 10), `the cells are not blank (${r.colours} colours)`);
       assert.strictEqual(r.diff, 0, `cells as pixels equal cells as rectangles (cell ${r.cw} px): ${JSON.stringify(r)}`);
       assert.deepStrictEqual(log.errors, []);
     } finally { await close(); }

@@ -22,9 +22,9 @@ const snapshot = (page) => page.evaluate(() => {
 });
 
 test('parse_and_write_round_trip_in_node', () => {
-  const ui = require(path.join(WEB, 'js', 'params.js'));
-  const s = Object.assign(ui.params.defaults(), { tokens: 'a b & c=d #e', d: 12, heads: 3, causal: true, pval: -2.5, lang: 'en' });
-  const back = ui.params.parseHash('#' + ui.params.toHash(s));
+  const params = require(path.join(WEB, 'src', 'core', 'params.js'));
+  const s = Object.assign(params.defaults(), { tokens: 'a b & c=d #e', d: 12, heads: 3, causal: true, pval: -2.5, lang: 'en' });
+  const back = params.parseHash('#' + params.toHash(s));
   assert.deepStrictEqual(back.errors, []);
   assert.deepStrictEqual(back.state, s);
 });

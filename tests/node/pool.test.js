@@ -128,7 +128,7 @@ test('a result too large for the pool owns its buffer; a small one copied with s
   assert.equal(big.hidden.byteOffset, 0);
   assert.equal(big.hidden.buffer.byteLength, (2 * 2048 + 128) * 4);
   const small = bl.ffn(ffnArgs(bl, 51)), neighbour = bl.ffn(ffnArgs(bl, 52)), keep = copies(neighbour);
-  const own = small.out.slice();                          // what web/js/worker.js transfers
+  const own = small.out.slice();                          // what the Worker (web/src/entries/worker.js) transfers
   assert.equal(own.buffer.byteLength, own.byteLength);
   structuredClone(own, { transfer: [own.buffer] });
   assert.equal(own.length, 0, 'the copy moved');

@@ -70,6 +70,7 @@ test('hostile_token_text_is_escaped_in_the_svg', async () => {
   assert.doesNotMatch(fig.svg, /<script/);
   assert.match(fig.svg, /&lt;script&gt;/);
   assert.match(fig.svg, /a&amp;b/);
+  // eslint-disable-next-line no-control-regex
   assert.doesNotMatch(fig.svg, /\u0001/, 'control characters cannot appear in XML');
 });
 

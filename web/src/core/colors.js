@@ -2,7 +2,7 @@
    Diverging blue-red (ColorBrewer RdBu, colour-blind safe) for signed values, single-hue blue
    for 0..max; in dark mode zero is dark so the eye goes to large values, not to empty ones. */
 
-var PALETTES = {
+const PALETTES = {
   light: {
     bg: '#ffffff', fg: '#1d2330', muted: '#5b6474', grid: '#ffffff', mask: '#e3e1dc',
     maskInk: '#b9b5ad', focus: '#d55e00', mark: '#1d2330', card: '#f7f6f2', line: '#dedbd3',
@@ -23,24 +23,24 @@ function hex(h) { return [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 1
 
 // 256-entry RGB lookup table from evenly spaced anchors (linear in sRGB between anchors).
 function lut(anchors) {
-  var rgb = anchors.map(hex), n = 256, out = new Uint8ClampedArray(n * 3);
-  for (var i = 0; i < n; i++) {
-    var t = i / (n - 1) * (rgb.length - 1), k = Math.min(Math.floor(t), rgb.length - 2), f = t - k;
-    for (var c = 0; c < 3; c++) out[i * 3 + c] = Math.round(rgb[k][c] + (rgb[k + 1][c] - rgb[k][c]) * f);
+  const rgb = anchors.map(hex), n = 256, out = new Uint8ClampedArray(n * 3);
+  for (let i = 0; i < n; i++) {
+    const t = i / (n - 1) * (rgb.length - 1), k = Math.min(Math.floor(t), rgb.length - 2), f = t - k;
+    for (let c = 0; c < 3; c++) out[i * 3 + c] = Math.round(rgb[k][c] + (rgb[k + 1][c] - rgb[k][c]) * f);
   }
   return out;
 }
 
-var cache = {};
+const cache = {};
 function scheme(name) {
   if (cache[name]) return cache[name];
-  var p = PALETTES[name] || PALETTES.light;
-  var s = { name: name, css: p, bgRGB: hex(p.bg), maskRGB: hex(p.mask),
+  const p = PALETTES[name] || PALETTES.light;
+  const s = { name: name, css: p, bgRGB: hex(p.bg), maskRGB: hex(p.mask),
     diverging: lut(p.diverging), sequential: lut(p.sequential) };
   // Greyed rows: the cell's own luminance, pulled towards the background.
   s.grey = function (rgb, out) {
-    var y = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
-    for (var c = 0; c < 3; c++) out[c] = Math.round(y * 0.35 + s.bgRGB[c] * 0.65);
+    const y = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
+    for (let c = 0; c < 3; c++) out[c] = Math.round(y * 0.35 + s.bgRGB[c] * 0.65);
     return out;
   };
   cache[name] = s;
@@ -50,19 +50,19 @@ function scheme(name) {
 // value -> index into a LUT: signed values around the middle, magnitudes from the start.
 function index(kind, v, max) {
   if (!(max > 0) || !isFinite(v)) return kind === 'diverging' ? 128 : 0;
-  var t = kind === 'diverging' ? 0.5 + 0.5 * v / max : v / max;
+  const t = kind === 'diverging' ? 0.5 + 0.5 * v / max : v / max;
   return Math.max(0, Math.min(255, Math.round(t * 255)));
 }
 
 function color(s, kind, v, max, out) {
-  var table = s[kind], i = index(kind, v, max) * 3;
+  const table = s[kind], i = index(kind, v, max) * 3;
   out[0] = table[i]; out[1] = table[i + 1]; out[2] = table[i + 2];
   return out;
 }
 
 // CSS gradient for a legend bar drawn as HTML.
 function gradient(s, kind) {
-  var a = s.css[kind];
+  const a = s.css[kind];
   return 'linear-gradient(to right, ' + a.join(', ') + ')';
 }
 

@@ -5,33 +5,33 @@
 import * as colors from './colors.js';
 import * as format from './format.js';
 
-var FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", sans-serif';
+const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", sans-serif';
 
 function labelWidth(ctx, labels) {
-  var w = 0;
-  for (var i = 0; i < labels.length; i++) w = Math.max(w, ctx.measureText(labels[i]).width);
+  let w = 0;
+  for (let i = 0; i < labels.length; i++) w = Math.max(w, ctx.measureText(labels[i]).width);
   return Math.ceil(w);
 }
 
 // Where everything goes, in CSS pixels. Cells shrink to fit `width`; text never does.
 function layout(ctx, s) {
   ctx.font = FONT;
-  var rowText = s.rowLabels ? s.rowLabels.map(function (t) { return format.label(t, 10); }) : null;
-  var left = rowText ? Math.min(110, labelWidth(ctx, rowText) + 10) : 4;
-  var avail = Math.max(40, s.width - left - 6);
-  var cw = Math.min(s.maxCell || 26, avail / s.cols);
+  const rowText = s.rowLabels ? s.rowLabels.map(function (t) { return format.label(t, 10); }) : null;
+  const left = rowText ? Math.min(110, labelWidth(ctx, rowText) + 10) : 4;
+  const avail = Math.max(40, s.width - left - 6);
+  let cw = Math.min(s.maxCell || 26, avail / s.cols);
   if (cw >= 4) cw = Math.floor(cw);
-  var ch = s.cellH || (s.rows <= 12 ? Math.max(18, Math.min(24, cw)) : s.rows <= 32 ? 13 : Math.max(3, Math.floor(520 / s.rows)));
-  var colText = null, rotate = false, top = 6;
+  const ch = s.cellH || (s.rows <= 12 ? Math.max(18, Math.min(24, cw)) : s.rows <= 32 ? 13 : Math.max(3, Math.floor(520 / s.rows)));
+  let colText = null, rotate = false, top = 6;
   if (s.colLabels === 'index') {
     /* room for the widest index and a gap: "2816" must not run into "3072" */
-    var step = Math.max(1, Math.ceil(Math.max(28, ctx.measureText(String(s.cols - 1)).width + 10) / cw));
+    let step = Math.max(1, Math.ceil(Math.max(28, ctx.measureText(String(s.cols - 1)).width + 10) / cw));
     step = step <= 1 ? 1 : step <= 2 ? 2 : step <= 4 ? 4 : step <= 8 ? 8 : Math.pow(2, Math.ceil(Math.log2(step)));
     colText = { step: step, text: null };
     top = 18;
   } else if (s.colLabels) {
-    var texts = s.colLabels.map(function (t) { return format.label(t, 8); });
-    var w = labelWidth(ctx, texts);
+    const texts = s.colLabels.map(function (t) { return format.label(t, 8); });
+    const w = labelWidth(ctx, texts);
     rotate = w > cw - 2;
     colText = { step: 1, text: texts };
     top = rotate ? Math.min(70, w + 8) : 18;
@@ -48,16 +48,16 @@ function value(s, r, c) { return s.data[(s.offset || 0) + r * s.cols + c]; }
 // A cell's colour: the mask colour, or the value's, greyed when another row has the focus.
 function cellColor(s, sc, r, c, dim, rgb, grey) {
   if (s.masked && s.masked(r, c)) return sc.maskRGB;
-  var col = colors.color(sc, s.kind, value(s, r, c), s.max, rgb);
+  const col = colors.color(sc, s.kind, value(s, r, c), s.max, rgb);
   return dim ? sc.grey(col, grey) : col;
 }
 
 function drawCells(ctx, s, g, sc, dpr, r0, r1) {
-  var rgb = [0, 0, 0], grey = [0, 0, 0], gap = g.cw >= 8 && g.ch >= 8 ? 1 : 0;
-  for (var r = r0; r < r1; r++) {
-    var dim = s.focusRow >= 0 && r !== s.focusRow;
-    for (var c = 0; c < s.cols; c++) {
-      var col = cellColor(s, sc, r, c, dim, rgb, grey);
+  const rgb = [0, 0, 0], grey = [0, 0, 0], gap = g.cw >= 8 && g.ch >= 8 ? 1 : 0;
+  for (let r = r0; r < r1; r++) {
+    const dim = s.focusRow >= 0 && r !== s.focusRow;
+    for (let c = 0; c < s.cols; c++) {
+      const col = cellColor(s, sc, r, c, dim, rgb, grey);
       ctx.fillStyle = 'rgb(' + col[0] + ',' + col[1] + ',' + col[2] + ')';
       ctx.fillRect(g.left + c * g.cw, g.top + r * g.ch, g.cw - gap, g.ch - gap);
     }
@@ -66,7 +66,7 @@ function drawCells(ctx, s, g, sc, dpr, r0, r1) {
 
 // Integer cell size, offset and dpr: every cell edge falls on a whole device pixel.
 function wholePixels(g, dpr) {
-  var whole = function (v) { return v === Math.round(v); };
+  const whole = function (v) { return v === Math.round(v); };
   return whole(dpr) && whole(g.cw) && whole(g.ch) && whole(g.left) && whole(g.top);
 }
 
@@ -74,21 +74,21 @@ function wholePixels(g, dpr) {
 // cover exactly these pixels, so the picture is the same, at a fraction of the cost (one
 // fillStyle per cell is slow). Each matrix row is one line of pixels copied down its height.
 function drawCellPixels(ctx, s, g, sc, dpr, r0, r1) {
-  var gap = g.cw >= 8 && g.ch >= 8 ? 1 : 0, cw = g.cw * dpr, ch = g.ch * dpr, pw = s.cols * cw;
-  var inW = (g.cw - gap) * dpr, inH = (g.ch - gap) * dpr, bg = sc.bgRGB;
-  var img = ctx.createImageData(pw, (r1 - r0) * ch), px = img.data, line = new Uint8ClampedArray(pw * 4);
-  var gapLine = new Uint8ClampedArray(pw * 4), rgb = [0, 0, 0], grey = [0, 0, 0], x, i;
+  const gap = g.cw >= 8 && g.ch >= 8 ? 1 : 0, cw = g.cw * dpr, ch = g.ch * dpr, pw = s.cols * cw;
+  const inW = (g.cw - gap) * dpr, inH = (g.ch - gap) * dpr, bg = sc.bgRGB;
+  const img = ctx.createImageData(pw, (r1 - r0) * ch), px = img.data, line = new Uint8ClampedArray(pw * 4);
+  let gapLine = new Uint8ClampedArray(pw * 4), rgb = [0, 0, 0], grey = [0, 0, 0], x, i;
   for (i = 0; i < pw * 4; i += 4) { gapLine[i] = bg[0]; gapLine[i + 1] = bg[1]; gapLine[i + 2] = bg[2]; gapLine[i + 3] = 255; }
-  for (var r = r0; r < r1; r++) {
-    var dim = s.focusRow >= 0 && r !== s.focusRow;
-    for (var c = 0; c < s.cols; c++) {
-      var col = cellColor(s, sc, r, c, dim, rgb, grey);
+  for (let r = r0; r < r1; r++) {
+    const dim = s.focusRow >= 0 && r !== s.focusRow;
+    for (let c = 0; c < s.cols; c++) {
+      const col = cellColor(s, sc, r, c, dim, rgb, grey);
       for (x = 0; x < cw; x++) {
-        var k = (c * cw + x) * 4, fill = x < inW ? col : bg;
+        const k = (c * cw + x) * 4, fill = x < inW ? col : bg;
         line[k] = fill[0]; line[k + 1] = fill[1]; line[k + 2] = fill[2]; line[k + 3] = 255;
       }
     }
-    for (var y = 0; y < ch; y++) px.set(y < inH ? line : gapLine, ((r - r0) * ch + y) * pw * 4);
+    for (let y = 0; y < ch; y++) px.set(y < inH ? line : gapLine, ((r - r0) * ch + y) * pw * 4);
   }
   ctx.putImageData(img, g.left * dpr, (g.top + r0 * g.ch) * dpr);
 }
@@ -97,30 +97,30 @@ function drawCellPixels(ctx, s, g, sc, dpr, r0, r1) {
 // the largest magnitude among the columns it covers. One line of pixels per matrix row,
 // copied down the row's height; the column ranges are the same for every row.
 function drawPooled(ctx, s, g, sc, dpr, r0, r1) {
-  var pw = Math.max(1, Math.round(s.cols * g.cw * dpr)), top = Math.round(r0 * g.ch * dpr);
-  var ph = (r1 === s.rows ? Math.max(1, Math.round(s.rows * g.ch * dpr)) : Math.round(r1 * g.ch * dpr)) - top;
+  const pw = Math.max(1, Math.round(s.cols * g.cw * dpr)), top = Math.round(r0 * g.ch * dpr);
+  const ph = (r1 === s.rows ? Math.max(1, Math.round(s.rows * g.ch * dpr)) : Math.round(r1 * g.ch * dpr)) - top;
   if (ph <= 0) return;
-  var img = ctx.createImageData(pw, ph), px = img.data, rgb = [0, 0, 0], grey = [0, 0, 0];
-  var from = new Int32Array(pw), to = new Int32Array(pw), line = new Uint8ClampedArray(pw * 4);
-  var data = s.data, cols = s.cols, x;
+  const img = ctx.createImageData(pw, ph), px = img.data, rgb = [0, 0, 0], grey = [0, 0, 0];
+  const from = new Int32Array(pw), to = new Int32Array(pw), line = new Uint8ClampedArray(pw * 4);
+  let data = s.data, cols = s.cols, x;
   for (x = 0; x < pw; x++) {
     from[x] = Math.floor(x / pw * cols);
     to[x] = Math.max(from[x] + 1, Math.floor((x + 1) / pw * cols));
   }
-  for (var r = r0; r < r1; r++) {
-    var dim = s.focusRow >= 0 && r !== s.focusRow, base = (s.offset || 0) + r * cols;
+  for (let r = r0; r < r1; r++) {
+    const dim = s.focusRow >= 0 && r !== s.focusRow, base = (s.offset || 0) + r * cols;
     for (x = 0; x < pw; x++) {
-      var best = data[base + from[x]], mag = Math.abs(best);
-      for (var c = from[x] + 1, c1 = to[x]; c < c1; c++) {
-        var v = data[base + c];
+      let best = data[base + from[x]], mag = Math.abs(best);
+      for (let c = from[x] + 1, c1 = to[x]; c < c1; c++) {
+        const v = data[base + c];
         if (Math.abs(v) > mag) { best = v; mag = Math.abs(v); }
       }
-      var col = colors.color(sc, s.kind, best, s.max, rgb);
+      let col = colors.color(sc, s.kind, best, s.max, rgb);
       if (dim) col = sc.grey(col, grey);
       line[x * 4] = col[0]; line[x * 4 + 1] = col[1]; line[x * 4 + 2] = col[2]; line[x * 4 + 3] = 255;
     }
-    var y0 = Math.round(r * g.ch * dpr) - top, y1 = Math.min(ph, Math.round((r + 1) * g.ch * dpr) - top);
-    for (var y = y0; y < y1; y++) px.set(line, y * pw * 4);
+    const y0 = Math.round(r * g.ch * dpr) - top, y1 = Math.min(ph, Math.round((r + 1) * g.ch * dpr) - top);
+    for (let y = y0; y < y1; y++) px.set(line, y * pw * 4);
   }
   ctx.putImageData(img, Math.round(g.left * dpr), Math.round(g.top * dpr) + top);
 }
@@ -128,16 +128,16 @@ function drawPooled(ctx, s, g, sc, dpr, r0, r1) {
 // The same pooling for a recorder (no pixels there): columns merged into strips >= 2 px wide,
 // each strip the largest |value| it covers, equal neighbours joined into one rectangle.
 function drawPooledRects(ctx, s, g, sc, dpr, r0, r1) {
-  var n = Math.max(1, Math.floor(s.cols * g.cw / 2)), w = s.cols * g.cw / n, rgb = [0, 0, 0], grey = [0, 0, 0];
-  for (var r = r0; r < r1; r++) {
-    var dim = s.focusRow >= 0 && r !== s.focusRow, runStart = 0, runCol = null;
-    for (var x = 0; x <= n; x++) {
-      var col = null;
+  const n = Math.max(1, Math.floor(s.cols * g.cw / 2)), w = s.cols * g.cw / n, rgb = [0, 0, 0], grey = [0, 0, 0];
+  for (let r = r0; r < r1; r++) {
+    let dim = s.focusRow >= 0 && r !== s.focusRow, runStart = 0, runCol = null;
+    for (let x = 0; x <= n; x++) {
+      let col = null;
       if (x < n) {
-        var c0 = Math.floor(x / n * s.cols), c1 = Math.max(c0 + 1, Math.floor((x + 1) / n * s.cols));
-        var best = value(s, r, c0);
-        for (var c = c0 + 1; c < c1; c++) { var v = value(s, r, c); if (Math.abs(v) > Math.abs(best)) best = v; }
-        var cc = colors.color(sc, s.kind, best, s.max, rgb);
+        const c0 = Math.floor(x / n * s.cols), c1 = Math.max(c0 + 1, Math.floor((x + 1) / n * s.cols));
+        let best = value(s, r, c0);
+        for (let c = c0 + 1; c < c1; c++) { const v = value(s, r, c); if (Math.abs(v) > Math.abs(best)) best = v; }
+        let cc = colors.color(sc, s.kind, best, s.max, rgb);
         if (dim) cc = sc.grey(cc, grey);
         col = 'rgb(' + cc[0] + ',' + cc[1] + ',' + cc[2] + ')';
       }
@@ -154,14 +154,14 @@ function drawPooledRects(ctx, s, g, sc, dpr, r0, r1) {
 
 function drawMarks(ctx, s, g, sc) {
   if (!s.marks || g.cw < 5 || g.ch < 5) return;
-  var k = Math.max(1.5, Math.min(g.cw, g.ch) * 0.22);
+  const k = Math.max(1.5, Math.min(g.cw, g.ch) * 0.22);
   ctx.lineWidth = 1.3;
-  for (var r = 0; r < s.rows; r++) {
+  for (let r = 0; r < s.rows; r++) {
     ctx.strokeStyle = s.focusRow >= 0 && r !== s.focusRow ? sc.css.maskInk : sc.css.mark;
     ctx.beginPath();
-    for (var c = 0; c < s.cols; c++) {
+    for (let c = 0; c < s.cols; c++) {
       if (!s.marks[r * s.cols + c]) continue;
-      var x = g.left + (c + 0.5) * g.cw - 0.5, y = g.top + (r + 0.5) * g.ch - 0.5;
+      const x = g.left + (c + 0.5) * g.cw - 0.5, y = g.top + (r + 0.5) * g.ch - 0.5;
       ctx.moveTo(x - k, y - k); ctx.lineTo(x + k, y + k);
       ctx.moveTo(x + k, y - k); ctx.lineTo(x - k, y + k);
     }
@@ -173,10 +173,10 @@ function drawLabels(ctx, s, g, sc) {
   ctx.font = FONT;
   if (g.rowText) {
     ctx.textAlign = 'right'; ctx.textBaseline = 'middle';
-    var every = Math.max(1, Math.ceil(12 / g.ch));
-    for (var r = 0; r < s.rows; r++) {
+    const every = Math.max(1, Math.ceil(12 / g.ch));
+    for (let r = 0; r < s.rows; r++) {
       if (r % every && r !== s.focusRow) continue;
-      var on = s.focusRow < 0 || r === s.focusRow;
+      const on = s.focusRow < 0 || r === s.focusRow;
       ctx.fillStyle = on ? sc.css.fg : sc.css.muted;
       ctx.font = (r === s.focusRow ? '600 ' : '') + FONT;
       ctx.fillText(g.rowText[r], g.left - 6, g.top + (r + 0.5) * g.ch);
@@ -185,9 +185,9 @@ function drawLabels(ctx, s, g, sc) {
   }
   if (!g.colText) return;
   ctx.fillStyle = sc.css.muted;
-  for (var c = 0; c < s.cols; c += g.colText.step) {
-    var x = g.left + (c + 0.5) * g.cw;
-    var t = g.colText.text ? g.colText.text[c] : String(c);
+  for (let c = 0; c < s.cols; c += g.colText.step) {
+    const x = g.left + (c + 0.5) * g.cw;
+    const t = g.colText.text ? g.colText.text[c] : String(c);
     if (g.rotate) {
       ctx.save(); ctx.translate(x, g.top - 5); ctx.rotate(-Math.PI / 2);
       ctx.textAlign = 'left'; ctx.textBaseline = 'middle'; ctx.fillText(t, 0, 0); ctx.restore();
@@ -202,13 +202,13 @@ function drawLabels(ctx, s, g, sc) {
 // the background, the cells in bands of rows (about BAND values each, an eighth of that as
 // rectangles), then marks, focus box, labels and changed-row dots. `dpr` only decides between
 // cells and pooled pixels.
-var BAND = 1 << 14;
+const BAND = 1 << 14;
 function steps(ctx, s, sc, g, dpr) {
-  var cells = g.cw * dpr >= 3 ? (!ctx.isRecorder && wholePixels(g, dpr) ? drawCellPixels : drawCells)
+  const cells = g.cw * dpr >= 3 ? (!ctx.isRecorder && wholePixels(g, dpr) ? drawCellPixels : drawCells)
     : ctx.isRecorder ? drawPooledRects : drawPooled;
-  var out = [function () { ctx.fillStyle = sc.css.bg; ctx.fillRect(0, 0, g.w, g.h); }];
-  var per = Math.max(1, Math.floor(BAND / s.cols / (cells === drawCells ? 8 : 1)));
-  for (var r = 0; r < s.rows; r += per) out.push(cells.bind(null, ctx, s, g, sc, dpr, r, Math.min(s.rows, r + per)));
+  const out = [function () { ctx.fillStyle = sc.css.bg; ctx.fillRect(0, 0, g.w, g.h); }];
+  const per = Math.max(1, Math.floor(BAND / s.cols / (cells === drawCells ? 8 : 1)));
+  for (let r = 0; r < s.rows; r += per) out.push(cells.bind(null, ctx, s, g, sc, dpr, r, Math.min(s.rows, r + per)));
   out.push(function () {
     drawMarks(ctx, s, g, sc);
     if (s.focusRow >= 0) {
@@ -233,7 +233,7 @@ function paint(ctx, s, sc, g, dpr) { steps(ctx, s, sc, g, dpr).forEach(function 
 
 // Into a recorder at (x, y): the export's heatmaps. Returns the geometry (g.w x g.h).
 function record(rec, s, sc, x, y) {
-  var g = layout(rec, s);
+  const g = layout(rec, s);
   rec.save();
   rec.translate(x, y);
   paint(rec, s, sc, g, 2);
@@ -243,9 +243,9 @@ function record(rec, s, sc, x, y) {
 
 // Largest |value| in a range, for a symmetric scale; 1 when everything is zero.
 function absMax(a, from, to) {
-  var m = 0;
-  for (var i = from || 0, n = to === undefined ? a.length : to; i < n; i++) {
-    var v = Math.abs(a[i]);
+  let m = 0;
+  for (let i = from || 0, n = to === undefined ? a.length : to; i < n; i++) {
+    const v = Math.abs(a[i]);
     if (v > m && isFinite(v)) m = v;
   }
   return m || 1;

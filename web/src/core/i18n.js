@@ -27,12 +27,13 @@ export function resolve(lang, languages) {
 }
 
 // A translate function bound to one language.
-export function translator(lang) { return (key, vars) => t(lang, key, vars); }
+const lookup = t;
+export function translator(lang) { return (key, vars) => lookup(lang, key, vars); }
 
 export { DICTS };
 
 // A checking error { key, code, vars } as "<field>: <what is wrong>".
-export function message(t, e) {
-  const field = e.key === 'hash' ? t('lbl_hash') : e.key === 'engine' ? t('lbl_engine') : t('ctl_' + e.key);
-  return field + ': ' + t('err_' + e.code, e.vars);
+export function message(tr, e) {
+  const field = e.key === 'hash' ? tr('lbl_hash') : e.key === 'engine' ? tr('lbl_engine') : tr('ctl_' + e.key);
+  return field + ': ' + tr('err_' + e.code, e.vars);
 }

@@ -6,13 +6,13 @@
 import { isGated, tokenize } from './params.js';
 
 // The stages in the order they run; each is cached under a key of exactly what it reads.
-var ORDER = ['weights', 'ffn', 'attn', 'pert', 'split', 'presets'];
+const ORDER = ['weights', 'ffn', 'attn', 'pert', 'split', 'presets'];
 // Random values per step (about 15 ms at BERT-base on a laptop) and rough costs in ns, used
 // only to size slices and to show progress.
-var CHUNK = 1 << 18, NS_PER_DRAW = 55, NS_PER_FLOP = 0.12;
+const CHUNK = 1 << 18, NS_PER_DRAW = 55, NS_PER_FLOP = 0.12;
 
 function ffnCall(engine, st, w, x) {
-  var a = { L: st.L, dModel: st.d, dFF: st.dff, x: x, W1: w.W1, b1: w.b1, W2: w.W2, b2: w.b2,
+  const a = { L: st.L, dModel: st.d, dFF: st.dff, x: x, W1: w.W1, b1: w.b1, W2: w.W2, b2: w.b2,
     activation: st.act };
   if (st.gated) { a.W3 = w.W3; a.b3 = w.b3; }
   return engine.ffn(a);
@@ -25,18 +25,18 @@ function attnCall(engine, st, w, x) {
 }
 
 function countBelow(a, limit) {
-  var n = 0;
-  for (var i = 0; i < a.length; i++) if (a[i] < limit) n++;
+  let n = 0;
+  for (let i = 0; i < a.length; i++) if (a[i] < limit) n++;
   return n;
 }
 
 // |a - b| (L, d) and the rows where anything changed (exact float comparison, on purpose).
 function diff(a, b, L, d) {
-  var out = new Float32Array(a.length), rows = [];
-  for (var i = 0; i < L; i++) {
-    var changed = false;
-    for (var c = 0; c < d; c++) {
-      var v = Math.abs(a[i * d + c] - b[i * d + c]);
+  const out = new Float32Array(a.length), rows = [];
+  for (let i = 0; i < L; i++) {
+    let changed = false;
+    for (let c = 0; c < d; c++) {
+      const v = Math.abs(a[i * d + c] - b[i * d + c]);
       out[i * d + c] = v;
       if (v !== 0 || a[i * d + c] !== b[i * d + c]) changed = true;
     }
@@ -47,15 +47,15 @@ function diff(a, b, L, d) {
 
 // Page state -> spec: everything the stages read, tokens already split.
 function resolve(state) {
-  var tokens = tokenize(state.tokens), L = tokens.length;
+  const tokens = tokenize(state.tokens), L = tokens.length;
   return { tokens: tokens, L: L, d: state.d, dff: state.dff, heads: state.heads, act: state.act,
     gated: isGated(state.act), causal: !!state.causal, scale: !!state.scale, seed: state.seed,
     sel: Math.min(state.sel, L - 1), pert: Math.min(state.pert, L - 1), pval: state.pval };
 }
 
 function keysOf(s) {
-  var w = [s.seed, s.L, s.d, s.dff, s.gated].join('|'), f = w + '|' + s.act;
-  var a = [w, s.heads, s.causal, s.scale].join('|');
+  const w = [s.seed, s.L, s.d, s.dff, s.gated].join('|'), f = w + '|' + s.act;
+  const a = [w, s.heads, s.causal, s.scale].join('|');
   return { weights: w, ffn: f, attn: a, pert: [f, a, s.pert, s.pval].join('|'),
     split: [s.d, s.dff, s.heads, s.gated].join('|'), presets: 'all' };
 }
@@ -68,16 +68,16 @@ function keysOf(s) {
 // Drawn in chunks: the stream (and numpy's cached second normal) carries over between calls,
 // so the values are bit-identical to one call per array.
 function weightSteps(engine, s) {
-  var L = s.L, d = s.d, dff = s.dff, r = null, w = {}, steps = [];
+  let L = s.L, d = s.d, dff = s.dff, r = null, w = {}, steps = [];
   function draw(name, n, scale) {
-    for (var off = 0; off < n; off += CHUNK) steps.push(chunk(name, n, off, Math.min(CHUNK, n - off), scale));
+    for (let off = 0; off < n; off += CHUNK) steps.push(chunk(name, n, off, Math.min(CHUNK, n - off), scale));
   }
   function chunk(name, n, off, m, scale) {
     return { cost: m * NS_PER_DRAW, run: function () {
-      var v = r.randnF32(m);
+      const v = r.randnF32(m);
       if (!name) return;                       // a drawn-and-discarded attention bias
       if (off === 0) w[name] = new Float32Array(n);
-      if (scale !== undefined) for (var i = 0; i < m; i++) v[i] *= scale;   // float32 a * s
+      if (scale !== undefined) for (let i = 0; i < m; i++) v[i] *= scale;   // float32 a * s
       w[name].set(v, off);
     } };
   }
@@ -94,36 +94,36 @@ function weightSteps(engine, s) {
 
 // Each stage as steps [{ cost, run }]; the last run() returns the stage's value. get(name)
 // reads an earlier stage when the step runs (earlier stages always finish first).
-var STAGES = {
+const STAGES = {
   weights: weightSteps,
   ffn: function (engine, s, get) {
     return [{ cost: 2 * s.L * s.d * s.dff * (s.gated ? 3 : 2) * NS_PER_FLOP, run: function () {
-      var w = get('weights'), f = ffnCall(engine, s, w, w.x);
+      const w = get('weights'), f = ffnCall(engine, s, w, w.x);
       f.negBefore = countBelow(f.hidden, 0);
       f.negAfter = countBelow(f.activated, 0);
       return f;
     } }];
   },
   attn: function (engine, s, get) {
-    return [{ cost: attnFlops(s) * NS_PER_FLOP, run: function () { var w = get('weights'); return attnCall(engine, s, w, w.x); } }];
+    return [{ cost: attnFlops(s) * NS_PER_FLOP, run: function () { const w = get('weights'); return attnCall(engine, s, w, w.x); } }];
   },
   // Position-wise experiment: row `pert` of x set to `pval`, everything else unchanged.
   pert: function (engine, s, get) {
-    var x2 = null, f2 = null;
+    let x2 = null, f2 = null;
     return [{ cost: 2 * s.L * s.d * s.dff * (s.gated ? 3 : 2) * NS_PER_FLOP, run: function () {
-      var w = get('weights');
+      const w = get('weights');
       x2 = new Float32Array(w.x);
       x2.fill(s.pval, s.pert * s.d, (s.pert + 1) * s.d);
       f2 = ffnCall(engine, s, w, x2);
     } }, { cost: attnFlops(s) * NS_PER_FLOP, run: function () {
-      var a2 = attnCall(engine, s, get('weights'), x2);
+      const a2 = attnCall(engine, s, get('weights'), x2);
       return { index: s.pert, value: s.pval, ffn: diff(f2.out, get('ffn').out, s.L, s.d),
         attn: diff(a2.out, get('attn').out, s.L, s.d) };
     } }];
   },
   split: function (engine, s) {
     return [{ cost: 1e4, run: function () {
-      var c = engine.paramCount({ vocab: 1, dModel: s.d, nLayers: 1, nHeads: s.heads, dFF: s.dff,
+      const c = engine.paramCount({ vocab: 1, dModel: s.d, nLayers: 1, nHeads: s.heads, dFF: s.dff,
         gated: s.gated ? 1 : 0, attnBias: 1, ffnBias: 1 });
       return { attention: c.attentionPerLayer, ffn: c.ffnPerLayer };
     } }];
@@ -138,13 +138,13 @@ var STAGES = {
 // What the attention figures say about the softmax: the spread (std) of the raw scores and
 // the peak, the mean over heads and rows of each row's largest weight (1/L uniform, 1 one-hot).
 function attnStats(A, H, L) {
-  var sc = A.scores, n = sc.length, mean = 0, v = 0, peak = 0, i;
+  let sc = A.scores, n = sc.length, mean = 0, v = 0, peak = 0, i;
   for (i = 0; i < n; i++) mean += sc[i];
   mean /= n;
   for (i = 0; i < n; i++) v += (sc[i] - mean) * (sc[i] - mean);
-  for (var r = 0; r < H * L; r++) {
-    var m = 0;
-    for (var j = 0; j < L; j++) m = Math.max(m, A.weights[r * L + j]);
+  for (let r = 0; r < H * L; r++) {
+    let m = 0;
+    for (let j = 0; j < L; j++) m = Math.max(m, A.weights[r * L + j]);
     peak += m / (H * L);
   }
   return { sd: Math.sqrt(v / n), peak: peak };
@@ -152,24 +152,24 @@ function attnStats(A, H, L) {
 
 // Cells the activation set to exactly 0 from a non-zero input: (L*dff) 0/1 marks and their count.
 function zeroedMarks(ffn) {
-  var h = ffn.hidden, a = ffn.activated, marks = new Uint8Array(h.length), n = 0;
-  for (var i = 0; i < marks.length; i++) if (a[i] === 0 && h[i] !== 0) { marks[i] = 1; n++; }
+  let h = ffn.hidden, a = ffn.activated, marks = new Uint8Array(h.length), n = 0;
+  for (let i = 0; i < marks.length; i++) if (a[i] === 0 && h[i] !== 0) { marks[i] = 1; n++; }
   return { marks: marks, count: n };
 }
 
 // With the identity, W1·W2 is one (d x d) matrix: the largest relative gap between the FFN's
 // output and that single layer's (float64). null when the check would cost too much.
 function collapseGap(res) {
-  var d = res.d, f = res.dff, w = res.weights;
+  const d = res.d, f = res.dff, w = res.weights;
   if (d * d * f > 4e6) return null;
-  var M = new Float64Array(d * d), c = new Float64Array(d), gap = 0, i, j, k;
+  let M = new Float64Array(d * d), c = new Float64Array(d), gap = 0, i, j, k;
   for (i = 0; i < d; i++) for (k = 0; k < f; k++) {
-    var a = w.W1[i * f + k];
+    const a = w.W1[i * f + k];
     for (j = 0; j < d; j++) M[i * d + j] += a * w.W2[k * d + j];
   }
   for (j = 0; j < d; j++) { c[j] = w.b2[j]; for (k = 0; k < f; k++) c[j] += w.b1[k] * w.W2[k * d + j]; }
-  for (var r = 0; r < res.L; r++) for (j = 0; j < d; j++) {
-    var y = c[j];
+  for (let r = 0; r < res.L; r++) for (j = 0; j < d; j++) {
+    let y = c[j];
     for (i = 0; i < d; i++) y += res.x[r * d + i] * M[i * d + j];
     gap = Math.max(gap, Math.abs(y - res.ffn.out[r * d + j]) / Math.max(1, Math.abs(y)));
   }
@@ -178,8 +178,8 @@ function collapseGap(res) {
 
 // Head-averaged attention weights of query row `i`: (L).
 function meanWeights(res, i) {
-  var L = res.L, H = res.heads, w = res.attn.weights, mean = new Float64Array(L);
-  for (var h = 0; h < H; h++) for (var j = 0; j < L; j++) mean[j] += w[(h * L + i) * L + j] / H;
+  const L = res.L, H = res.heads, w = res.attn.weights, mean = new Float64Array(L);
+  for (let h = 0; h < H; h++) for (let j = 0; j < L; j++) mean[j] += w[(h * L + i) * L + j] / H;
   return mean;
 }
 
@@ -189,17 +189,17 @@ function attnFlops(s) { return 8 * s.L * s.d * s.d + 4 * s.L * s.L * s.d; }
 // (selected token, language) cost nothing and token edits skip nothing needed. Without an
 // engine (create(null)) it is a mirror: absorb() fills it with stages computed elsewhere.
 function create(engine) {
-  var cache = {}, partial = {};
+  const cache = {}, partial = {};
   function get(name) { return cache[name].value; }
   function has(name, key) { return !!cache[name] && cache[name].key === key; }
 
   // The steps spec still needs, in order: [{ stage, cost, run }]. A stage cut short by a newer
   // request keeps its progress and resumes when a later plan needs the same key.
   function plan(s) {
-    var keys = keysOf(s), out = [];
+    const keys = keysOf(s), out = [];
     ORDER.forEach(function (name) {
       if (has(name, keys[name])) return;
-      var p = partial[name];
+      let p = partial[name];
       if (!p || p.key !== keys[name]) p = partial[name] = { key: keys[name], next: 0, steps: STAGES[name](engine, s, get) };
       p.steps.slice(p.next).forEach(function (st) { out.push({ stage: name, cost: st.cost, run: stepper(name, p, st) }); });
     });
@@ -208,20 +208,20 @@ function create(engine) {
 
   function stepper(name, p, st) {
     return function () {
-      var v;
+      let v;
       try { v = st.run(); } catch (e) { delete partial[name]; throw e; }
       if (++p.next === p.steps.length) { cache[name] = { key: p.key, value: v }; delete partial[name]; }
     };
   }
 
   function missing(s) {
-    var keys = keysOf(s);
+    const keys = keysOf(s);
     return ORDER.filter(function (name) { return !has(name, keys[name]); });
   }
 
   // The figures' input, from the cached stages (all present: plan(s) has run).
   function result(s) {
-    var w = get('weights');
+    const w = get('weights');
     return { tokens: s.tokens, L: s.L, d: s.d, dff: s.dff, heads: s.heads, dk: s.d / s.heads,
       act: s.act, gated: s.gated, causal: s.causal, scale: s.scale, seed: s.seed, sel: s.sel,
       weights: w, x: w.x, ffn: get('ffn'), attn: get('attn'), pert: get('pert'),
@@ -229,7 +229,7 @@ function create(engine) {
   }
 
   function compute(state) {
-    var s = resolve(state);
+    const s = resolve(state);
     plan(s).forEach(function (st) { st.run(); });
     return result(s);
   }
@@ -241,7 +241,7 @@ function create(engine) {
 
 // All weights at once (the numpy example's order), as the model draws them.
 function drawWeights(engine, seed, L, d, dff, gated) {
-  var steps = weightSteps(engine, { seed: seed, L: L, d: d, dff: dff, gated: gated }), w;
+  let steps = weightSteps(engine, { seed: seed, L: L, d: d, dff: dff, gated: gated }), w;
   steps.forEach(function (st) { w = st.run(); });
   return w;
 }

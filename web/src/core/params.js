@@ -2,12 +2,12 @@
    Pure functions, no DOM: the page, the browser tests and a later embed page share this list. */
 
 // Page limits (tighter than the engine's): keep a redraw interactive on a laptop.
-var LIMITS = { tokens: 128, tokenText: 8000, dModel: 1024, dFF: 4096, heads: 64 };
+const LIMITS = { tokens: 128, tokenText: 8000, dModel: 1024, dFF: 4096, heads: 64 };
 
-var ACTIVATIONS = ['relu', 'gelu', 'gelu_tanh', 'silu', 'identity', 'swiglu', 'geglu'];
+const ACTIVATIONS = ['relu', 'gelu', 'gelu_tanh', 'silu', 'identity', 'swiglu', 'geglu'];
 
 // key: name in the URL hash; kind: how a string is parsed; def: the classic numpy example.
-var PARAMS = [
+const PARAMS = [
   { key: 'tokens', kind: 'text', def: '远方有颗苹果树', maxLength: LIMITS.tokenText },
   { key: 'd', kind: 'int', def: 8, min: 1, max: LIMITS.dModel },
   { key: 'dff', kind: 'int', def: 32, min: 1, max: LIMITS.dFF },
@@ -23,20 +23,20 @@ var PARAMS = [
   { key: 'lang', kind: 'enum', def: 'auto', options: ['auto', 'zh', 'en'] },
   { key: 'theme', kind: 'enum', def: 'auto', options: ['auto', 'light', 'dark'] }
 ];
-var BY_KEY = {};
+const BY_KEY = {};
 PARAMS.forEach(function (p) { BY_KEY[p.key] = p; });
 
 function defaults() {
-  var s = {};
+  const s = {};
   PARAMS.forEach(function (p) { s[p.key] = p.def; });
   return s;
 }
 
 // One string -> one value. Errors are codes + variables, worded later by i18n.
 function coerce(key, raw) {
-  var p = BY_KEY[key];
-  var str = String(raw);
-  var fail = function (code, vars) { return { error: { key: key, code: code, vars: vars || {} } }; };
+  const p = BY_KEY[key];
+  const str = String(raw);
+  const fail = function (code, vars) { return { error: { key: key, code: code, vars: vars || {} } }; };
   if (!p) return fail('unknownKey');
   if (p.kind === 'text') {
     return str.length > p.maxLength ? fail('tooLong', { max: p.maxLength }) : { value: str };
@@ -49,22 +49,22 @@ function coerce(key, raw) {
   if (p.kind === 'enum') {
     return p.options.indexOf(str) >= 0 ? { value: str } : fail('enum', { value: str });
   }
-  var t = str.trim();
+  const t = str.trim();
   if (p.kind === 'int' && !/^[+-]?\d+$/.test(t)) return fail('int', { value: str });
   if (p.kind === 'float' && !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) {
     return fail('number', { value: str });
   }
-  var v = Number(t);
+  const v = Number(t);
   if (!isFinite(v) || v < p.min || v > p.max) return fail('range', { value: str, min: p.min, max: p.max });
   return { value: v };
 }
 
 // Tokens: each CJK character alone (no spaces between them), other text split on whitespace.
-var CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{2fa1f}]/u;
+const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{2fa1f}]/u;
 function tokenize(text) {
-  var out = [];
+  const out = [];
   String(text).split(/\s+/).forEach(function (chunk) {
-    var word = '';
+    let word = '';
     Array.from(chunk).forEach(function (ch) {
       if (CJK.test(ch)) {
         if (word) out.push(word);
@@ -81,8 +81,8 @@ function tokenize(text) {
 
 // Checks that involve several fields, on an already coerced state.
 function validate(s) {
-  var errors = [];
-  var n = tokenize(s.tokens).length;
+  const errors = [];
+  const n = tokenize(s.tokens).length;
   if (n === 0) errors.push({ key: 'tokens', code: 'tokensEmpty', vars: {} });
   if (n > LIMITS.tokens) errors.push({ key: 'tokens', code: 'tokensMany', vars: { n: n, max: LIMITS.tokens } });
   if (s.d % s.heads !== 0) errors.push({ key: 'heads', code: 'divisible', vars: { d: s.d, heads: s.heads } });
@@ -91,15 +91,15 @@ function validate(s) {
 
 // "#tokens=...&d=8" -> { state, errors }; bad fields keep the value from `base`.
 function parseHash(hash, base) {
-  var state = Object.assign(defaults(), base || {});
-  var errors = [];
-  var text = String(hash || '').replace(/^#/, '');
+  const state = Object.assign(defaults(), base || {});
+  let errors = [];
+  const text = String(hash || '').replace(/^#/, '');
   if (!text) return { state: state, errors: errors, keys: [] };
-  var keys = [];
+  const keys = [];
   text.split('&').forEach(function (pair) {
     if (!pair) return;
-    var eq = pair.indexOf('=');
-    var k, v;
+    const eq = pair.indexOf('=');
+    let k, v;
     try {
       k = decodeURIComponent(eq < 0 ? pair : pair.slice(0, eq));
       v = eq < 0 ? '' : decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, '%20'));
@@ -108,7 +108,7 @@ function parseHash(hash, base) {
       return;
     }
     if (!BY_KEY[k]) return;   // unknown keys are left for other pages (e.g. an embed's view=)
-    var r = coerce(k, v);
+    const r = coerce(k, v);
     if (r.error) errors.push(r.error);
     else { state[k] = r.value; keys.push(k); }
   });
@@ -119,7 +119,7 @@ function parseHash(hash, base) {
 // Every parameter is written, so a shared link restores the exact view.
 function toHash(s) {
   return PARAMS.map(function (p) {
-    var v = s[p.key];
+    let v = s[p.key];
     if (p.kind === 'bool') v = v ? '1' : '0';
     return p.key + '=' + encodeURIComponent(String(v));
   }).join('&');

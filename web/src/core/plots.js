@@ -8,19 +8,19 @@ import * as heatmap from './heatmap.js';
 // Scatter of (before, after) in W x H; ungated activations are joined into the curve itself.
 // Returns how many points were drawn (at most ~4000, evenly sampled).
 function curve(g, res, sc, t, W, H) {
-  var F = format, h = res.ffn.hidden, a = res.ffn.activated, n = h.length;
-  var step = Math.max(1, Math.floor(n / 4000)), idx = [];
-  for (var i = 0; i < n; i += step) idx.push(i);
+  const F = format, h = res.ffn.hidden, a = res.ffn.activated, n = h.length;
+  const step = Math.max(1, Math.floor(n / 4000)), idx = [];
+  for (let i = 0; i < n; i += step) idx.push(i);
   idx.sort(function (p, q) { return h[p] - h[q]; });
-  var xmax = heatmap.absMax(h), ymin = 0, ymax = 0;
+  let xmax = heatmap.absMax(h), ymin = 0, ymax = 0;
   idx.forEach(function (i) { ymin = Math.min(ymin, a[i]); ymax = Math.max(ymax, a[i]); });
   if (ymax - ymin < 1e-9) ymax = ymin + 1;
   g.fillStyle = sc.css.bg; g.fillRect(0, 0, W, H);
   g.font = heatmap.FONT;
-  var yTop = F.short(ymax), yBot = F.short(ymin);
-  var L = Math.ceil(Math.max(g.measureText(yTop).width, g.measureText(yBot).width)) + 10, R = W - 12, T = 22, B = H - 30;
-  var X = function (v) { return L + (v + xmax) / (2 * xmax) * (R - L); };
-  var Y = function (v) { return B - (v - ymin) / (ymax - ymin) * (B - T); };
+  const yTop = F.short(ymax), yBot = F.short(ymin);
+  const L = Math.ceil(Math.max(g.measureText(yTop).width, g.measureText(yBot).width)) + 10, R = W - 12, T = 22, B = H - 30;
+  const X = function (v) { return L + (v + xmax) / (2 * xmax) * (R - L); };
+  const Y = function (v) { return B - (v - ymin) / (ymax - ymin) * (B - T); };
   g.strokeStyle = sc.css.maskInk; g.lineWidth = 1;
   g.beginPath(); g.moveTo(L, Y(0)); g.lineTo(R, Y(0)); g.moveTo(X(0), T); g.lineTo(X(0), B); g.stroke();
   g.fillStyle = sc.css.muted; g.textBaseline = 'top';
@@ -37,9 +37,9 @@ function curve(g, res, sc, t, W, H) {
     idx.forEach(function (i, k) { if (k) g.lineTo(X(h[i]), Y(a[i])); else g.moveTo(X(h[i]), Y(a[i])); });
     g.stroke();
   }
-  var rgb = [0, 0, 0];
+  const rgb = [0, 0, 0];
   idx.forEach(function (i) {
-    var c = colors.color(sc, 'diverging', h[i], xmax, rgb);
+    const c = colors.color(sc, 'diverging', h[i], xmax, rgb);
     g.fillStyle = 'rgb(' + c.join(',') + ')';
     g.beginPath(); g.arc(X(h[i]), Y(a[i]), 2.6, 0, 2 * Math.PI); g.fill();
   });
@@ -48,39 +48,39 @@ function curve(g, res, sc, t, W, H) {
 
 // The links inset's size for `width` available and L tokens, in CSS pixels.
 function linksSize(L, width) {
-  var rowH = Math.max(4, Math.min(20, Math.floor(360 / L)));
+  const rowH = Math.max(4, Math.min(20, Math.floor(360 / L)));
   return { w: Math.max(240, Math.min(360, width)), h: 16 + L * rowH, rowH: rowH };
 }
 
 // Attention: every visible key j feeds query `sel` (width ~ head-averaged weight). FFN: sel
 // -> sel only. Returns the head-averaged weights of the selected row.
 function links(g, res, sc, width) {
-  var F = format, L = res.L, i = res.sel, H = res.heads, w = res.attn.weights;
-  var size = linksSize(L, width), rowH = size.rowH, top = 8, W = size.w;
+  const F = format, L = res.L, i = res.sel, H = res.heads, w = res.attn.weights;
+  const size = linksSize(L, width), rowH = size.rowH, top = 8, W = size.w;
   g.fillStyle = sc.css.bg; g.fillRect(0, 0, W, size.h);
   g.font = heatmap.FONT; g.textBaseline = 'middle';
-  var mean = new Float64Array(L);
-  for (var h = 0; h < H; h++) for (var j = 0; j < L; j++) mean[j] += w[(h * L + i) * L + j] / H;
-  var half = W / 2, every = Math.max(1, Math.ceil(12 / rowH));
+  const mean = new Float64Array(L);
+  for (let h = 0; h < H; h++) for (let j = 0; j < L; j++) mean[j] += w[(h * L + i) * L + j] / H;
+  const half = W / 2, every = Math.max(1, Math.ceil(12 / rowH));
   [0, 1].forEach(function (side) {
-    var x0 = side * half + 30, x1 = side * half + half - 30;
-    for (var r = 0; r < L; r++) {
-      var y = top + (r + 0.5) * rowH;
-      var on = r === i, lab = F.label(res.tokens[r], 3);
+    const x0 = side * half + 30, x1 = side * half + half - 30;
+    for (let r = 0; r < L; r++) {
+      const y = top + (r + 0.5) * rowH;
+      const on = r === i, lab = F.label(res.tokens[r], 3);
       g.fillStyle = on ? sc.css.fg : sc.css.muted;
       if (on || r % every === 0) {
         g.textAlign = 'right'; g.fillText(lab, x0 - 6, y);
         if (on) { g.textAlign = 'left'; g.fillText(lab, x1 + 6, y); }
       }
     }
-    var yi = top + (i + 0.5) * rowH;
+    const yi = top + (i + 0.5) * rowH;
     g.strokeStyle = side ? sc.css.ffn : sc.css.attention;
-    for (var k = 0; k < L; k++) {
-      var wt = side ? (k === i ? 1 : 0) : mean[k];
+    for (let k = 0; k < L; k++) {
+      const wt = side ? (k === i ? 1 : 0) : mean[k];
       if (wt <= 0.004) continue;
       g.globalAlpha = side ? 1 : Math.min(1, 0.25 + wt);
       g.lineWidth = side ? 3 : 0.8 + 6 * wt;
-      var yk = top + (k + 0.5) * rowH;
+      const yk = top + (k + 0.5) * rowH;
       g.beginPath(); g.moveTo(x0, yk);
       g.bezierCurveTo((x0 + x1) / 2, yk, (x0 + x1) / 2, yi, x1, yi); g.stroke();
     }

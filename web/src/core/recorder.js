@@ -4,30 +4,30 @@
    metrics, CJK one em), never from the platform: Node and every browser lay out the same bytes. */
 
 // The family exported figures name: metric-compatible fonts first, then CJK fallbacks.
-var FAMILY = 'Arial, Helvetica, "Liberation Sans", "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", "DejaVu Sans", sans-serif';
+const FAMILY = 'Arial, Helvetica, "Liberation Sans", "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", "DejaVu Sans", sans-serif';
 
 // Advance widths of ' ' .. '~' in 1/1000 em (Helvetica AFM; Arial and Liberation Sans agree).
-var ASCII = [278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278,
+const ASCII = [278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278,
   556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556, 1015, 667, 667,
   722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667, 778, 722, 667, 611, 722,
   667, 944, 667, 667, 611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556, 556, 278, 556, 556,
   222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334,
   260, 334, 584];
-var OTHER = { '\u00d7': 584, '\u2212': 584, '\u00b7': 278, '\u221a': 549, '\u2026': 1000,
+const OTHER = { '\u00d7': 584, '\u2212': 584, '\u00b7': 278, '\u221a': 549, '\u2026': 1000,
   '\u2192': 1000, '\u2191': 1000, '\u0394': 668, '\u25cf': 604, '\u2014': 1000, '\u00f7': 584,
   '\u1d40': 556, '\u2080': 556, '\u2081': 556, '\u2082': 556, '\u2083': 556, '\u2299': 800 };
-var WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{20000}-\u{3fffd}]/u;
+const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{20000}-\u{3fffd}]/u;
 
 // "600 12px ..." -> { size, bold }
 function parseFont(font) {
-  var m = /(\d+(?:\.\d+)?)px/.exec(font || '');
+  const m = /(\d+(?:\.\d+)?)px/.exec(font || '');
   return { size: m ? Number(m[1]) : 12, bold: /\b(bold|[6-9]00)\b/.test(font || '') };
 }
 
 function textWidth(text, font) {
-  var f = parseFont(font), w = 0;
+  let f = parseFont(font), w = 0;
   Array.from(String(text)).forEach(function (ch) {
-    var c = ch.codePointAt(0);
+    const c = ch.codePointAt(0);
     if (c >= 32 && c <= 126) w += ASCII[c - 32];
     else if (OTHER[ch]) w += OTHER[ch];
     else if (WIDE.test(ch)) w += 1000;
@@ -40,16 +40,17 @@ function esc(s) {
   return String(s).replace(/[&<>"']/g, function (c) {
     return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c];
   // Characters XML 1.0 cannot carry at all (controls, lone surrogates) become U+FFFD.
+  // eslint-disable-next-line no-control-regex
   }).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(^|[^\ud800-\udbff])[\udc00-\udfff]/g,
     function (m, pre) { return (pre || '') + '\ufffd'; });
 }
 
-function num(v) { var r = Math.round(v * 100) / 100; return String(Object.is(r, -0) ? 0 : r); }
+function num(v) { const r = Math.round(v * 100) / 100; return String(Object.is(r, -0) ? 0 : r); }
 
 // A colour as the canvas states hold it; 'rgb(a,b,c)' becomes #rrggbb in the SVG.
 function hexColor(c) {
   if (c && typeof c === 'object') return c;   // a gradient
-  var m = /^rgb\((\d+),\s*(\d+),\s*(\d+)\)$/.exec(c);
+  const m = /^rgb\((\d+),\s*(\d+),\s*(\d+)\)$/.exec(c);
   if (!m) return String(c);
   return '#' + [m[1], m[2], m[3]].map(function (v) { return (256 + Number(v)).toString(16).slice(1); }).join('');
 }
@@ -69,43 +70,43 @@ function Recorder(width, height) {
   this.font = '12px sans-serif'; this.textAlign = 'start'; this.textBaseline = 'alphabetic';
   this.globalAlpha = 1;
 }
-var R = Recorder.prototype;
-var STATE = ['fillStyle', 'strokeStyle', 'lineWidth', 'font', 'textAlign', 'textBaseline', 'globalAlpha'];
+const R = Recorder.prototype;
+const STATE = ['fillStyle', 'strokeStyle', 'lineWidth', 'font', 'textAlign', 'textBaseline', 'globalAlpha'];
 
 R.save = function () {
-  var s = { m: this._m.slice() };
+  const s = { m: this._m.slice() };
   STATE.forEach(function (k) { s[k] = this[k]; }, this);
   this._stack.push(s);
 };
 R.restore = function () {
-  var s = this._stack.pop();
+  const s = this._stack.pop();
   if (!s) return;
   this._m = s.m;
   STATE.forEach(function (k) { this[k] = s[k]; }, this);
 };
 R.setTransform = function (a, b, c, d, e, f) { this._m = [a, b, c, d, e, f]; };
 R.translate = function (x, y) {
-  var m = this._m;
+  const m = this._m;
   m[4] += m[0] * x + m[2] * y; m[5] += m[1] * x + m[3] * y;
 };
 R.rotate = function (a) {
-  var m = this._m, c = Math.cos(a), s = Math.sin(a);
+  const m = this._m, c = Math.cos(a), s = Math.sin(a);
   this._m = [m[0] * c + m[2] * s, m[1] * c + m[3] * s, m[2] * c - m[0] * s, m[3] * c - m[1] * s, m[4], m[5]];
 };
 R._pt = function (x, y) {
-  var m = this._m;
+  const m = this._m;
   return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
 };
-R._plain = function () { var m = this._m; return m[1] === 0 && m[2] === 0; };
+R._plain = function () { const m = this._m; return m[1] === 0 && m[2] === 0; };
 R.measureText = function (text) { return { width: textWidth(text, this.font) }; };
 R.createLinearGradient = function (x0, y0, x1, y1) {
-  var a = this._pt(x0, y0), b = this._pt(x1, y1);
+  const a = this._pt(x0, y0), b = this._pt(x1, y1);
   return new Gradient(a[0], a[1], b[0], b[1]);
 };
 
 // Rectangles (only under translation and scaling, which is all the figures use).
 R.fillRect = function (x, y, w, h) {
-  var a = this._pt(x, y), b = this._pt(x + w, y + h);
+  const a = this._pt(x, y), b = this._pt(x + w, y + h);
   this.ops.push({ op: 'rect', x: Math.min(a[0], b[0]), y: Math.min(a[1], b[1]), w: Math.abs(b[0] - a[0]),
     h: Math.abs(b[1] - a[1]), fill: hexColor(this.fillStyle), alpha: this.globalAlpha });
 };
@@ -117,20 +118,20 @@ R.clearRect = function () {};
 
 // Paths: kept as SVG path commands in final coordinates.
 R.beginPath = function () { this._path = []; };
-R.moveTo = function (x, y) { var p = this._pt(x, y); this._path.push(['M', p]); };
-R.lineTo = function (x, y) { var p = this._pt(x, y); this._path.push(['L', p]); };
+R.moveTo = function (x, y) { const p = this._pt(x, y); this._path.push(['M', p]); };
+R.lineTo = function (x, y) { const p = this._pt(x, y); this._path.push(['L', p]); };
 R.bezierCurveTo = function (a, b, c, d, x, y) {
   this._path.push(['C', this._pt(a, b), this._pt(c, d), this._pt(x, y)]);
 };
 R.closePath = function () { this._path.push(['Z']); };
 // Full circles only (dots); the radius follows the transform's x scale.
 R.arc = function (x, y, r) {
-  var p = this._pt(x, y), k = Math.sqrt(this._m[0] * this._m[0] + this._m[1] * this._m[1]);
+  const p = this._pt(x, y), k = Math.sqrt(this._m[0] * this._m[0] + this._m[1] * this._m[1]);
   this._path.push(['O', p, r * k]);
 };
 R._pathOp = function (kind) {
   if (!this._path.length) return;
-  var k = Math.sqrt(this._m[0] * this._m[0] + this._m[1] * this._m[1]);
+  const k = Math.sqrt(this._m[0] * this._m[0] + this._m[1] * this._m[1]);
   this.ops.push({ op: 'path', kind: kind, segs: this._path.slice(),
     color: hexColor(kind === 'fill' ? this.fillStyle : this.strokeStyle),
     width: this.lineWidth * k, alpha: this.globalAlpha });
@@ -145,15 +146,15 @@ R.fillText = function (text, x, y) {
 };
 
 // ---- SVG -----------------------------------------------------------------------------
-var ANCHOR = { left: 'start', start: 'start', center: 'middle', right: 'end', end: 'end' };
+const ANCHOR = { left: 'start', start: 'start', center: 'middle', right: 'end', end: 'end' };
 // Baselines as a dy in em: SVG's dominant-baseline is unevenly supported, a dy is not.
-var DY = { top: 0.8, hanging: 0.8, middle: 0.35, alphabetic: 0, bottom: -0.2, ideographic: -0.2 };
+const DY = { top: 0.8, hanging: 0.8, middle: 0.35, alphabetic: 0, bottom: -0.2, ideographic: -0.2 };
 
 function segsToD(segs) {
   return segs.map(function (s) {
     if (s[0] === 'Z') return 'Z';
     if (s[0] === 'O') {
-      var x = s[1][0], y = s[1][1], r = s[2];
+      const x = s[1][0], y = s[1][1], r = s[2];
       return 'M' + num(x - r) + ' ' + num(y) + 'a' + num(r) + ' ' + num(r) + ' 0 1 0 ' + num(2 * r) +
         ' 0a' + num(r) + ' ' + num(r) + ' 0 1 0 ' + num(-2 * r) + ' 0';
     }
@@ -165,8 +166,8 @@ function alphaAttr(a, name) { return a < 1 ? ' ' + name + '="' + num(a) + '"' : 
 
 function paintAttr(color, defs) {
   if (typeof color === 'string') return color;
-  var id = 'g' + defs.length;
-  var c = color.coords;
+  const id = 'g' + defs.length;
+  const c = color.coords;
   defs.push('<linearGradient id="' + id + '" gradientUnits="userSpaceOnUse" x1="' + num(c[0]) + '" y1="' + num(c[1]) +
     '" x2="' + num(c[2]) + '" y2="' + num(c[3]) + '">' + color.stops.map(function (s) {
     return '<stop offset="' + num(s[0]) + '" stop-color="' + s[1] + '"/>';
@@ -175,12 +176,12 @@ function paintAttr(color, defs) {
 }
 
 function textSVG(o) {
-  var f = parseFont(o.font), m = o.m;
-  var attrs = ' font-size="' + num(f.size) + '"' + (f.bold ? ' font-weight="600"' : '');
-  var anchor = ANCHOR[o.align] || 'start';
+  const f = parseFont(o.font), m = o.m;
+  let attrs = ' font-size="' + num(f.size) + '"' + (f.bold ? ' font-weight="600"' : '');
+  const anchor = ANCHOR[o.align] || 'start';
   if (anchor !== 'start') attrs += ' text-anchor="' + anchor + '"';
-  var dy = DY[o.baseline] || 0;
-  var x = o.x, y = o.y + dy * f.size, pos;
+  const dy = DY[o.baseline] || 0;
+  let x = o.x, y = o.y + dy * f.size, pos;
   if (m[1] === 0 && m[2] === 0 && m[0] === 1 && m[3] === 1) pos = ' x="' + num(x + m[4]) + '" y="' + num(y + m[5]) + '"';
   else pos = ' x="' + num(x) + '" y="' + num(y) + '" transform="matrix(' + m.map(function (v) { return num(Math.round(v * 1e6) / 1e6); }).join(' ') + ')"';
   return '<text' + pos + attrs + ' fill="' + o.fill + '"' + alphaAttr(o.alpha, 'fill-opacity') + '>' + esc(o.text) + '</text>';
@@ -189,14 +190,14 @@ function textSVG(o) {
 // opts: { title, desc, lang }. Runs of rectangles share one crisp-edged group.
 R.toSVG = function (opts) {
   opts = opts || {};
-  var defs = [], body = [], inRects = false;
+  let defs = [], body = [], inRects = false;
   this.ops.forEach(function (o) {
     if ((o.op === 'rect') !== inRects) { body.push(inRects ? '</g>' : '<g shape-rendering="crispEdges">'); inRects = !inRects; }
     if (o.op === 'rect') {
       body.push('<rect x="' + num(o.x) + '" y="' + num(o.y) + '" width="' + num(o.w) + '" height="' + num(o.h) +
         '" fill="' + paintAttr(o.fill, defs) + '"' + alphaAttr(o.alpha, 'fill-opacity') + '/>');
     } else if (o.op === 'path') {
-      var d = segsToD(o.segs);
+      const d = segsToD(o.segs);
       body.push(o.kind === 'fill'
         ? '<path d="' + d + '" fill="' + o.color + '"' + alphaAttr(o.alpha, 'fill-opacity') + '/>'
         : '<path d="' + d + '" fill="none" stroke="' + o.color + '" stroke-width="' + num(o.width) + '"' + alphaAttr(o.alpha, 'stroke-opacity') + '/>');
@@ -205,7 +206,7 @@ R.toSVG = function (opts) {
     }
   });
   if (inRects) body.push('</g>');
-  var w = num(this.width), h = num(this.height);
+  const w = num(this.width), h = num(this.height);
   return '<?xml version="1.0" encoding="UTF-8"?>\n' +
     '<svg xmlns="http://www.w3.org/2000/svg" width="' + w + '" height="' + h + '" viewBox="0 0 ' + w + ' ' + h + '"' +
     (opts.lang ? ' xml:lang="' + esc(opts.lang) + '"' : '') + ' font-family="' + esc(FAMILY) + '">\n' +
@@ -217,10 +218,10 @@ R.toSVG = function (opts) {
 
 // ---- replay onto a real canvas (the PNG export) ------------------------------------------
 R.replay = function (g, scale) {
-  var k = scale || 1;
+  const k = scale || 1;
   function paint(c) {
     if (typeof c === 'string') return c;
-    var gr = g.createLinearGradient(c.coords[0], c.coords[1], c.coords[2], c.coords[3]);
+    const gr = g.createLinearGradient(c.coords[0], c.coords[1], c.coords[2], c.coords[3]);
     c.stops.forEach(function (s) { gr.addColorStop(s[0], s[1]); });
     return gr;
   }
@@ -242,7 +243,7 @@ R.replay = function (g, scale) {
       if (o.kind === 'fill') { g.fillStyle = o.color; g.fill(); }
       else { g.strokeStyle = o.color; g.lineWidth = o.width; g.stroke(); }
     } else {
-      var f = parseFont(o.font), m = o.m;
+      const f = parseFont(o.font), m = o.m;
       g.setTransform(k * m[0], k * m[1], k * m[2], k * m[3], k * m[4], k * m[5]);
       g.font = (f.bold ? '600 ' : '') + f.size + 'px ' + FAMILY;
       g.textAlign = o.align; g.textBaseline = 'alphabetic';

@@ -4,7 +4,7 @@
 // A macrotask without setTimeout's 4 ms clamp on chains: input and messages get in between.
 function yielder() {
   if (typeof MessageChannel !== 'function') return function (fn) { setTimeout(fn, 0); };
-  var ch = new MessageChannel(), queue = [];
+  const ch = new MessageChannel(), queue = [];
   ch.port1.onmessage = function () { queue.shift()(); };
   return function (fn) { queue.push(fn); ch.port2.postMessage(0); };
 }
@@ -14,7 +14,7 @@ function yielder() {
 // stops after its current step (finished stages and the current stage's progress are kept
 // by the model), so only the newest request ever completes. budget: ms of steps per slice.
 function runner(model, hooks, budget) {
-  var later = yielder(), want = null, job = null, looping = false;
+  let later = yielder(), want = null, job = null, looping = false;
 
   function request(id, spec) {
     want = { id: id, spec: spec };
@@ -23,28 +23,28 @@ function runner(model, hooks, budget) {
 
   function loop() {
     if (want) {
-      var steps = want.spec ? model.plan(want.spec) : [];
+      const steps = want.spec ? model.plan(want.spec) : [];
       job = want.spec ? { id: want.id, spec: want.spec, steps: steps, i: 0, done: 0,
         total: steps.reduce(function (t, s) { return t + s.cost; }, 0) } : null;
       want = null;
     }
     if (!job) { looping = false; return; }
-    var t0 = Date.now();
+    const t0 = Date.now();
     try {
       while (job.i < job.steps.length && !want) {
-        var st = job.steps[job.i++];
+        const st = job.steps[job.i++];
         st.run();
         job.done += st.cost;
         if (Date.now() - t0 >= budget) break;
       }
     } catch (e) {
-      var failed = job;
+      const failed = job;
       job = null;
       hooks.failed(failed.id, e);
       return later(loop);
     }
     if (job.i === job.steps.length && !want) {
-      var finished = job;
+      const finished = job;
       job = null;
       hooks.done(finished.id, finished.spec);
     } else if (!want) {
@@ -59,10 +59,10 @@ function runner(model, hooks, budget) {
 // Typed arrays copied (in the worker, off the page's thread) and their buffers listed so that
 // postMessage moves them instead of cloning on the page; the model keeps its own.
 function copyForTransfer(v, buffers) {
-  if (ArrayBuffer.isView(v)) { var c = v.slice(); buffers.push(c.buffer); return c; }
+  if (ArrayBuffer.isView(v)) { const c = v.slice(); buffers.push(c.buffer); return c; }
   if (Array.isArray(v)) return v.map(function (x) { return copyForTransfer(x, buffers); });
   if (v && typeof v === 'object') {
-    var o = {};
+    const o = {};
     Object.keys(v).forEach(function (k) { o[k] = copyForTransfer(v[k], buffers); });
     return o;
   }

@@ -62,7 +62,7 @@ const MAKERS = {
   panels() {
     const box = el('div'), grid = el('div'), lg = el('div', 'legend'), note = el('div', 'legend');
     box.appendChild(grid); box.appendChild(lg); box.appendChild(note);
-    let panels = [];
+    const panels = [];
     return { root: box, update: (b, ctx) => {
       grid.className = b.layout === 'heads' ? 'heads' : b.layout === 'stages' ? 'stages' : 'pair';
       const cls = b.layout === 'heads' ? 'head' : b.layout === 'stages' ? 'stage' : '';

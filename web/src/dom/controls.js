@@ -5,7 +5,7 @@ import * as params from '../core/params.js';
 import { el } from './el.js';
 
 // key, control type, and which keys type into a text box (their input is debounced).
-var FIELDS = [
+const FIELDS = [
   { key: 'tokens', type: 'textarea' },
   { key: 'd', type: 'text' },
   { key: 'heads', type: 'text' },
@@ -15,28 +15,28 @@ var FIELDS = [
   { key: 'causal', type: 'checkbox' },
   { key: 'scale', type: 'checkbox' }
 ];
-var SIZES = {
+const SIZES = {
   classic: { tokens: '远方有颗苹果树', d: 8, dff: 32, heads: 2, act: 'relu', seed: 42 },
   bert: { d: 768, dff: 3072, heads: 12, act: 'gelu' }
 };
 
 function mount(root, ctx) {
-  var form = el('form', 'controls-form');
+  const form = el('form', 'controls-form');
   form.noValidate = true;
   form.addEventListener('submit', function (e) { e.preventDefault(); });
   root.appendChild(form);
-  var f = {};
+  const f = {};
   FIELDS.forEach(function (fd) {
-    var wrap = el('div', 'field field-' + fd.key + (fd.type === 'checkbox' ? ' check' : ''));
-    var id = 'ctl-' + fd.key;
-    var label = el('label');
+    const wrap = el('div', 'field field-' + fd.key + (fd.type === 'checkbox' ? ' check' : ''));
+    const id = 'ctl-' + fd.key;
+    const label = el('label');
     label.htmlFor = id;
     label.setAttribute('data-i18n', 'ctl_' + fd.key);
-    var input;
+    let input;
     if (fd.type === 'select') {
       input = el('select');
       params.ACTIVATIONS.forEach(function (a) {
-        var o = el('option'); o.value = a; o.setAttribute('data-i18n', 'act_' + a); input.appendChild(o);
+        const o = el('option'); o.value = a; o.setAttribute('data-i18n', 'act_' + a); input.appendChild(o);
       });
     } else if (fd.type === 'textarea') {
       input = el('textarea');
@@ -49,25 +49,25 @@ function mount(root, ctx) {
     }
     input.id = id;
     input.name = fd.key;
-    var hint = el('p', 'hint');
+    const hint = el('p', 'hint');
     hint.id = id + '-hint';
-    var err = el('p', 'field-err');
+    const err = el('p', 'field-err');
     err.id = id + '-err';
     err.hidden = true;
     input.setAttribute('aria-describedby', hint.id + ' ' + err.id);
     if (fd.type === 'checkbox') { wrap.appendChild(input); wrap.appendChild(label); }
     else { wrap.appendChild(label); wrap.appendChild(input); }
     if (fd.extra === 'ratio') {
-      var row = el('div', 'input-row');
+      const row = el('div', 'input-row');
       wrap.insertBefore(row, input);
       row.appendChild(input);
-      var ratios = el('span', 'ratios');
+      const ratios = el('span', 'ratios');
       [['4', 4], ['8/3', 8 / 3], ['2', 2]].forEach(function (r) {
-        var b = el('button', 'mini', '\u00d7' + r[0]);
+        const b = el('button', 'mini', '\u00d7' + r[0]);
         b.type = 'button';
         b.setAttribute('data-i18n-attr', 'title:ratioTitle');
         b.addEventListener('click', function () {
-          var dff = Math.max(1, Math.round(ctx.state.d * r[1]));
+          let dff = Math.max(1, Math.round(ctx.state.d * r[1]));
           if (r[0] === '8/3') dff = Math.max(1, Math.round(dff / 8) * 8 || dff);   // Llama rounds to a multiple
           input.value = String(dff);
           ctx.setRaw('dff', input.value, input, true);
@@ -79,20 +79,20 @@ function mount(root, ctx) {
     wrap.appendChild(hint);
     wrap.appendChild(err);
     form.appendChild(wrap);
-    var typed = fd.type === 'text' || fd.type === 'textarea';
+    const typed = fd.type === 'text' || fd.type === 'textarea';
     input.addEventListener(typed ? 'input' : 'change', function () {
-      var v = fd.type === 'checkbox' ? (input.checked ? '1' : '0') : input.value;
+      const v = fd.type === 'checkbox' ? (input.checked ? '1' : '0') : input.value;
       ctx.setRaw(fd.key, v, input, !typed);
     });
     f[fd.key] = { input: input, hint: hint, err: err, type: fd.type };
   });
 
-  var quick = el('div', 'quick');
-  var quickLabel = el('span', 'quick-label');
+  const quick = el('div', 'quick');
+  const quickLabel = el('span', 'quick-label');
   quickLabel.setAttribute('data-i18n', 'quickLabel');
   quick.appendChild(quickLabel);
   Object.keys(SIZES).forEach(function (k) {
-    var b = el('button', 'mini wide');
+    const b = el('button', 'mini wide');
     b.type = 'button';
     b.setAttribute('data-i18n', 'quick_' + k);
     b.addEventListener('click', function () { ctx.setMany(SIZES[k]); });
@@ -101,20 +101,20 @@ function mount(root, ctx) {
   form.appendChild(quick);
 
   // state -> inputs (not the one being typed in), hints, and the per-field messages.
-  function update(state, ctx, errors) {
-    var t = ctx.t;
+  function update(state, c, errors) {
+    const t = c.t;
     Object.keys(f).forEach(function (k) {
-      var x = f[k];
-      var mine = errors.filter(function (e) { return e.key === k; });
+      const x = f[k];
+      const mine = errors.filter(function (e) { return e.key === k; });
       x.err.hidden = !mine.length;
-      x.err.textContent = mine.map(function (e) { return ctx.message(e); }).join(' ');
+      x.err.textContent = mine.map(function (e) { return c.message(e); }).join(' ');
       if (mine.length) x.input.setAttribute('aria-invalid', 'true'); else x.input.removeAttribute('aria-invalid');
       // Never overwrite what is being typed, nor a rejected value the message refers to.
-      var typing = document.activeElement === x.input && (x.type === 'text' || x.type === 'textarea');
+      const typing = document.activeElement === x.input && (x.type === 'text' || x.type === 'textarea');
       if (x.type === 'checkbox') x.input.checked = !!state[k];
       else if (!typing && !mine.length) x.input.value = String(state[k]);
     });
-    var n = params.tokenize(state.tokens).length;
+    const n = params.tokenize(state.tokens).length;
     f.tokens.hint.textContent = t('hint_tokens', { n: n });
     f.d.hint.textContent = t('hint_d');
     f.dff.hint.textContent = t('hint_dff', { r: (state.dff / state.d).toFixed(2).replace(/\.?0+$/, '') });

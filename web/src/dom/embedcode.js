@@ -17,9 +17,9 @@ function base() {
 
 // The settings that differ from the defaults, as element attributes (tokens always).
 function attrs(state) {
-  var def = params.defaults(), out = [];
+  const def = params.defaults(), out = [];
   params.PARAMS.forEach(function (p) {
-    var v = state[p.key];
+    let v = state[p.key];
     if (p.key !== 'tokens' && v === def[p.key]) return;
     if (p.kind === 'bool') v = v ? '1' : '0';
     out.push(p.key + '="' + attr(v) + '"');
@@ -29,16 +29,16 @@ function attrs(state) {
 
 // view, state, base URL, suggested height -> { iframe, element }
 function snippets(view, state, root, height) {
-  var hash = 'view=' + view + '&' + params.toHash(state);
-  var id = 'blocklens-' + view;
-  var iframe = '<iframe src="' + attr(root + 'embed.html#' + hash + '&id=' + id) + '" id="' + id + '"\n' +
+  const hash = 'view=' + view + '&' + params.toHash(state);
+  const id = 'blocklens-' + view;
+  const iframe = '<iframe src="' + attr(root + 'embed.html#' + hash + '&id=' + id) + '" id="' + id + '"\n' +
     '  title="BlockLens: ' + attr(view) + '" width="100%" height="' + Math.round(height) + '" loading="lazy"\n' +
     '  style="border:0" sandbox="allow-scripts allow-downloads"></iframe>\n' +
     '<script>/* optional: let the frame take the height it reports */\n' +
     'addEventListener("message", function (e) { var d = e.data, f = document.getElementById(d && d.id);\n' +
     '  if (d && d.type === "blocklens:height" && f && e.source === f.contentWindow) f.style.height = d.height + "px"; });\n' +
     '</script>';
-  var element = '<script src="' + attr(root + 'dist/blocklens-element.js') + '"></script>\n' +
+  const element = '<script src="' + attr(root + 'dist/blocklens-element.js') + '"></script>\n' +
     '<block-lens view="' + view + '" ' + attrs(state).join(' ') + '></block-lens>';
   return { iframe: iframe, element: element };
 }
@@ -59,31 +59,31 @@ function copy(area, button, t) {
 
 // A <details> whose boxes follow the latest state; returns { root, update(view, state, t, h) }.
 function create(view) {
-  var det = el('details', 'embed-code');
-  var sum = el('summary', 'mini');
+  const det = el('details', 'embed-code');
+  const sum = el('summary', 'mini');
   det.appendChild(sum);
-  var body = el('div', 'embed-body');
+  const body = el('div', 'embed-body');
   det.appendChild(body);
-  var fileNote = el('p', 'fig-note embed-file');
+  const fileNote = el('p', 'fig-note embed-file');
   body.appendChild(fileNote);
-  var boxes = ['iframe', 'element'].map(function (kind) {
-    var wrap = el('div', 'embed-box');
-    var label = el('label', 'embed-label');
-    var area = el('textarea', 'embed-' + kind);
+  const boxes = ['iframe', 'element'].map(function (kind) {
+    const wrap = el('div', 'embed-box');
+    const label = el('label', 'embed-label');
+    const area = el('textarea', 'embed-' + kind);
     area.readOnly = true;
     area.spellcheck = false;
     area.rows = kind === 'iframe' ? 7 : 3;
     area.id = 'embed-' + view + '-' + kind;
     label.htmlFor = area.id;
-    var b = el('button', 'mini');
+    const b = el('button', 'mini');
     b.type = 'button';
     wrap.appendChild(label); wrap.appendChild(area); wrap.appendChild(b);
     body.appendChild(wrap);
     return { kind: kind, label: label, area: area, button: b };
   });
-  var staticNote = el('p', 'fig-note');
+  const staticNote = el('p', 'fig-note');
   body.appendChild(staticNote);
-  var last = { t: function (k) { return k; } };
+  const last = { t: function (k) { return k; } };
   boxes.forEach(function (bx) { bx.button.addEventListener('click', function () { copy(bx.area, bx.button, last.t); }); });
   return {
     root: det,
@@ -91,7 +91,7 @@ function create(view) {
       last.t = t;
       sum.textContent = t('embed_btn');
       sum.title = t('embed_title');
-      var root = base(), s = snippets(view, state, root, height);
+      const root = base(), s = snippets(view, state, root, height);
       fileNote.hidden = /^https?:$/.test(location.protocol);
       fileNote.textContent = t('embed_file', { base: root });
       boxes.forEach(function (bx) {

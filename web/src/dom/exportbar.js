@@ -6,8 +6,8 @@ import { el } from './el.js';
 
 // { view, res, ctx } -> the composed figure, in the language and colours on screen.
 function compose(job) {
-  var c = job.ctx;
-  var state = Object.assign({}, c.state, { lang: c.lang, theme: c.scheme.name });
+  const c = job.ctx;
+  const state = Object.assign({}, c.state, { lang: c.lang, theme: c.scheme.name });
   return figure.compose(job.view, job.res, { t: c.t, lang: c.lang, scheme: c.scheme, state: state });
 }
 
@@ -15,7 +15,7 @@ function svgText(job) { return compose(job).svg(); }
 
 // Resolves with a PNG Blob twice the figure's size.
 function pngBlob(job) {
-  var fig = compose(job), canvas = document.createElement('canvas');
+  const fig = compose(job), canvas = document.createElement('canvas');
   canvas.width = fig.width * 2;
   canvas.height = fig.height * 2;
   fig.rec.replay(canvas.getContext('2d'), 2);
@@ -25,7 +25,7 @@ function pngBlob(job) {
 }
 
 function save(blob, name, near) {
-  var a = document.createElement('a'), url = URL.createObjectURL(blob);
+  const a = document.createElement('a'), url = URL.createObjectURL(blob);
   a.href = url;
   a.download = name;
   a.hidden = true;
@@ -37,29 +37,29 @@ function save(blob, name, near) {
 
 // opts: { view, get() -> { res, ctx } or null }. Returns { root, update(t) }.
 function create(opts) {
-  var bar = el('div', 'export-bar');
-  var msg = el('span', 'export-msg');
+  const bar = el('div', 'export-bar');
+  const msg = el('span', 'export-msg');
   msg.setAttribute('role', 'status');
   function button(kind) {
-    var b = el('button', 'mini export-' + kind);
+    const b = el('button', 'mini export-' + kind);
     b.type = 'button';
     b.dataset.export = kind;
     b.addEventListener('click', function () {
-      var job = opts.get();
+      const job = opts.get();
       if (!job) return;
       job.view = opts.view;
-      var name = 'blocklens-' + opts.view + '.' + kind;
+      const name = 'blocklens-' + opts.view + '.' + kind;
       msg.textContent = '';
       try {
         if (kind === 'svg') save(new Blob([svgText(job)], { type: 'image/svg+xml' }), name, bar);
-        else pngBlob(job).then(function (b) { save(b, name, bar); }, fail);
+        else pngBlob(job).then(function (png) { save(png, name, bar); }, fail);
       } catch (e) { fail(e); }
       function fail(e) { msg.textContent = job.ctx.t('exp_failed', { message: String(e && e.message || e) }); }
     });
     bar.appendChild(b);
     return b;
   }
-  var svgB = button('svg'), pngB = button('png');
+  const svgB = button('svg'), pngB = button('png');
   bar.appendChild(msg);
   return {
     root: bar,

@@ -9,22 +9,22 @@ import * as interact from './interact.js';
 function render(root, items, ctx) {
   root.textContent = '';
   root.classList.add('flow');
-  var thumbs = [];
+  const thumbs = [];
   items.forEach(function (it) {
     if (it.op !== undefined) {
-      var op = el('div', 'flow-op');
+      const op = el('div', 'flow-op');
       op.appendChild(el('span', 'flow-arrow', '\u2192'));
       op.appendChild(el('span', 'flow-op-text', it.op));
       if (it.sub) op.appendChild(el('span', 'flow-op-sub', it.sub));
       root.appendChild(op);
       return;
     }
-    var card = el('div', 'flow-card' + (it.accent ? ' accent' : ''));
+    const card = el('div', 'flow-card' + (it.accent ? ' accent' : ''));
     card.appendChild(el('span', 'flow-name', it.name));
     card.appendChild(el('span', 'flow-shape', it.shape));
     if (it.thumb) {
-      var wrap = el('div', 'hm-wrap thumb');
-      var canvas = el('canvas', 'hm');
+      const wrap = el('div', 'hm-wrap thumb');
+      const canvas = el('canvas', 'hm');
       wrap.appendChild(canvas);
       card.appendChild(wrap);
       interact.attach(canvas);

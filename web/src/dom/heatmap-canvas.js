@@ -12,15 +12,15 @@ export function dpr() {
 // With `defer` (the page's slices.add) each step after the background is a job of its own; a
 // newer draw of the same canvas makes the older one's remaining steps do nothing.
 export function draw(canvas, s, sc, defer) {
-  var k = dpr();
-  var ctx = canvas.getContext('2d');
-  var g = layout(ctx, s);
+  const k = dpr();
+  const ctx = canvas.getContext('2d');
+  const g = layout(ctx, s);
   canvas.width = Math.round(g.w * k);
   canvas.height = Math.round(g.h * k);
   canvas.style.width = g.w + 'px';
   canvas.style.height = g.h + 'px';
   ctx.setTransform(k, 0, 0, k, 0, 0);
-  var n = (draws.get(canvas) || 0) + 1;
+  const n = (draws.get(canvas) || 0) + 1;
   draws.set(canvas, n);
   if (!defer) paint(ctx, s, sc, g, k);
   else steps(ctx, s, sc, g, k).forEach(function (f, i) {
@@ -28,7 +28,7 @@ export function draw(canvas, s, sc, defer) {
     else defer(function () { if (draws.get(canvas) === n) f(); });
   });
   // Test and export hooks: the matrix shape and where the cells are, in CSS pixels.
-  var ds = canvas.dataset;
+  const ds = canvas.dataset;
   ds.rows = s.rows; ds.cols = s.cols; ds.plotX = g.left; ds.plotY = g.top;
   ds.cellW = g.cw; ds.cellH = g.ch; ds.cssW = g.w; ds.cssH = g.h;
   ds.maskRgb = sc.maskRGB.join(',');

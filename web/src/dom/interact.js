@@ -3,15 +3,15 @@
    readers. It reads the geometry of the latest draw, so redraws need no re-wiring. */
 import * as heatmap from './heatmap-canvas.js';
 
-var tips = new WeakMap();   // document or shadow root -> its tooltip (styles do not cross shadow roots)
-var tip = null;             // the tooltip shown last
-var attached = new WeakSet();
-var cursors = new WeakMap();   // canvas -> { r, c, el }
+const tips = new WeakMap();   // document or shadow root -> its tooltip (styles do not cross shadow roots)
+let tip = null;             // the tooltip shown last
+const attached = new WeakSet();
+const cursors = new WeakMap();   // canvas -> { r, c, el }
 
 function tooltip(node) {
-  var root = node && node.getRootNode ? node.getRootNode() : document;
+  let root = node && node.getRootNode ? node.getRootNode() : document;
   if (root.nodeType !== 11) root = document;   // 11: a shadow root (<block-lens>)
-  var t = tips.get(root);
+  let t = tips.get(root);
   if (!t) {
     t = document.createElement('div');
     t.className = 'bl-tip';
@@ -26,12 +26,12 @@ function tooltip(node) {
   return t;
 }
 
-function show(text, x, y, node) {
-  var t = tooltip(node);
-  t.textContent = text;
+function show(words, x, y, node) {
+  const t = tooltip(node);
+  t.textContent = words;
   t.hidden = false;
-  var w = t.offsetWidth, h = t.offsetHeight;
-  var left = Math.min(x + 14, window.innerWidth - w - 8), top = y + 16;
+  const w = t.offsetWidth, h = t.offsetHeight;
+  let left = Math.min(x + 14, window.innerWidth - w - 8), top = y + 16;
   if (top + h > window.innerHeight - 8) top = y - h - 12;
   t.style.left = Math.max(8, left) + 'px';
   t.style.top = Math.max(8, top) + 'px';
@@ -41,11 +41,11 @@ function hide() { if (tip) tip.hidden = true; }
 
 // Pointer position -> cell, or null outside the plot (CSS may have scaled the canvas).
 function cellAt(canvas, clientX, clientY) {
-  var geo = heatmap.geometry(canvas);
+  const geo = heatmap.geometry(canvas);
   if (!geo) return null;
-  var rect = canvas.getBoundingClientRect(), k = rect.width / geo.g.w;
-  var x = (clientX - rect.left) / k - geo.g.left, y = (clientY - rect.top) / k - geo.g.top;
-  var c = Math.floor(x / geo.g.cw), r = Math.floor(y / geo.g.ch);
+  const rect = canvas.getBoundingClientRect(), k = rect.width / geo.g.w;
+  const x = (clientX - rect.left) / k - geo.g.left, y = (clientY - rect.top) / k - geo.g.top;
+  const c = Math.floor(x / geo.g.cw), r = Math.floor(y / geo.g.ch);
   if (x < 0 || y < 0 || r >= geo.s.rows || c >= geo.s.cols) return null;
   return { r: r, c: c, geo: geo };
 }
@@ -53,25 +53,25 @@ function cellAt(canvas, clientX, clientY) {
 function text(geo, r, c) { return geo.s.describe ? geo.s.describe(r, c) : ''; }
 
 function placeCursor(canvas, cur) {
-  var geo = heatmap.geometry(canvas);
+  const geo = heatmap.geometry(canvas);
   if (!geo) return;
   cur.r = Math.max(0, Math.min(geo.s.rows - 1, cur.r));
   cur.c = Math.max(0, Math.min(geo.s.cols - 1, cur.c));
-  var k = canvas.getBoundingClientRect().width / geo.g.w || 1, g = geo.g;
-  var cw = Math.max(g.cw, 2), ch = Math.max(g.ch, 2);
+  const k = canvas.getBoundingClientRect().width / geo.g.w || 1, g = geo.g;
+  const cw = Math.max(g.cw, 2), ch = Math.max(g.ch, 2);
   cur.el.style.left = (canvas.offsetLeft + (g.left + cur.c * g.cw) * k - 1) + 'px';
   cur.el.style.top = (canvas.offsetTop + (g.top + cur.r * g.ch) * k - 1) + 'px';
   cur.el.style.width = (cw * k + 2) + 'px';
   cur.el.style.height = (ch * k + 2) + 'px';
   cur.el.hidden = false;
-  var rect = cur.el.getBoundingClientRect();
+  const rect = cur.el.getBoundingClientRect();
   show(text(geo, cur.r, cur.c), rect.right, rect.bottom - 8, canvas);
 }
 
 function onKey(canvas, e) {
-  var cur = cursors.get(canvas), geo = heatmap.geometry(canvas);
+  const cur = cursors.get(canvas), geo = heatmap.geometry(canvas);
   if (!cur || !geo) return;
-  var big = e.shiftKey ? 8 : 1, handled = true;
+  let big = e.shiftKey ? 8 : 1, handled = true;
   switch (e.key) {
     case 'ArrowLeft': cur.c -= big; break;
     case 'ArrowRight': cur.c += big; break;
@@ -92,28 +92,28 @@ function attach(canvas) {
   attached.add(canvas);
   canvas.tabIndex = 0;
   canvas.setAttribute('role', 'img');
-  var el = document.createElement('div');
+  const el = document.createElement('div');
   el.className = 'hm-cursor';
   el.hidden = true;
   canvas.parentNode.appendChild(el);
-  var cur = { r: 0, c: 0, el: el };
+  const cur = { r: 0, c: 0, el: el };
   cursors.set(canvas, cur);
 
   canvas.addEventListener('pointermove', function (e) {
-    var hit = cellAt(canvas, e.clientX, e.clientY);
+    const hit = cellAt(canvas, e.clientX, e.clientY);
     if (!hit) { hide(); canvas.style.cursor = ''; return; }
     canvas.style.cursor = hit.geo.s.onPick ? 'pointer' : 'crosshair';
     show(text(hit.geo, hit.r, hit.c), e.clientX, e.clientY, canvas);
   });
   canvas.addEventListener('pointerleave', hide);
   canvas.addEventListener('click', function (e) {
-    var hit = cellAt(canvas, e.clientX, e.clientY);
+    const hit = cellAt(canvas, e.clientX, e.clientY);
     if (!hit) return;
     show(text(hit.geo, hit.r, hit.c), e.clientX, e.clientY, canvas);
     if (hit.geo.s.onPick) hit.geo.s.onPick(hit.r, hit.c);
   });
   canvas.addEventListener('focus', function () {
-    var geo = heatmap.geometry(canvas);
+    const geo = heatmap.geometry(canvas);
     if (geo && geo.s.focusRow >= 0) cur.r = geo.s.focusRow;
     if (canvas.matches(':focus-visible')) placeCursor(canvas, cur);
   });
@@ -123,7 +123,7 @@ function attach(canvas) {
 
 // After a redraw the cursor box may sit on a different cell size: put it back.
 function refresh(canvas) {
-  var cur = cursors.get(canvas);
+  const cur = cursors.get(canvas);
   if (cur && !cur.el.hidden && document.activeElement === canvas) placeCursor(canvas, cur);
 }
 

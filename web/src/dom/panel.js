@@ -9,9 +9,9 @@ import * as tables from './table.js';
 
 function legend(root, sc, kind, max, note) {
   root.textContent = '';
-  var ends = legendEnds({ kind: kind, max: max });
+  const ends = legendEnds({ kind: kind, max: max });
   root.appendChild(el('span', 'lg-num', ends[0]));
-  var bar = el('span', 'lg-bar');
+  const bar = el('span', 'lg-bar');
   bar.style.background = colors.gradient(sc, kind);
   root.appendChild(bar);
   root.appendChild(el('span', 'lg-num', ends[1]));
@@ -21,7 +21,7 @@ function legend(root, sc, kind, max, note) {
 // A legend's note; a leading ● is shown in the colour the figures draw it in.
 function legendNote(root, note, keep) {
   if (!keep) root.textContent = '';
-  var n = el('span', 'lg-note');
+  const n = el('span', 'lg-note');
   if (note.charAt(0) === '\u25cf') {   // the "changed row" dot
     n.appendChild(el('span', 'lg-dot', '\u25cf'));
     note = note.slice(1);
@@ -33,29 +33,29 @@ function legendNote(root, note, keep) {
 // opts: { cls } ; returns an object whose draw() takes the heatmap spec and table spec.
 function create(parent, opts) {
   opts = opts || {};
-  var root = el('figure', 'panel' + (opts.cls ? ' ' + opts.cls : ''));
-  var head = el('figcaption', 'panel-head');
-  var title = el('span', 'panel-title');
-  var shape = el('span', 'panel-shape');
+  const root = el('figure', 'panel' + (opts.cls ? ' ' + opts.cls : ''));
+  const head = el('figcaption', 'panel-head');
+  const title = el('span', 'panel-title');
+  const shape = el('span', 'panel-shape');
   head.appendChild(title); head.appendChild(shape);
   root.appendChild(head);
-  var wrap = el('div', 'hm-wrap');
-  var canvas = el('canvas', 'hm');
+  const wrap = el('div', 'hm-wrap');
+  const canvas = el('canvas', 'hm');
   wrap.appendChild(canvas);
   root.appendChild(wrap);
-  var lg = el('div', 'legend');
+  const lg = el('div', 'legend');
   root.appendChild(lg);
-  var table = tables.create();
+  const table = tables.create();
   root.appendChild(table.root);
   parent.appendChild(root);
   interact.attach(canvas);
 
   // spec: heatmap spec (see heatmap.js) plus title, shape, legendNote; tableSpec for table.js.
   // The canvas is painted now, or as a later job when the page draws in slices (ctx.defer).
-  var last = null, drawnWidth = 0, queued = false;
+  let last = null, drawnWidth = 0, queued = false;
   function paint() {
     queued = false;
-    var spec = last.spec, ctx = last.ctx;
+    const spec = last.spec, ctx = last.ctx;
     drawnWidth = wrap.clientWidth || root.clientWidth || 300;
     spec.width = drawnWidth;
     drawHeatmap(canvas, spec, ctx.scheme, ctx.defer);

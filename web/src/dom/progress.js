@@ -1,11 +1,11 @@
 /* progress.js - "Computing… 0.8 s · attention" with a bar, shown when a computation has run
    for a moment (quick ones never flash it) and updated while it runs. */
-var DELAY = 250, TICK = 100;   // ms before it appears; how often the seconds move
+const DELAY = 250, TICK = 100;   // ms before it appears; how often the seconds move
 
 
 // before: the element it is inserted ahead of; t: () => the page's translate function.
 function mount(before, t) {
-  var box = document.createElement('div'), bar = document.createElement('progress'), text = document.createElement('span');
+  const box = document.createElement('div'), bar = document.createElement('progress'), text = document.createElement('span');
   box.id = 'progress';
   box.className = 'fig-note progress-note';
   box.setAttribute('role', 'status');
@@ -16,10 +16,10 @@ function mount(before, t) {
   box.appendChild(text);
   before.parentNode.insertBefore(box, before);
 
-  var t0 = 0, timer = 0, info = null;
+  let t0 = 0, timer = 0, info = null;
 
   function draw() {
-    var s = ((Date.now() - t0) / 1000).toFixed(1), tr = t();
+    const s = ((Date.now() - t0) / 1000).toFixed(1), tr = t();
     text.textContent = tr('progress_computing', { s: s }) + (info ? ' · ' + tr('progress_' + info.stage) : '');
     if (info) bar.value = info.fraction; else bar.removeAttribute('value');
     box.dataset.stage = info ? info.stage : '';

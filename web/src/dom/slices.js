@@ -2,14 +2,15 @@
    clicks and keys are handled between them. A job may add jobs: they run right after it (a
    figure's heatmaps before the next figure). cancel() drops what has not run yet. */
 
-var BUDGET = 6;   // ms of jobs per task; a job started within it always runs to its end
+const BUDGET = 6;   // ms of jobs per task; a job started within it always runs to its end
 
 function now() { return typeof performance === 'object' ? performance.now() : Date.now(); }
 
 // Returns { add(job), cancel() }; jobs are functions of no arguments.
-function create() {
-  var queue = [], added = null, posted = false, gen = 0;
-  var channel = typeof MessageChannel === 'function' ? new MessageChannel() : null;
+function create(opts) {
+  if (opts && opts.atOnce) return { add: function (job) { job(); }, cancel: function () {} };
+  let queue = [], added = null, posted = false, gen = 0;
+  const channel = typeof MessageChannel === 'function' ? new MessageChannel() : null;
   if (channel) channel.port1.onmessage = slice;
 
   function post() {
@@ -28,9 +29,9 @@ function create() {
   // error is reported (as an uncaught one, like any other) without stopping the queue.
   function slice() {
     posted = false;
-    var t0 = now();
+    const t0 = now();
     while (queue.length && now() - t0 < BUDGET) {
-      var job = queue.shift(), g = gen;
+      const job = queue.shift(), g = gen;
       added = [];
       try { job(); } catch (e) { setTimeout(function () { throw e; }, 0); }
       if (g === gen) queue = added.concat(queue);

@@ -4,29 +4,30 @@
 
 import { el } from './el.js';
 
-var MAX_CELLS = 4096;
+const MAX_CELLS = 4096;
 
 
 // spec: { caption, rows, cols, rowLabels, colLabels, cell(r, c) -> string, note }
 function build(spec, t) {
-  var cols = Math.min(spec.cols, Math.max(1, Math.floor(MAX_CELLS / spec.rows)));
-  var table = el('table', 'data');
-  var cap = el('caption', null, spec.caption);
+  const cols = Math.min(spec.cols, Math.max(1, Math.floor(MAX_CELLS / spec.rows)));
+  const table = el('table', 'data');
+  const cap = el('caption', null, spec.caption);
   if (cols < spec.cols) cap.textContent += ' ' + t('tableCut', { shown: cols, total: spec.cols });
   table.appendChild(cap);
-  var head = el('thead'), tr = el('tr');
+  const head = el('thead'), tr = el('tr');
   tr.appendChild(el('th', null, spec.corner || ''));
-  for (var c = 0; c < cols; c++) {
-    var th = el('th', null, spec.colLabels ? spec.colLabels[c] : String(c));
+  let c;
+  for (c = 0; c < cols; c++) {
+    const th = el('th', null, spec.colLabels ? spec.colLabels[c] : String(c));
     th.scope = 'col';
     tr.appendChild(th);
   }
   head.appendChild(tr);
   table.appendChild(head);
-  var body = el('tbody');
-  for (var r = 0; r < spec.rows; r++) {
-    var row = el('tr');
-    var rh = el('th', null, spec.rowLabels ? spec.rowLabels[r] : String(r));
+  const body = el('tbody');
+  for (let r = 0; r < spec.rows; r++) {
+    const row = el('tr');
+    const rh = el('th', null, spec.rowLabels ? spec.rowLabels[r] : String(r));
     rh.scope = 'row';
     row.appendChild(rh);
     for (c = 0; c < cols; c++) row.appendChild(el('td', null, spec.cell(r, c)));
@@ -38,13 +39,13 @@ function build(spec, t) {
 
 // A <details> whose table follows the latest spec; returns { root, update(spec, t) }.
 function create(summaryKey) {
-  var det = el('details', 'table-alt');
-  var sum = el('summary');
+  const det = el('details', 'table-alt');
+  const sum = el('summary');
   sum.setAttribute('data-i18n', summaryKey || 'showTable');
   det.appendChild(sum);
-  var holder = el('div', 'table-scroll');
+  const holder = el('div', 'table-scroll');
   det.appendChild(holder);
-  var latest = null, tfn = null;
+  let latest = null, tfn = null;
   function render() {
     holder.textContent = '';
     if (latest && det.open) holder.appendChild(build(latest, tfn));

@@ -4,24 +4,24 @@ import { el } from './el.js';
 
 // Token buttons, rebuilt only when the tokens change so keyboard focus survives a redraw.
 function tokenBar(root, label) {
-  var bar = el('div', 'tokens');
+  const bar = el('div', 'tokens');
   bar.setAttribute('role', 'group');
   root.appendChild(bar);
-  var key = null;
+  let key = null;
   bar.addEventListener('keydown', function (e) {
-    var b = e.target.closest && e.target.closest('button');
+    const b = e.target.closest && e.target.closest('button');
     if (!b) return;
-    var next = e.key === 'ArrowRight' ? b.nextElementSibling : e.key === 'ArrowLeft' ? b.previousElementSibling : null;
+    const next = e.key === 'ArrowRight' ? b.nextElementSibling : e.key === 'ArrowLeft' ? b.previousElementSibling : null;
     if (next) { e.preventDefault(); next.focus(); next.click(); }
   });
   return function update(tokens, sel, onPick, t) {
     bar.setAttribute('aria-label', t(label));
-    var k = tokens.join('\u0000');
+    const k = tokens.join('\u0000');
     if (k !== key) {
       key = k;
       bar.textContent = '';
       tokens.forEach(function (tok, i) {
-        var b = el('button', 'tok', tok);
+        const b = el('button', 'tok', tok);
         b.type = 'button';
         b.dataset.index = i;
         b.addEventListener('click', function () { onPick.current(i); });
@@ -39,12 +39,12 @@ function tokenBar(root, label) {
 
 // A row of mutually exclusive buttons (e.g. weights | scaled | raw); returns update(value, t, onPick).
 function segmented(root, options, label, aria) {
-  var seg = el('div', 'seg');
+  const seg = el('div', 'seg');
   seg.setAttribute('role', 'group');
   root.appendChild(seg);
-  var pick = function () {};
-  var btns = options.map(function (m) {
-    var b = el('button', 'seg-btn');
+  let pick = function () {};
+  const btns = options.map(function (m) {
+    const b = el('button', 'seg-btn');
     b.type = 'button';
     b.dataset.mode = m;
     b.addEventListener('click', function () { pick(m); });
@@ -63,9 +63,9 @@ function segmented(root, options, label, aria) {
 
 // A labelled text field for one number; returns update(value, t). Typing is left alone.
 function numberField(root, key, labelKey, onChange) {
-  var label = el('label', 'inline-field');
-  var text = el('span');
-  var input = el('input');
+  const label = el('label', 'inline-field');
+  const text = el('span');
+  const input = el('input');
   input.type = 'text';
   input.inputMode = 'decimal';
   input.size = 8;

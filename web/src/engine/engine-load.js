@@ -225,7 +225,7 @@
       fail('load expects no argument or an options object');
     var wantSimd = boolOpt(opts, 'simd'), wantFma = boolOpt(opts, 'fma');
     var given = opts === undefined || opts.wasmModule === undefined ? null : opts.wasmModule;
-    if (given !== null && !isModule(given))
+    if (given !== null && !isModule(given) || opts !== undefined && opts.wasmModule === null)
       fail('wasmModule must be a WebAssembly.Module (an engine.wasmModule), not ' + String(given).slice(0, 40));
     if (wantSimd === false && wantFma === true) fail('fma needs simd: { simd: false, fma: true } cannot be met');
     var simd = wantSimd === false ? false : validates(SIMD_PROBE);

@@ -38,6 +38,15 @@ function mark(name, once) {
   performance.mark(name);
 }
 
+// ...and a measure of each figure's update() in every render, the latest kept (tools/bench/page.js
+// --phases; when the page draws in slices, the heatmaps and plots are later jobs, not in it).
+const timing = () => typeof performance === 'object' && !!performance.measure;
+function measure(name, start) {
+  if (!timing()) return;
+  performance.clearMeasures(name);
+  performance.measure(name, { start, end: performance.now() });
+}
+
 function change(kind) {
   if (kind === 'result') mark('blocklens:result');
   if (kind === 'result' || kind === 'page') { writeHash(); render(); }
@@ -55,7 +64,12 @@ function render() {
   slices.cancel();
   drawing = false;
   if (!res) return;
-  const draw = (k) => { views.get(k).update(res, c); mark('blocklens:figure:' + k, true); };
+  const draw = (k) => {
+    const t0 = timing() ? performance.now() : 0;
+    views.get(k).update(res, c);
+    measure('blocklens:draw:' + k, t0);
+    mark('blocklens:figure:' + k, true);
+  };
   if (res.L * Math.max(res.dff, res.L) < BIG_DRAW) {
     VIEWS.forEach(draw);
     return drawn(c);
@@ -131,7 +145,7 @@ function start() {
   const parsed = parseHash(location.hash);
   ctl = createController(null, change);
   progress = progressLine.mount($('status'), () => t);
-  slices = slicer.create();
+  slices = slicer.create({ atOnce: document.documentElement.dataset.slices === 'off' });   // tests compare both ways
   const host = { set: ctl.set, setRaw: (k, raw) => ctl.setRaw(k, raw, true) };
   controls = controlsForm.mount($('controls'), { get state() { return ctl.state; },
     setRaw: (k, raw, input, now) => ctl.setRaw(k, raw, now), setMany: ctl.set });
