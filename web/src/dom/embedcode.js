@@ -27,20 +27,61 @@ function attrs(state) {
   return out;
 }
 
-// view, state, base URL, suggested height -> { iframe, element }
-function snippets(view, state, root, height) {
+// A fresh id for each copy of a snippet: two copies of one figure in a post must not share one.
+function freshId(view) {
+  const r = new Uint32Array(1);
+  if (typeof crypto === 'object' && crypto.getRandomValues) crypto.getRandomValues(r); else r[0] = Math.random() * 2 ** 32;
+  return 'blocklens-' + view + '-' + r[0].toString(36);
+}
+
+// view, state, base URL, suggested height, id -> { iframe, element }. The listener finds the
+// frame that sent the message (e.source), so any number of frames on one page each fit.
+function snippets(view, state, root, height, id) {
   const hash = 'view=' + view + '&' + params.toHash(state);
-  const id = 'blocklens-' + view;
+  id = id || freshId(view);
   const iframe = '<iframe src="' + attr(root + 'embed.html#' + hash + '&id=' + id) + '" id="' + id + '"\n' +
     '  title="BlockLens: ' + attr(view) + '" width="100%" height="' + Math.round(height) + '" loading="lazy"\n' +
     '  style="border:0" sandbox="allow-scripts allow-downloads"></iframe>\n' +
-    '<script>/* optional: let the frame take the height it reports */\n' +
-    'addEventListener("message", function (e) { var d = e.data, f = document.getElementById(d && d.id);\n' +
-    '  if (d && d.type === "blocklens:height" && f && e.source === f.contentWindow) f.style.height = d.height + "px"; });\n' +
+    '<script>/* optional: let each BlockLens frame take the height it reports */\n' +
+    'addEventListener("message", function (e) { var d = e.data; if (!d || d.type !== "blocklens:height") return;\n' +
+    '  document.querySelectorAll("iframe").forEach(function (f) { if (f.contentWindow === e.source) f.style.height = d.height + "px"; }); });\n' +
     '</script>';
   const element = '<script src="' + attr(root + 'dist/blocklens-element.js') + '"></script>\n' +
     '<block-lens view="' + view + '" ' + attrs(state).join(' ') + '></block-lens>';
   return { iframe: iframe, element: element };
+}
+
+// The embed's own height at a typical blog column (680 px): embed.html laid out in a hidden
+// frame of that width, read from the height message it posts once drawn. Resolves null when
+// it cannot be measured (no answer within 10 s).
+const COLUMN = 680;
+function measure(root, view, state) {
+  return new Promise((resolve) => {
+    const frame = document.createElement('iframe'), id = freshId(view);
+    frame.setAttribute('sandbox', 'allow-scripts');
+    frame.setAttribute('aria-hidden', 'true');
+    frame.tabIndex = -1;
+    frame.className = 'embed-measure';
+    frame.width = String(COLUMN);
+    frame.height = '400';
+    let done = false;
+    const finish = (h) => {
+      if (done) return;
+      done = true;
+      removeEventListener('message', onMessage);
+      clearTimeout(timer);
+      frame.remove();
+      resolve(h);
+    };
+    const onMessage = (e) => {
+      const d = e.data;
+      if (e.source === frame.contentWindow && d && d.type === 'blocklens:height' && d.id === id && d.status === 'ready') finish(d.height);
+    };
+    const timer = setTimeout(() => finish(null), 10000);
+    addEventListener('message', onMessage);
+    frame.src = root + 'embed.html#view=' + view + '&' + params.toHash(state) + '&id=' + id;
+    document.body.appendChild(frame);
+  });
 }
 
 function copy(area, button, t) {
@@ -83,15 +124,38 @@ function create(view) {
   });
   const staticNote = el('p', 'fig-note');
   body.appendChild(staticNote);
-  const last = { t: function (k) { return k; } };
-  boxes.forEach(function (bx) { bx.button.addEventListener('click', function () { copy(bx.area, bx.button, last.t); }); });
+  const last = { t: function (k) { return k; }, state: null, height: 0, key: '' };
+  // A copy takes the snippet as it is; the next copy gets a new id.
+  boxes.forEach(function (bx) {
+    bx.button.addEventListener('click', function () { copy(bx.area, bx.button, last.t); fillBoxes(); });
+  });
+  function fillBoxes() {
+    const s = snippets(view, last.state, base(), last.height);
+    boxes.forEach(function (bx) { bx.area.value = s[bx.kind]; });
+  }
+  // The suggested height is measured only when someone opens the box (and again per state).
+  function measured() {
+    const key = params.toHash(last.state);
+    if (!det.open || key === last.key) return;
+    last.key = key;
+    det.dataset.measured = 'pending';
+    measure(location.href.replace(/#.*$/, '').replace(/[^/]*$/, ''), view, last.state).then(function (h) {
+      if (key !== params.toHash(last.state)) return;
+      if (h) { last.height = h; fillBoxes(); }
+      det.dataset.measured = h ? String(h) : 'failed';
+    });
+  }
+  det.addEventListener('toggle', measured);
   return {
     root: det,
     update: function (state, t, height) {
       last.t = t;
+      if (last.key !== params.toHash(state)) last.height = height;
+      last.state = state;
       sum.textContent = t('embed_btn');
       sum.title = t('embed_title');
-      const root = base(), s = snippets(view, state, root, height);
+      measured();
+      const root = base(), s = snippets(view, state, root, last.height);
       fileNote.hidden = /^https?:$/.test(location.protocol);
       fileNote.textContent = t('embed_file', { base: root });
       boxes.forEach(function (bx) {

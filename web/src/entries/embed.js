@@ -30,14 +30,16 @@ export function parse(hash) {
   return out;
 }
 
-let current = parse(location.hash), lastHeight = -1, one;
+let current = parse(location.hash), lastHeight = -1, one, status = 'loading';
 
+// Only once the figure is drawn (or an error shown): a frame that reserved the final height
+// must not shrink to the "computing" line and grow again.
 function postHeight() {
   const h = Math.ceil(document.body.getBoundingClientRect().height);
-  if (h === lastHeight || window.parent === window) return;
+  if (h === lastHeight || window.parent === window || (status !== 'ready' && status !== 'error')) return;
   lastHeight = h;
   try {
-    window.parent.postMessage({ type: 'blocklens:height', height: h, id: current.id, view: current.view }, '*');
+    window.parent.postMessage({ type: 'blocklens:height', height: h, id: current.id, view: current.view, status }, '*');
   } catch (e) { /* a parent that cannot be reached has nothing to resize */ }
 }
 
@@ -51,7 +53,7 @@ function start() {
       document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
       document.title = 'BlockLens: ' + translator(lang)('h_' + current.view);
     },
-    onRender: (status) => { document.body.dataset.status = status; postHeight(); }
+    onRender: (st) => { status = st; document.body.dataset.status = st; postHeight(); }
   });
   one.setState(current.state, current.errors);
   one.start();
