@@ -1,21 +1,74 @@
-/* wasm_abi.c - what the JS wrapper needs beyond the public API: struct sizes to verify its
-   field tables against at load time, and parameter counts through double arrays (JS numbers
-   hold these integers exactly; int64 struct fields would need BigInt plumbing). */
+/* wasm_abi.c - what the JS wrapper needs beyond the public API: struct sizes and field offsets
+   to verify its layout table against at load time, a tag naming the build, and parameter
+   counts through double arrays (JS numbers hold these integers exactly; int64 struct fields
+   would need BigInt plumbing). */
 #include "bl_internal.h"
 #include "kernel_simd.h"
 
-/* sizes[] = sizeof of bl_error, bl_rng, bl_ffn_desc, bl_ffn_out, bl_attention_desc,
-   bl_attention_out, bl_block_desc, bl_block_out; returns how many were written. */
-int bl__abi_sizes(int *sizes, int n) {
-    int all[] = {(int)sizeof(bl_error),          (int)sizeof(bl_rng),
-                 (int)sizeof(bl_ffn_desc),       (int)sizeof(bl_ffn_out),
-                 (int)sizeof(bl_attention_desc), (int)sizeof(bl_attention_out),
-                 (int)sizeof(bl_block_desc),     (int)sizeof(bl_block_out)};
+/* Every struct the wrapper fills or reads, with every field, once: the names and the numbers
+   below are both generated from this list, so they cannot disagree. Nested structs (bl_block_out's
+   attn and ffn) appear as one field; their own fields are checked under their own struct. */
+#define BL__LAYOUT(S, F)                                                                          \
+    S(bl_error) F(bl_error, status) F(bl_error, message)                                          \
+    S(bl_rng) F(bl_rng, mt) F(bl_rng, pos) F(bl_rng, has_gauss) F(bl_rng, gauss)                  \
+    S(bl_ffn_desc) F(bl_ffn_desc, L) F(bl_ffn_desc, d_model) F(bl_ffn_desc, d_ff)                 \
+    F(bl_ffn_desc, activation) F(bl_ffn_desc, x) F(bl_ffn_desc, w1) F(bl_ffn_desc, b1)            \
+    F(bl_ffn_desc, w3) F(bl_ffn_desc, b3) F(bl_ffn_desc, w2) F(bl_ffn_desc, b2)                   \
+    S(bl_ffn_out) F(bl_ffn_out, hidden) F(bl_ffn_out, up) F(bl_ffn_out, activated)                \
+    F(bl_ffn_out, out)                                                                            \
+    S(bl_attention_desc) F(bl_attention_desc, L) F(bl_attention_desc, d_model)                    \
+    F(bl_attention_desc, n_heads) F(bl_attention_desc, causal) F(bl_attention_desc, no_scale)     \
+    F(bl_attention_desc, key_mask) F(bl_attention_desc, x) F(bl_attention_desc, wq)               \
+    F(bl_attention_desc, bq) F(bl_attention_desc, wk) F(bl_attention_desc, bk)                    \
+    F(bl_attention_desc, wv) F(bl_attention_desc, bv) F(bl_attention_desc, wo)                    \
+    F(bl_attention_desc, bo)                                                                      \
+    S(bl_attention_out) F(bl_attention_out, q) F(bl_attention_out, k) F(bl_attention_out, v)      \
+    F(bl_attention_out, scores) F(bl_attention_out, weights) F(bl_attention_out, context)         \
+    F(bl_attention_out, concat) F(bl_attention_out, out)                                          \
+    S(bl_block_desc) F(bl_block_desc, L) F(bl_block_desc, d_model) F(bl_block_desc, n_heads)      \
+    F(bl_block_desc, d_ff) F(bl_block_desc, activation) F(bl_block_desc, pre_ln)                  \
+    F(bl_block_desc, causal) F(bl_block_desc, no_scale) F(bl_block_desc, key_mask)                \
+    F(bl_block_desc, eps) F(bl_block_desc, x) F(bl_block_desc, wq) F(bl_block_desc, bq)           \
+    F(bl_block_desc, wk) F(bl_block_desc, bk) F(bl_block_desc, wv) F(bl_block_desc, bv)           \
+    F(bl_block_desc, wo) F(bl_block_desc, bo) F(bl_block_desc, ln1_gamma)                         \
+    F(bl_block_desc, ln1_beta) F(bl_block_desc, ln2_gamma) F(bl_block_desc, ln2_beta)             \
+    F(bl_block_desc, w1) F(bl_block_desc, b1) F(bl_block_desc, w3) F(bl_block_desc, b3)           \
+    F(bl_block_desc, w2) F(bl_block_desc, b2)                                                     \
+    S(bl_block_out) F(bl_block_out, attn) F(bl_block_out, ffn) F(bl_block_out, resid1)            \
+    F(bl_block_out, norm1) F(bl_block_out, resid2) F(bl_block_out, norm2) F(bl_block_out, out)
+
+#define BL__LAYOUT_SNAME(s) ";" #s
+#define BL__LAYOUT_FNAME(s, f) " " #f
+#define BL__LAYOUT_SNUM(s) (int32_t) sizeof(s),
+#define BL__LAYOUT_FNUM(s, f) (int32_t) offsetof(s, f),
+
+/* "bl_error status message;bl_rng mt pos ...": per struct its name then its fields', in the
+   order of bl__abi_layout's numbers (the leading ';' is skipped). */
+const char *bl__abi_layout_names(void) {
+    return BL__LAYOUT(BL__LAYOUT_SNAME, BL__LAYOUT_FNAME) + 1;
+}
+
+/* out[0:n] = per struct its sizeof, then the offsetof of each of its fields, in the order of
+   bl__abi_layout_names(); returns how many numbers there are (all of them when out is NULL). */
+int bl__abi_layout(int32_t *out, int n) {
+    static const int32_t all[] = {BL__LAYOUT(BL__LAYOUT_SNUM, BL__LAYOUT_FNUM)};
     int count = (int)(sizeof all / sizeof all[0]);
-    if (!sizes) return count;
-    for (int i = 0; i < n && i < count; i++) sizes[i] = all[i];
+    for (int i = 0; out && i < n && i < count; i++) out[i] = all[i];
     return count;
 }
+
+/* Which build this module is, as a custom section the loader reads from a compiled
+   WebAssembly.Module (WebAssembly.Module.customSections) before instantiating one handed to
+   load({ wasmModule }). The loader rewrites "fma=1" to "fma=0" where it patches the FMA
+   instructions out (engine-load.js), so a patched module never passes for the FMA build. */
+#if defined(__wasm_simd128__) && BL_HAS_FMA
+#define BL__BUILD_TAG "blocklens simd fma=1"
+#elif defined(__wasm_simd128__)
+#define BL__BUILD_TAG "blocklens simd fma=0"
+#else
+#define BL__BUILD_TAG "blocklens scalar"
+#endif
+__asm__(".section .custom_section.blocklens,\"\",@\n.ascii \"" BL__BUILD_TAG "\"\n.text\n");
 
 /* Config as 19 doubles, in bl_model_config's field order:
    vocab, max_positions, type_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, gated,

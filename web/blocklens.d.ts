@@ -104,6 +104,10 @@ export interface Engine {
   /** true for the FMA build: relaxed-SIMD fused multiply-add in large matrix products
       (Chromium; Node 20 with --experimental-wasm-relaxed-simd). */
   readonly fma: boolean;
+  /** The compiled wasm module this engine runs. Post it to a dedicated Worker (a
+      WebAssembly.Module is structured-cloneable) and pass it to load({ wasmModule }) there, with
+      the same simd / fma options, to skip decoding and compiling it again. */
+  readonly wasmModule: WebAssembly.Module;
   readonly presets: PresetName[];
   readonly activations: Activation[];
   numpyRandom(seed: number): NumpyRandom;
@@ -124,9 +128,22 @@ export interface Engine {
   heapBytes(): number;
 }
 
+export interface LoadOptions {
+  simd?: boolean;
+  fma?: boolean;
+  /** An engine.wasmModule from this same file (e.g. posted from the page to a Worker): it is
+      instantiated instead of decoding and compiling the inlined module. It must be of the
+      build this call picks (scalar, SIMD or FMA): another one rejects with a BlockLens Error;
+      anything but a WebAssembly.Module throws. When that build is already loaded, the checked
+      module is not used: load() returns the same promise as ever. */
+  wasmModule?: WebAssembly.Module;
+}
+
 /** One shared engine per page or process (per build); every call returns the same promise.
     The FMA build is picked where the runtime validates relaxed SIMD, else the SIMD build where
     it validates wasm SIMD, else the scalar build. { fma: false } and { simd: false } step down;
-    true for either rejects where the runtime lacks it. */
-export function load(options?: { simd?: boolean; fma?: boolean }): Promise<Engine>;
+    true for either rejects where the runtime lacks it. The inlined module is decoded by the
+    loader and never fetch()ed, so a strict Content-Security-Policy (script-src 'self'
+    'wasm-unsafe-eval', no connect-src) logs nothing. */
+export function load(options?: LoadOptions): Promise<Engine>;
 export const version: string;

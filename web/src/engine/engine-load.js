@@ -1,6 +1,7 @@
 /* engine-load.js - the rest of the JS API (parameter counts, numpy-compatible random streams),
-   load() with its choice of build, and the export; appended after engine.js in the same scope
-   and closing the scope that engine-pre.js opened. */
+   load() with its choice of build (the chosen module decoded here, never fetched; or a compiled
+   one shared from another engine: load({ wasmModule })), and the export; appended after
+   engine.js in the same scope and closing the scope that engine-pre.js opened. */
 
   /* Parameter counts of a config object or a preset name. */
   Engine.prototype.paramCount = function (c) {
