@@ -1,0 +1,82 @@
+/* figures.test.js - each figure is written once (web/src/figures/*.js) and drawn twice: as
+   elements on the page and into the SVG export. Everything the page figure says must be in its
+   SVG; and two copies of one embed snippet in a post both fit their frames. */
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const { setup, open } = require('./helpers.js');
+
+const VIEWS = ['pipeline', 'activation', 'rows', 'attention', 'positionwise', 'paramsplit'];
+let env;
+test.before(async () => { env = await setup({ server: true }); });
+test.after(async () => { await env.close(); });
+
+// Text of a figure as a reader sees it: its blocks, not its buttons, tables or tooltips.
+function figureTexts(page, view) {
+  return page.$eval('#fig-' + view, (fig) => {
+    const out = [], walk = document.createTreeWalker(fig.querySelector('.fig-body'), NodeFilter.SHOW_TEXT);
+    while (walk.nextNode()) {
+      const n = walk.currentNode, host = n.parentElement;
+      if (!n.textContent.trim() || host.closest('details, [hidden], .lg-dot')) continue;   // the dot is drawn as a shape
+      out.push(n.textContent.trim());
+    }
+    return out;
+  });
+}
+
+async function svgOf(page, view) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`#s-${view} .export-svg`)]);
+  return fs.readFileSync(await dl.path(), 'utf8');
+}
+
+const squash = (s) => s.replace(/\s+/g, '');
+const unescape = (s) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+
+for (const [name, hash] of [['classic', 'lang=en'], ['gated_zh_identity', 'lang=zh&act=swiglu&causal=1&show=scaled'],
+  ['identity', 'lang=en&act=identity&tokens=one two three']]) {
+  test(`every_text_of_each_page_figure_is_in_its_svg_${name}`, async () => {
+    const { page, log, close } = await open(env.browser, env.url, hash.replace(/ /g, '%20'));
+    try {
+      for (const view of VIEWS) {
+        const texts = await figureTexts(page, view);
+        assert.ok(texts.length >= 3, `${view}: the page figure has text (${texts.length})`);
+        const svg = squash(unescape(Array.from((await svgOf(page, view)).matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) => m[1]).join('')));
+        const missing = texts.filter((t) => !svg.includes(squash(t)));
+        assert.deepStrictEqual(missing, [], `${view}: page text missing from the SVG`);
+      }
+      assert.deepStrictEqual(log.errors, []);
+    } finally { await close(); }
+  });
+}
+
+test('two_copies_of_one_embed_snippet_both_fit_their_frames', async () => {
+  const { page, close } = await open(env.browser, env.url, 'lang=en&tokens=one two three');
+  try {
+    await page.click('#s-attention .embed-code summary');
+    await page.waitForFunction(() => /^\d+$/.test(document.querySelector('#s-attention .embed-code').dataset.measured || ''), null, { timeout: 20000 });
+    const first = await page.inputValue('#s-attention textarea.embed-iframe');
+    await page.locator('#s-attention .embed-box button').first().click();
+    const second = await page.inputValue('#s-attention textarea.embed-iframe');
+    const ids = [first, second].map((s) => /id="([^"]+)"/.exec(s)[1]);
+    assert.notStrictEqual(ids[0], ids[1], 'each copy has its own id');
+    const reserved = +/height="(\d+)"/.exec(first)[1];
+    // A 680 px blog column with both copies; the frames load from the same server.
+    const blog = env.url + 'two-copies.html';
+    await page.route(blog, (r) => r.fulfill({ contentType: 'text/html',
+      body: '<!doctype html><meta charset="utf-8"><body style="width:680px;margin:0">' + first + '<p>between</p>' + second + '</body>' }));
+    await page.goto(blog);
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('iframe')).every((f) => f.style.height), null, { timeout: 30000 });
+    await page.waitForTimeout(500);
+    const frames = page.frames().filter((f) => f.url().includes('embed.html'));
+    assert.strictEqual(frames.length, 2);
+    const outer = await page.$$eval('iframe', (fs2) => fs2.map((f) => f.getBoundingClientRect().height));
+    for (let i = 0; i < 2; i++) {
+      const inner = await frames[i].evaluate(() => Math.ceil(document.body.getBoundingClientRect().height));
+      const el = await frames[i].frameElement();
+      const h = await el.evaluate((f) => f.getBoundingClientRect().height);
+      assert.ok(Math.abs(h - inner) <= 3, `frame ${i}: ${h} px tall for ${inner} px of content`);
+    }
+    assert.ok(outer.every((h) => Math.abs(h - reserved) <= 3), `the suggested height (${reserved}) is the drawn one (${outer})`);
+  } finally { await close(); }
+});
