@@ -79,60 +79,64 @@ test('a_change_while_figures_are_half_drawn_leaves_only_the_newer_figures', asyn
 // Where every cell edge is a whole device pixel, core/heatmap.js writes the cells as pixels
 // (drawCellPixels); the same heatmap drawn as one rectangle per cell (drawCells, the export's
 // way) must give the same picture. The page has no globals to reach its modules through, so a
-// small probe bundled here from web/src draws both, into a canvas added to the served page.
+// small probe bundled here from web/src draws both, in a blank page at the test's density.
 const PROBE = `
 import { draw, geometry } from './dom/heatmap-canvas.js';
-import { record, absMax } from './core/heatmap.js';
+import { absMax, record } from './core/heatmap.js';
 import { scheme } from './core/colors.js';
 
 // A spec like figures/attention.js builds: L x L sequential weights (deterministic
 // pseudo-random numbers), tokens on both sides, cells at most 34 px, causal mask on request.
 function spec(L, tokens, causal, width) {
-  var data = new Float32Array(L * L), x = 12345;
-  for (var i = 0; i < data.length; i++) { x = (Math.imul(x, 1103515245) + 12345) >>> 0; data[i] = (x >>> 8) / 16777216; }
-  return { data: data, rows: L, cols: L, kind: 'sequential', max: absMax(data), rowLabels: tokens, colLabels: tokens,
-    focusRow: -1, maxCell: 34, masked: causal ? function (r, c) { return c > r; } : null, width: width };
+  const data = new Float32Array(L * L);
+  let x = 12345;
+  for (let i = 0; i < data.length; i++) { x = (Math.imul(x, 1103515245) + 12345) >>> 0; data[i] = (x >>> 8) / 16777216; }
+  return { data, rows: L, cols: L, kind: 'sequential', max: absMax(data), rowLabels: tokens, colLabels: tokens,
+    focusRow: -1, maxCell: 34, masked: causal ? (r, c) => c > r : null, width };
 }
 
 export function run(L, tokens, causal, width) {
-  var sc = scheme(document.documentElement.dataset.theme), dpr = devicePixelRatio;
-  var canvas = document.createElement('canvas');
-  document.body.appendChild(canvas);
-  var ctx0 = canvas.getContext('2d'), puts = 0, rects = 0, put = ctx0.putImageData;
-  ctx0.putImageData = function () { puts++; return put.apply(this, arguments); };
+  const sc = scheme('light'), dpr = devicePixelRatio, count = { puts: 0, rects: 0 };
+  const canvas = document.body.appendChild(document.createElement('canvas'));
+  const ctx0 = canvas.getContext('2d'), put = ctx0.putImageData;
+  ctx0.putImageData = function () { count.puts++; return put.apply(this, arguments); };
   draw(canvas, spec(L, tokens, causal, width), sc);   // the page's way
-  var geo = geometry(canvas), g = geo.g;
-  var copy = document.createElement('canvas');
+  const { s, g } = geometry(canvas);
+  const copy = document.createElement('canvas');
   copy.width = canvas.width; copy.height = canvas.height;
-  var ctx = copy.getContext('2d'), fill = ctx.fillRect;
-  ctx.fillRect = function () { rects++; return fill.apply(this, arguments); };
+  const ctx = copy.getContext('2d'), fill = ctx.fillRect;
+  ctx.fillRect = function () { count.rects++; return fill.apply(this, arguments); };
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.isRecorder = true;   // paint() then draws one fillRect per cell
-  record(ctx, geo.s, sc, 0, 0);
+  record(ctx, s, sc, 0, 0);
   // The cells only (labels are text, drawn the same way by both).
-  var box = [g.left * dpr, g.top * dpr, geo.s.cols * g.cw * dpr, geo.s.rows * g.ch * dpr];
-  var a = ctx0.getImageData.apply(ctx0, box).data, b = ctx.getImageData.apply(ctx, box).data;
-  var diff = 0, first = -1, colours = new Set();
-  for (var i = 0; i < a.length; i += 4) colours.add(a[i] << 16 | a[i + 1] << 8 | a[i + 2]);
-  for (i = 0; i < a.length; i++) if (a[i] !== b[i]) { diff++; if (first < 0) first = i; }
-  var at = first - first % 4;
-  canvas.remove();
-  return { dpr: dpr, cw: g.cw, ch: g.ch, left: g.left, top: g.top, box: box, puts: puts, rects: rects, colours: colours.size,
-    diff: diff, at: first >= 0 ? [at / 4 % box[2], Math.floor(at / 4 / box[2])] : null,
-    a: first >= 0 ? Array.from(a.slice(at, at + 4)) : null, b: first >= 0 ? Array.from(b.slice(at, at + 4)) : null };
+  const box = [g.left * dpr, g.top * dpr, s.cols * g.cw * dpr, s.rows * g.ch * dpr];
+  const a = ctx0.getImageData(...box).data, b = ctx.getImageData(...box).data, colours = new Set();
+  let diff = 0, first = -1;
+  for (let i = 0; i < a.length; i += 4) colours.add(a[i] << 16 | a[i + 1] << 8 | a[i + 2]);
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) { diff++; if (first < 0) first = i; }
+  const at = first - first % 4;
+  return Object.assign({ dpr, cw: g.cw, ch: g.ch, left: g.left, top: g.top, box, colours: colours.size, diff }, count,
+    first < 0 ? {} : { at: [at / 4 % box[2], Math.floor(at / 4 / box[2])], a: Array.from(a.slice(at, at + 4)), b: Array.from(b.slice(at, at + 4)) });
 }
 `;
-const probe = () => require('esbuild').buildSync({
+let probeCode = null;
+const probe = () => probeCode || (probeCode = require('esbuild').buildSync({
   stdin: { contents: PROBE, resolveDir: path.join(WEB, 'src'), sourcefile: 'probe.js' },
   bundle: true, format: 'iife', globalName: 'heatmapProbe', write: false, logLevel: 'silent'
-}).outputFiles[0].text;
+}).outputFiles[0].text);
 
 const CJK7 = Array.from('\u8fdc\u65b9\u6709\u9897\u82f9\u679c\u6811');   // the page's default tokens
 const TOK40 = WORDS64.split(' ').slice(0, 40);
 for (const [name, L, tokens, causal, dpr] of [['gapped_7x7', 7, CJK7, false, 1], ['masked_40x40_at_dpr_2', 40, TOK40, true, 2]]) {
   test(`heatmap_cells_as_pixels_equal_cells_as_rectangles_${name}`, async () => {
-    const { page, log, close } = await open(env.browser, env.url, 'lang=en', { deviceScaleFactor: dpr });
+    // about:blank, not the page: its figures, engine and requests have no part in this.
+    const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: dpr });
+    const errors = [];
     try {
+      const page = await context.newPage();
+      page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(m.type() + ': ' + m.text()); });
+      page.on('pageerror', (e) => errors.push('pageerror: ' + e.message));
       await page.addScriptTag({ content: probe() });
       const r = await page.evaluate((a) => window.heatmapProbe.run(...a), [L, tokens, causal, 560]);
       assert.strictEqual(r.dpr, dpr, 'devicePixelRatio is the test\'s deviceScaleFactor');
@@ -142,7 +146,7 @@ for (const [name, L, tokens, causal, dpr] of [['gapped_7x7', 7, CJK7, false, 1],
       assert.ok(r.rects >= L * L, `the copy got one rectangle per cell (${r.rects} fillRect calls)`);
       assert.ok(r.colours > (causal ? 20 : 10), `the cells are not blank (${r.colours} colours)`);
       assert.strictEqual(r.diff, 0, `cells as pixels equal cells as rectangles (cell ${r.cw} px): ${JSON.stringify(r)}`);
-      assert.deepStrictEqual(log.errors, []);
-    } finally { await close(); }
+      assert.deepStrictEqual(errors, []);
+    } finally { await context.close(); }
   });
 }

@@ -41,10 +41,10 @@ function mark(name, once) {
 // ...and a measure of each figure's update() in every render, the latest kept (tools/bench/page.js
 // --phases; when the page draws in slices, the heatmaps and plots are later jobs, not in it).
 const timing = () => typeof performance === 'object' && !!performance.measure;
-function measure(name, start) {
+function measure(name, from) {
   if (!timing()) return;
   performance.clearMeasures(name);
-  performance.measure(name, { start, end: performance.now() });
+  performance.measure(name, { start: from, end: performance.now() });
 }
 
 function change(kind) {
