@@ -65,7 +65,8 @@ export class Sheet {
     const lo = legendEnds(lg)[0], hi = legendEnds(lg)[1];
     r.font = f; r.fillStyle = sc.css.muted; r.textAlign = 'left'; r.textBaseline = 'middle';
     r.fillText(lo, x, y + 7);
-    const bx = x + width(lo, f) + 6, bw = 120;
+    const room = (maxW || this.cw) - width(lo, f) - width(hi, f) - 12;
+    const bx = x + width(lo, f) + 6, bw = Math.max(28, Math.min(120, room));
     const grad = r.createLinearGradient(bx, 0, bx + bw, 0), stops = sc.css[lg.kind];
     stops.forEach((c, i) => grad.addColorStop(i / (stops.length - 1), c));
     r.fillStyle = sc.css.line; r.fillRect(bx - 1, y + 2, bw + 2, 11);

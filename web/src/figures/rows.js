@@ -2,6 +2,7 @@
    activated and out while the others are greyed (the FFN treats each row alone); beside it
    the links attention makes between rows and the FFN's single self-link. */
 import * as F from '../core/format.js';
+import { absMax } from '../core/heatmap.js';
 import { meanWeights } from '../core/model.js';
 import { X, legendOf, matrixPanel } from './common.js';
 
@@ -19,13 +20,13 @@ export default {
     const panels = stages.map((st, k) => Object.assign(matrixPanel(st.name, st.data, L, st.cols, tk, ctx, {
       title: st.name, shape: L + X + st.cols, focusRow: sel, maxCell: 18,
       label: t('rowsLabel', { name: st.name, tok: tk[sel] }), onPick: (r) => ctx.set({ sel: r }) }),
-    { flex: Math.max(8, Math.min(st.cols, 64)), data: { stage: k } }));
+    { flex: Math.max(8, Math.min(st.cols, 64)), data: { stage: k }, legend: legendOf('diverging', absMax(st.data)) }));
     const mean = meanWeights(res, sel);
     return {
       data: { selected: sel },
       blocks: [
         { type: 'headline', text: t('exp_selected', { tok: tk[sel], i: sel }) },
-        { type: 'panels', layout: 'stages', panels, legend: legendOf('diverging', null, t('exp_ownScale')) },
+        { type: 'panels', layout: 'stages', panels },
         { type: 'links', attnCaption: t('insetAttn'), ffnCaption: t('insetFfn'),
           note: t(res.causal ? 'insetNoteCausal' : 'insetNote', { tok: tk[sel] }), label: t('insetLabel', { tok: tk[sel] }),
           table: { caption: t('insetTable', { tok: tk[sel] }), rows: L, cols: 1, rowLabels: tk, colLabels: [t('meanWeight')],
