@@ -10,7 +10,16 @@ import { runner } from '../core/runner.js';
 
 const BOOT_TIMEOUT = 15000;   // a Worker that never says ready is treated as one that failed
 
-// opts: { engine: the BlockLens API, workerUrl: string | null, workerCode: string,
+// Which Worker this document may start: `url` (a file of its own origin) where it is served
+// over http(s); false in a sandboxed frame of a served page (an opaque origin may load neither
+// that file nor, under a CSP, a blob: script, and browsers log both refusals: the page then
+// computes in slices); null elsewhere (file://): a Worker from a Blob.
+export function ownWorkerUrl(url) {
+  if (typeof location !== 'object' || !/^https?:$/.test(location.protocol)) return null;
+  return typeof self === 'object' && self.origin && self.origin !== 'null' ? url : false;
+}
+
+// opts: { engine: the BlockLens API, workerUrl: string | null (a Blob) | false (none), workerCode,
 // onProgress(info) }. Returns { request(state, cb(err, res)), cancel(), busy(), mode() }.
 // cb runs once, for the newest request only; synchronously when nothing needs computing.
 export function createCompute(opts) {
@@ -116,7 +125,8 @@ export function createCompute(opts) {
 
   function cancel() { if (latest) { latest = null; cancelSent(); } }
 
-  if (typeof Worker === 'function' && (opts.workerUrl || (typeof Blob === 'function' && URL.createObjectURL))) startWorker();
+  if (typeof Worker === 'function' && opts.workerUrl !== false &&
+      (opts.workerUrl || (typeof Blob === 'function' && URL.createObjectURL))) startWorker();
   startLocal();
 
   return { request, cancel, busy: () => !!latest,

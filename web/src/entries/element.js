@@ -5,6 +5,7 @@
 import { compose } from '../core/compose.js';
 import { PARAMS, byKey, coerce, defaults, parseHash, toHash } from '../core/params.js';
 import { VIEWS } from '../figures/index.js';
+import { ownWorkerUrl } from '../dom/compute.js';
 import { MODES, create } from '../dom/single.js';
 import { inWorker, main } from './worker.js';
 
@@ -16,9 +17,10 @@ function defineElement(BL) {
   // Where this script and the full page are: next to dist/ in a BlockLens checkout.
   const script = document.currentScript && document.currentScript.src;
   const PAGE = script && /\/dist\/blocklens-element\.js(\?.*)?$/.test(script) ? script.replace(/dist\/[^/]*$/, 'index.html') : '';
-  // This file as the Worker: only from the page's own origin (script-src 'self').
-  let workerUrl = null;
-  try { if (script && new URL(script).origin === location.origin && /^https?:$/.test(location.protocol)) workerUrl = script; } catch (e) { workerUrl = null; }
+  // This file as the Worker where it comes from the page's own origin (script-src 'self');
+  // from elsewhere a Blob of its text (see ownWorkerUrl for sandboxed frames).
+  let workerUrl = script ? ownWorkerUrl(script) : null;
+  try { if (workerUrl && new URL(script).origin !== location.origin) workerUrl = null; } catch (e) { workerUrl = null; }
 
   // One stylesheet object shared by every shadow root (constructable: allowed by style-src 'self').
   let sheet = null;

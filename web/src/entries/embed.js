@@ -3,6 +3,7 @@
    parent.postMessage({ type: 'blocklens:height', height, id, view }, '*') on every change. */
 import { parseHash } from '../core/params.js';
 import { VIEWS } from '../figures/index.js';
+import { ownWorkerUrl } from '../dom/compute.js';
 import { MODES, create } from '../dom/single.js';
 import { translator } from '../core/i18n.js';
 
@@ -46,7 +47,7 @@ function postHeight() {
 function start() {
   one = create(document.getElementById('root'), {
     view: current.view, controls: current.controls, engine: typeof BlockLens === 'undefined' ? null : BlockLens,
-    workerUrl: /^https?:$/.test(location.protocol) ? 'dist/blocklens-worker.js' : null, workerCode: __WORKER_CODE__,
+    workerUrl: ownWorkerUrl('dist/blocklens-worker.js'), workerCode: __WORKER_CODE__,
     openUrl: (stateHash) => 'index.html#' + stateHash,
     onTheme: (scheme, lang) => {
       document.documentElement.dataset.theme = scheme;

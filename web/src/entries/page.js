@@ -6,7 +6,7 @@ import { PAGE_KEYS, createController } from '../core/controller.js';
 import { message, resolve as resolveLang, translator } from '../core/i18n.js';
 import { byKey, defaults, parseHash, toHash } from '../core/params.js';
 import { FIGURES, VIEWS } from '../figures/index.js';
-import { createCompute } from '../dom/compute.js';
+import { createCompute, ownWorkerUrl } from '../dom/compute.js';
 import * as controlsForm from '../dom/controls.js';
 import { el } from '../dom/el.js';
 import * as embedcode from '../dom/embedcode.js';
@@ -168,7 +168,7 @@ function start() {
     ctl.replace(Object.assign(defaults(), Object.fromEntries(PAGE_KEYS.map((k) => [k, parsed.state[k]]))), parsed.errors);
   } else ctl.replace(parsed.state, []);
   if (typeof BlockLens === 'undefined') return ctl.fail({ key: 'engine', code: 'noEngine', vars: {} });
-  compute = createCompute({ engine: BlockLens, workerUrl: /^https?:$/.test(location.protocol) ? 'dist/blocklens-worker.js' : null,
+  compute = createCompute({ engine: BlockLens, workerUrl: ownWorkerUrl('dist/blocklens-worker.js'),
     workerCode: __WORKER_CODE__, onProgress: (info) => progress.update(info) });
   ctl.attach(compute);
 }
