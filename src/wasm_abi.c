@@ -45,7 +45,7 @@
 /* "bl_error status message;bl_rng mt pos ...": per struct its name then its fields', in the
    order of bl__abi_layout's numbers (the leading ';' is skipped). */
 const char *bl__abi_layout_names(void) {
-    return BL__LAYOUT(BL__LAYOUT_SNAME, BL__LAYOUT_FNAME) + 1;
+    return &BL__LAYOUT(BL__LAYOUT_SNAME, BL__LAYOUT_FNAME)[1];   /* skip the leading ";" */
 }
 
 /* out[0:n] = per struct its sizeof, then the offsetof of each of its fields, in the order of

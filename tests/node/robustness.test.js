@@ -50,6 +50,6 @@ test('2,000 random malformed calls never break the engine', async () => {
       refused++;
     }
   }
-  assert.ok(refused > 1500 && ok > 100, `refused ${refused}, accepted ${ok}`);
+  assert.ok(refused > 1500, `refused ${refused} (accepted ${ok})`);
   assert.deepEqual(bl.ffn(reference).out, before);
 });
