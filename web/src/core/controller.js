@@ -83,6 +83,6 @@ export function createController(compute, change) {
 
     // A failure outside any setting (no engine).
     fail(error) { engineErrors = [error]; change('status'); },
-    attach(c) { compute = c; schedule(0); }
+    attach(c) { compute = c; run(); }
   };
 }

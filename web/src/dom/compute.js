@@ -1,14 +1,15 @@
 /* compute.js - the hosts' way to the numbers. The engine loads on the page first (one wasm
    compile) and answers the first request itself, so the first figure does not wait for a
-   Worker; meanwhile a Worker starts (from a same-origin script where the page is served,
-   from a Blob of the engine's own text from file://), receives the compiled module, and takes
-   every later request. The page keeps a mirror of the Worker's stages; the newest request
+   Worker; once that answer is in, a Worker starts (from a same-origin script where the page
+   is served, from a Blob of the engine's own text from file://), receives the compiled module
+   instead of compiling it again, and takes every later request. The page keeps a mirror of the Worker's stages; the newest request
    wins. Where no Worker can start (a CSP without it, an old browser) the page computes in
    slices of ~30 ms. */
 import { create as createModel, resolve } from '../core/model.js';
 import { runner } from '../core/runner.js';
 
 const BOOT_TIMEOUT = 15000;   // a Worker that never says ready is treated as one that failed
+const AT_ONCE = 4e6;          // estimated ns below which the page's engine answers in the same task
 
 // Which Worker this document may start: `url` (a file of its own origin) where it is served
 // over http(s); false in a sandboxed frame of a served page (an opaque origin may load neither
@@ -19,20 +20,32 @@ export function ownWorkerUrl(url) {
   return typeof self === 'object' && self.origin && self.origin !== 'null' ? url : false;
 }
 
-// opts: { engine: the BlockLens API, workerUrl: string | null (a Blob) | false (none), workerCode,
-// onProgress(info) }. Returns { request(state, cb(err, res)), cancel(), busy(), mode() }.
+// opts: { engine: the BlockLens API, loading: a promise of BlockLens.load() already under way
+// (optional), workerUrl: string | null (a Blob) | false (none), workerCode, onProgress(info) }. Returns { request(state, cb(err, res)), cancel(), busy(), mode() }.
 // cb runs once, for the newest request only; synchronously when nothing needs computing.
 export function createCompute(opts) {
   const BL = opts.engine;
   const mirror = createModel(null);          // stages as the Worker sent them
   let local = null, worker = null, workerReady = false, seq = 0, latest = null, broken = null, bootTimer = 0;
+  let wantWorker = typeof Worker === 'function' && opts.workerUrl !== false &&
+    !!(opts.workerUrl || (typeof Blob === 'function' && URL.createObjectURL));
 
   function finish(id, err, from) {
     if (!latest || latest.id !== id) return;
     const job = latest;
     latest = null;
-    if (err) return job.cb(err);
-    job.cb(null, from.result(job.spec));
+    if (err) job.cb(err); else job.cb(null, from.result(job.spec));
+    later();
+  }
+
+  // The Worker starts after the first answer is drawn: until then it would only compete with
+  // the page for the CPU (and the page's engine answers small requests in microseconds).
+  function later() {
+    if (!wantWorker) return;
+    wantWorker = false;
+    startWorker();
+    if (worker && local) worker.postMessage({ type: 'init', wasmModule: local.engine.wasmModule || null });
+    else if (worker && broken) worker.postMessage({ type: 'init' });
   }
 
   function progress(id, stage, done, total) {
@@ -61,6 +74,7 @@ export function createCompute(opts) {
         workerReady = true;
         clearTimeout(bootTimer);
         if (url) URL.revokeObjectURL(url);
+        if (latest && !local) send(latest);   // it waited for an engine
       } else if (m.type === 'progress') progress(m.id, m.stage, m.done, m.total);
       // Every reply is absorbed, stale or not: the Worker sends each stage once.
       else if (m.type === 'done') { mirror.absorb(m.stages); finish(m.id, null, mirror); }
@@ -82,19 +96,17 @@ export function createCompute(opts) {
 
   // ---- the engine on the page, in slices ----
   function startLocal() {
-    BL.load().then((engine) => {
+    (opts.loading || BL.load()).then((engine) => {
       const model = createModel(engine);
-      local = { model, run: runner(model, {
+      local = { engine, model, run: runner(model, {
         progress,
         done: (id) => finish(id, null, model),
         failed: (id, err) => finish(id, err)
       }, 30) };
-      // The Worker gets the module compiled here, so it need not compile it again.
-      if (worker) worker.postMessage({ type: 'init', wasmModule: engine.wasmModule || null });
       if (latest && !workerReady) send(latest);
     }, (err) => {
       broken = err;
-      if (worker) worker.postMessage({ type: 'init' });
+      later();   // the Worker may still have an engine of its own
       if (latest && !worker) finish(latest.id, err);
     });
   }
@@ -115,6 +127,16 @@ export function createCompute(opts) {
       cancelSent();
       return finish(latest.id, null, have);
     }
+    // Small work before the Worker is up (the first figures at the default sizes): computed
+    // right here, so they are drawn before the page is first painted.
+    if (!workerReady && local) {
+      const steps = local.model.plan(spec);
+      if (steps.reduce((t, st) => t + st.cost, 0) < AT_ONCE) {
+        cancelSent();
+        try { steps.forEach((st) => st.run()); } catch (e) { return finish(latest.id, e); }
+        return finish(latest.id, null, local.model);
+      }
+    }
     send(latest);
   }
 
@@ -125,8 +147,6 @@ export function createCompute(opts) {
 
   function cancel() { if (latest) { latest = null; cancelSent(); } }
 
-  if (typeof Worker === 'function' && opts.workerUrl !== false &&
-      (opts.workerUrl || (typeof Blob === 'function' && URL.createObjectURL))) startWorker();
   startLocal();
 
   return { request, cancel, busy: () => !!latest,

@@ -20,6 +20,9 @@ import { resolve as resolveTheme } from '../dom/theme.js';
 const BIG_DRAW = 50000;   // L x max(d_ff, L) cells from which figures are drawn in slices
 const $ = (id) => document.getElementById(id);
 
+// The engine compiles while the page builds its DOM.
+const engineLoading = typeof BlockLens === 'object' && BlockLens ? BlockLens.load() : null;
+if (engineLoading) engineLoading.catch(() => {});   // reported through the compute's first answer
 const views = new Map(), tools = new Map(), marked = new Set();
 let ctl, controls, progress, slices, lastHash = '', drawing = false;
 
@@ -168,7 +171,7 @@ function start() {
     ctl.replace(Object.assign(defaults(), Object.fromEntries(PAGE_KEYS.map((k) => [k, parsed.state[k]]))), parsed.errors);
   } else ctl.replace(parsed.state, []);
   if (typeof BlockLens === 'undefined') return ctl.fail({ key: 'engine', code: 'noEngine', vars: {} });
-  compute = createCompute({ engine: BlockLens, workerUrl: ownWorkerUrl('dist/blocklens-worker.js'),
+  compute = createCompute({ engine: BlockLens, loading: engineLoading, workerUrl: ownWorkerUrl('dist/blocklens-worker.js'),
     workerCode: __WORKER_CODE__, onProgress: (info) => progress.update(info) });
   ctl.attach(compute);
 }
