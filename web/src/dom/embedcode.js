@@ -58,7 +58,7 @@ const COLUMN = 680;
 function measure(root, view, state) {
   return new Promise((resolve) => {
     const frame = document.createElement('iframe'), id = freshId(view);
-    frame.setAttribute('sandbox', 'allow-scripts');
+    // Our own embed.html, not sandboxed: a sandboxed frame of a file:// page may load no files.
     frame.setAttribute('aria-hidden', 'true');
     frame.tabIndex = -1;
     frame.className = 'embed-measure';
