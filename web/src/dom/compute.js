@@ -103,12 +103,25 @@ export function createCompute(opts) {
         done: (id) => finish(id, null, model),
         failed: (id, err) => finish(id, err)
       }, 30) };
-      if (latest && !workerReady) send(latest);
+      if (latest && !workerReady && !answerHere(latest)) send(latest);
     }, (err) => {
       broken = err;
       later();   // the Worker may still have an engine of its own
       if (latest && !worker) finish(latest.id, err);
     });
+  }
+
+  // Small work before the Worker is up (the first figures at the default sizes) is computed
+  // at once by the page's engine, in the same task, so the figures follow without a frame
+  // in between. Returns whether it did.
+  function answerHere(job) {
+    if (workerReady || !local) return false;
+    const steps = local.model.plan(job.spec);
+    if (steps.reduce((t, st) => t + st.cost, 0) >= AT_ONCE) return false;
+    cancelSent();
+    try { steps.forEach((st) => st.run()); } catch (e) { finish(job.id, e); return true; }
+    finish(job.id, null, local.model);
+    return true;
   }
 
   function send(job) {
@@ -127,17 +140,7 @@ export function createCompute(opts) {
       cancelSent();
       return finish(latest.id, null, have);
     }
-    // Small work before the Worker is up (the first figures at the default sizes): computed
-    // right here, so they are drawn before the page is first painted.
-    if (!workerReady && local) {
-      const steps = local.model.plan(spec);
-      if (steps.reduce((t, st) => t + st.cost, 0) < AT_ONCE) {
-        cancelSent();
-        try { steps.forEach((st) => st.run()); } catch (e) { return finish(latest.id, e); }
-        return finish(latest.id, null, local.model);
-      }
-    }
-    send(latest);
+    if (!answerHere(latest)) send(latest);
   }
 
   function cancelSent() {

@@ -87,11 +87,13 @@ function render() {
 }
 
 function drawn(c) {
-  for (const k of VIEWS) {
+  // Every height read before anything is written: one layout, not one per figure.
+  const heights = VIEWS.map((k) => $('fig-' + k).offsetHeight + 90);
+  VIEWS.forEach((k, i) => {
     const tl = tools.get(k);
     tl.bar.update(c.t);
-    tl.embed.update(c.state, c.t, $('fig-' + k).offsetHeight + 90);
-  }
+    tl.embed.update(c.state, c.t, heights[i]);
+  });
 }
 
 function showStatus() {
