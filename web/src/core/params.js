@@ -23,8 +23,10 @@ const PARAMS = [
   { key: 'lang', kind: 'enum', def: 'auto', options: ['auto', 'zh', 'en'] },
   { key: 'theme', kind: 'enum', def: 'auto', options: ['auto', 'light', 'dark'] }
 ];
-const BY_KEY = {};
+// No prototype: a key such as 'constructor' or '__proto__' from a URL is simply unknown.
+const BY_KEY = Object.create(null);
 PARAMS.forEach(function (p) { BY_KEY[p.key] = p; });
+Object.freeze(BY_KEY);
 
 function defaults() {
   const s = {};
@@ -32,11 +34,20 @@ function defaults() {
   return s;
 }
 
+// A value quoted in a message: at most 40 characters (a 1 MB hash value gives a short message).
+function quote(str) {
+  const chars = Array.from(str.length > 200 ? str.slice(0, 200) : str);
+  return chars.length > 40 ? chars.slice(0, 40).join('') + '\u2026' : str;
+}
+
 // One string -> one value. Errors are codes + variables, worded later by i18n.
 function coerce(key, raw) {
   const p = BY_KEY[key];
   const str = String(raw);
-  const fail = function (code, vars) { return { error: { key: key, code: code, vars: vars || {} } }; };
+  const fail = function (code, vars) {
+    if (vars && vars.value !== undefined) vars.value = quote(vars.value);
+    return { error: { key: key, code: code, vars: vars || {} } };
+  };
   if (!p) return fail('unknownKey');
   if (p.kind === 'text') {
     return str.length > p.maxLength ? fail('tooLong', { max: p.maxLength }) : { value: str };
@@ -127,4 +138,4 @@ function toHash(s) {
 
 function isGated(act) { return act === 'swiglu' || act === 'geglu'; }
 
-export { LIMITS, ACTIVATIONS, PARAMS, BY_KEY as byKey, defaults, coerce, tokenize, validate, parseHash, toHash, isGated };
+export { LIMITS, ACTIVATIONS, PARAMS, BY_KEY as byKey, defaults, coerce, tokenize, validate, parseHash, toHash, isGated, quote };

@@ -3,7 +3,7 @@
    root, computed once scrolled near the viewport, redrawn when an attribute changes. The same
    file is the elements' Worker script when it is served from the page's origin. */
 import { compose } from '../core/compose.js';
-import { PARAMS, byKey, coerce, defaults, parseHash, toHash } from '../core/params.js';
+import { PARAMS, byKey, coerce, defaults, parseHash, quote, toHash } from '../core/params.js';
 import { VIEWS } from '../figures/index.js';
 import { ownWorkerUrl } from '../dom/compute.js';
 import { MODES, create } from '../dom/single.js';
@@ -12,6 +12,20 @@ import { inWorker, main } from './worker.js';
 const KEYS = PARAMS.map((p) => p.key);
 const OWN = ['view', 'controls', 'page'];
 const own = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+
+// The "Open in BlockLens" link of page="...": a relative or http(s) URL, resolved against the
+// document; null for anything else (javascript:, data:, ...), which never reaches an href.
+export function safeLink(raw, base) {
+  const text = String(raw);
+  let absolute, resolved;
+  try {
+    // Anything with a scheme of its own (javascript:, data:, ...) leaves the placeholder host.
+    absolute = new URL(text, 'http://relative.invalid/').host !== 'relative.invalid';
+    resolved = new URL(text, base || document.baseURI);
+  } catch (e) { return null; }
+  if (absolute && !/^https?:$/.test(resolved.protocol)) return null;
+  return resolved.href.replace(/#.*$/, '');
+}
 
 function defineElement(BL) {
   // Where this script and the full page are: next to dist/ in a BlockLens checkout.
@@ -71,24 +85,26 @@ function defineElement(BL) {
       }
       let view = this.getAttribute('view') || 'attention';
       if (!VIEWS.includes(view)) {
-        errors.push({ key: 'view', code: 'enum', vars: { value: view.slice(0, 40) } });
+        errors.push({ key: 'view', code: 'enum', vars: { value: quote(view) } });
         view = 'attention';
       }
       let controls = this.getAttribute('controls') || 'compact';
       if (!MODES.includes(controls)) {
-        errors.push({ key: 'controls', code: 'enum', vars: { value: controls.slice(0, 40) } });
+        errors.push({ key: 'controls', code: 'enum', vars: { value: quote(controls) } });
         controls = 'compact';
       }
-      return { state, errors, view, controls };
+      const page = this.hasAttribute('page') ? safeLink(this.getAttribute('page')) : PAGE;
+      if (page === null) errors.push({ key: 'page', code: 'link', vars: { value: quote(this.getAttribute('page')) } });
+      return { state, errors, view, controls, page: page || '' };
     }
 
     // (Re)build the figure when the view or the controls change; otherwise only new settings.
     _sync() {
-      const a = this._read(), key = a.view + '|' + a.controls;
+      const a = this._read(), key = a.view + '|' + a.controls + '|' + a.page;
       if (key !== this._built) {
         this._frame.textContent = '';
         this._built = key;
-        const page = this.getAttribute('page') || PAGE;
+        const page = a.page;
         this._one = create(this._frame, { view: a.view, controls: a.controls, engine: BL, workerUrl,
           workerCode: __WORKER_CODE__,
           openUrl: (stateHash) => (page ? page + '#' + stateHash : ''),

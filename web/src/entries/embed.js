@@ -1,7 +1,7 @@
 /* embed.js - embed.html: the hash picks the figure (view=), the controls (controls=), an id
    for the parent, and the page's usual settings; the frame tells its parent its height:
    parent.postMessage({ type: 'blocklens:height', height, id, view }, '*') on every change. */
-import { parseHash } from '../core/params.js';
+import { parseHash, quote } from '../core/params.js';
 import { VIEWS } from '../figures/index.js';
 import { ownWorkerUrl } from '../dom/compute.js';
 import { MODES, create } from '../dom/single.js';
@@ -22,7 +22,7 @@ export function parse(hash) {
     if (k === 'id') out.id = v.slice(0, 100);
     else if (CHOICES.has(k)) {
       if (CHOICES.get(k).includes(v)) out[k] = v;
-      else out.errors.push({ key: k, code: 'enum', vars: { value: v.slice(0, 40) } });
+      else out.errors.push({ key: k, code: 'enum', vars: { value: quote(v) } });
     }
   }
   const parsed = parseHash(hash);
