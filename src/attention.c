@@ -17,9 +17,10 @@ bl_status bl__attention_check(const bl_attention_desc *d, const bl_attention_out
     if (d->d_model % d->n_heads != 0)
         return bl__fail(err, BL_ERR_SHAPE, "d_model (%d) must be divisible by n_heads (%d)",
                         d->d_model, d->n_heads);
-    BL__CHECK(bl__check_elems(err, "x", (size_t)d->L, (size_t)d->d_model));
-    BL__CHECK(bl__check_elems(err, "wq", (size_t)d->d_model, (size_t)d->d_model));
-    BL__CHECK(bl__check_elems(err, "scores", (size_t)d->n_heads * d->L, (size_t)d->L));
+    BL__CHECK(bl__check_elems(err, "x", (uint64_t)d->L, (uint64_t)d->d_model));
+    BL__CHECK(bl__check_elems(err, "wq", (uint64_t)d->d_model, (uint64_t)d->d_model));
+    BL__CHECK(bl__check_elems(err, "scores", (uint64_t)d->n_heads * (uint64_t)d->L,
+                              (uint64_t)d->L));
     BL__CHECK(bl__check_ptr(err, "x", d->x));
     BL__CHECK(bl__check_ptr(err, "wq", d->wq));
     BL__CHECK(bl__check_ptr(err, "wk", d->wk));
@@ -131,6 +132,11 @@ static void attend_block(const bl_attention_desc *d, const bl_attention_out *o, 
 #ifndef BL_SMALL_HEAD
 #define BL_SMALL_HEAD 4096      /* L * L * d_k at most, and d_k <= 64: kt below then fits */
 #endif
+/* In 64 bits: L * L * d_k reaches 2^48, and a 32-bit size_t (wasm32) wraps 8192^2 * 64 to 0. */
+int bl__attention_small_head(int L, int d_k) {
+    return d_k <= 64 && (uint64_t)L * (uint64_t)L * (uint64_t)d_k <= BL_SMALL_HEAD;
+}
+
 static void attend_small(const bl_attention_desc *d, const bl_attention_out *o, int h,
                          float *scratch, float scale) {
     int L = d->L, D = d->d_model, dk = D / d->n_heads, lp = (L + 3) & ~3;
@@ -181,7 +187,7 @@ bl_status bl_attention_forward(const bl_attention_desc *d, const bl_attention_ou
     /* Without a weights output, a block's weights live in o->out (L x D floats, written
        only by the final projection): up to D rows of L at a time, so no (L, L) temporary. */
     int qb = o->weights ? QB : (D < QB ? D : QB);
-    int small = (size_t)L * L * dk <= BL_SMALL_HEAD && dk <= 64;
+    int small = bl__attention_small_head(L, dk);
     for (int h = 0; h < H; h++) {
         if (small) {
             attend_small(d, o, h, o->out, scale);   /* a row of weights at a time in out */

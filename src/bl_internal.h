@@ -13,10 +13,13 @@ bl_status bl__fail(bl_error *err, bl_status status, const char *fmt, ...)
     ;
 void bl__ok(bl_error *err);
 
-/* Size checks: name the argument, keep every product below BL_MAX_ELEMS so that no
-   index computation can overflow (on wasm32 size_t is 32 bits). */
+/* Size checks: name the argument, keep every buffer at most BL_MAX_ELEMS (2^28) floats.
+   SIZE ARITHMETIC (size_t is 32 bits on wasm32): an index or offset into a buffer whose size
+   was checked here is below 2^28 and may be computed in size_t. Any other product of sizes
+   (the checks themselves, path choices, cost estimates) is computed in uint64_t: two dims
+   reach 2^32, three 2^48. */
 bl_status bl__check_dim(bl_error *err, const char *name, int value);
-bl_status bl__check_elems(bl_error *err, const char *what, size_t a, size_t b);
+bl_status bl__check_elems(bl_error *err, const char *what, uint64_t a, uint64_t b);
 bl_status bl__check_ptr(bl_error *err, const char *name, const void *p);
 
 /* out (M, N) = x (M, K) @ w (K, N) + b (N), no checks. The hot kernel. */
@@ -37,6 +40,8 @@ void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const floa
 bl_status bl__attention_check(const bl_attention_desc *d, const bl_attention_out *o,
                               const float *workspace, bl_error *err);
 bl_status bl__ffn_check(const bl_ffn_desc *d, const bl_ffn_out *o, bl_error *err);
+/* 1 when a head of L x L x d_k is done by attention.c's in-place small-head path. */
+int bl__attention_small_head(int L, int d_k);
 
 #define BL__CHECK(expr) do { bl_status s_ = (expr); if (s_ != BL_OK) return s_; } while (0)
 

@@ -40,7 +40,6 @@ bl_status bl_block_forward(const bl_block_desc *d, const bl_block_out *o, float 
     BL__CHECK(bl__check_ptr(err, "out->out", o->out));
     float eps = d->eps == 0.0f ? 1e-5f : d->eps;
     int L = d->L, D = d->d_model;
-    size_t n = (size_t)L * D;
     bl_attention_desc a;
     bl_ffn_desc f;
     /* Validate both sublayers (and eps) before anything is written. */
@@ -51,6 +50,7 @@ bl_status bl_block_forward(const bl_block_desc *d, const bl_block_out *o, float 
     if (!(eps > 0.0f) || isinf(eps))
         return bl__fail(err, BL_ERR_VALUE, "eps (%g) must be a positive finite number",
                         (double)eps);
+    size_t n = (size_t)L * D;   /* checked: at most BL_MAX_ELEMS */
     if (!d->pre_ln) {
         BL__CHECK(bl_attention_forward(&a, &o->attn, workspace, err));
         add(o->resid1, d->x, o->attn.out, n);

@@ -41,9 +41,9 @@ bl_status bl__ffn_check(const bl_ffn_desc *d, const bl_ffn_out *o, bl_error *err
     BL__CHECK(bl__check_dim(err, "d_model", d->d_model));
     BL__CHECK(bl__check_dim(err, "d_ff", d->d_ff));
     BL__CHECK(check_activation(err, d->activation));
-    BL__CHECK(bl__check_elems(err, "x", (size_t)d->L, (size_t)d->d_model));
-    BL__CHECK(bl__check_elems(err, "hidden", (size_t)d->L, (size_t)d->d_ff));
-    BL__CHECK(bl__check_elems(err, "w1", (size_t)d->d_model, (size_t)d->d_ff));
+    BL__CHECK(bl__check_elems(err, "x", (uint64_t)d->L, (uint64_t)d->d_model));
+    BL__CHECK(bl__check_elems(err, "hidden", (uint64_t)d->L, (uint64_t)d->d_ff));
+    BL__CHECK(bl__check_elems(err, "w1", (uint64_t)d->d_model, (uint64_t)d->d_ff));
     BL__CHECK(bl__check_ptr(err, "x", d->x));
     BL__CHECK(bl__check_ptr(err, "w1", d->w1));
     BL__CHECK(bl__check_ptr(err, "w2", d->w2));

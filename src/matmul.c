@@ -155,7 +155,7 @@ void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const floa
     float bp[KC * NC] __attribute__((aligned(16)));
     float t[MR * NR] __attribute__((aligned(16)));
 #if BL_HAS_FMA
-    int fused = fma_on && (size_t)M * K * N >= FMA_MIN_MACS;
+    int fused = fma_on && (uint64_t)M * (uint64_t)K * (uint64_t)N >= FMA_MIN_MACS;
 #endif
     for (int jc = 0; jc < N; jc += NC) {
         int nc = N - jc < NC ? N - jc : NC;
@@ -196,9 +196,9 @@ bl_status bl_linear_forward(float *out, const float *x, const float *w, const fl
     BL__CHECK(bl__check_dim(err, "M", M));
     BL__CHECK(bl__check_dim(err, "K", K));
     BL__CHECK(bl__check_dim(err, "N", N));
-    BL__CHECK(bl__check_elems(err, "x", (size_t)M, (size_t)K));
-    BL__CHECK(bl__check_elems(err, "w", (size_t)K, (size_t)N));
-    BL__CHECK(bl__check_elems(err, "out", (size_t)M, (size_t)N));
+    BL__CHECK(bl__check_elems(err, "x", (uint64_t)M, (uint64_t)K));
+    BL__CHECK(bl__check_elems(err, "w", (uint64_t)K, (uint64_t)N));
+    BL__CHECK(bl__check_elems(err, "out", (uint64_t)M, (uint64_t)N));
     BL__CHECK(bl__check_ptr(err, "out", out));
     BL__CHECK(bl__check_ptr(err, "x", x));
     BL__CHECK(bl__check_ptr(err, "w", w));

@@ -8,7 +8,7 @@ static bl_status norm_check(bl_error *err, const float *out, const float *x, int
                             float eps) {
     BL__CHECK(bl__check_dim(err, "L", L));
     BL__CHECK(bl__check_dim(err, "d", d));
-    BL__CHECK(bl__check_elems(err, "x", (size_t)L, (size_t)d));
+    BL__CHECK(bl__check_elems(err, "x", (uint64_t)L, (uint64_t)d));
     BL__CHECK(bl__check_ptr(err, "out", out));
     BL__CHECK(bl__check_ptr(err, "x", x));
     if (!(eps > 0.0f) || isinf(eps))

@@ -42,11 +42,11 @@ bl_status bl__check_dim(bl_error *err, const char *name, int value) {
     return BL_OK;
 }
 
-bl_status bl__check_elems(bl_error *err, const char *what, size_t a, size_t b) {
-    /* a, b <= BL_MAX_DIM each, so a * b fits in 32 bits; compare without overflow anyway. */
+bl_status bl__check_elems(bl_error *err, const char *what, uint64_t a, uint64_t b) {
+    /* a * b can pass 2^32 (65536 x 65536), so never in a 32-bit size_t; divide, no product */
     if (a != 0 && b > BL_MAX_ELEMS / a)
-        return bl__fail(err, BL_ERR_TOO_LARGE, "%s (%zu x %zu) exceeds %u floats", what, a, b,
-                        (unsigned)BL_MAX_ELEMS);
+        return bl__fail(err, BL_ERR_TOO_LARGE, "%s (%llu x %llu) exceeds %u floats", what,
+                        (unsigned long long)a, (unsigned long long)b, (unsigned)BL_MAX_ELEMS);
     return BL_OK;
 }
 

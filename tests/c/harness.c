@@ -19,6 +19,7 @@ int bl_summary(void) {
     return failed ? 1 : 0;
 }
 
+#ifndef BL_HARNESS_NO_FIXTURES
 #define MAX_FILES 8
 static struct { char name[64]; cJSON *root; } cache[MAX_FILES];
 
@@ -127,3 +128,4 @@ int fx_expect_close(const cJSON *kase, const char *key, const float *got, size_t
     free(want);
     return bad == 0;
 }
+#endif /* BL_HARNESS_NO_FIXTURES */

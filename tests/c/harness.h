@@ -4,7 +4,6 @@
 #define BL_HARNESS_H
 #include <stdio.h>
 #include "blocklens.h"
-#include "cJSON.h"
 
 extern int bl_test_failures;
 
@@ -18,6 +17,9 @@ extern int bl_test_failures;
 /* Runs fn, prints "ok name" or "FAIL name"; returns nothing (failures are counted). */
 void bl_run(const char *name, void (*fn)(void));
 int bl_summary(void);            /* prints "N passed, M failed"; exit code for main */
+
+#ifndef BL_HARNESS_NO_FIXTURES   /* defined for the 32-bit build, which has no 32-bit cJSON */
+#include "cJSON.h"
 
 /* The parsed fixture file (cached; aborts the test program if missing: a setup error). */
 cJSON *fx_load(const char *file);
@@ -33,4 +35,5 @@ double *fx_doubles(const cJSON *obj, const char *key, size_t *n);
 /* Compares got (n) with obj["expected"][key] under the case's atol / rtol; prints the max
    difference either way; returns 1 when all within tolerance. */
 int fx_expect_close(const cJSON *kase, const char *key, const float *got, size_t n);
+#endif /* BL_HARNESS_NO_FIXTURES */
 #endif
