@@ -3,7 +3,8 @@
 #include <string.h>
 #include "bl_internal.h"
 
-/* Overflow-checked int64 arithmetic: any overflow poisons the whole count. */
+/* Overflow-checked int64 arithmetic: any overflow poisons the whole count. Every operation
+   on a config value goes through these (fields reach 2^40, so d_model^2 alone overflows). */
 typedef struct { int overflow; } acc_t;
 static int64_t mul(acc_t *a, int64_t x, int64_t y) {
     int64_t r;
@@ -13,6 +14,11 @@ static int64_t mul(acc_t *a, int64_t x, int64_t y) {
 static int64_t add(acc_t *a, int64_t x, int64_t y) {
     int64_t r;
     if (__builtin_add_overflow(x, y, &r)) { a->overflow = 1; return 0; }
+    return r;
+}
+static int64_t sub(acc_t *a, int64_t x, int64_t y) {
+    int64_t r;
+    if (__builtin_sub_overflow(x, y, &r)) { a->overflow = 1; return 0; }
     return r;
 }
 
@@ -50,19 +56,19 @@ bl_status bl_config_param_count(const bl_model_config *c, bl_param_count *out, b
     acc_t a = {0};
     int64_t d = c->d_model;
     int64_t kv_dim = mul(&a, c->n_kv_heads ? c->n_kv_heads : c->n_heads, d / c->n_heads);
-    int64_t norm = c->norm == BL_NORM_LAYER ? 2 * d : d;
+    int64_t norm = c->norm == BL_NORM_LAYER ? mul(&a, 2, d) : d;
 
     /* one attention sublayer: q and o are d x d, k and v are d x kv_dim */
-    int64_t attn = add(&a, mul(&a, 2 * d, d), mul(&a, 2 * d, kv_dim));
-    if (c->attn_bias) attn = add(&a, attn, 2 * d + 2 * kv_dim);
+    int64_t attn = mul(&a, mul(&a, 2, d), add(&a, d, kv_dim));
+    if (c->attn_bias) attn = add(&a, attn, mul(&a, 2, add(&a, d, kv_dim)));
     /* one expert (or the dense FFN): 2 or 3 matrices d x d_ff */
     int64_t expert = mul(&a, mul(&a, c->gated ? 3 : 2, d), c->d_ff);
-    if (c->ffn_bias) expert = add(&a, expert, mul(&a, c->gated ? 2 : 1, c->d_ff) + d);
+    if (c->ffn_bias) expert = add(&a, expert, add(&a, mul(&a, c->gated ? 2 : 1, c->d_ff), d));
     int64_t ffn = expert, idle = 0;
     if (c->n_experts) {
         int64_t router = mul(&a, d, c->n_experts);   /* routers carry no bias */
         ffn = add(&a, mul(&a, expert, c->n_experts), router);
-        idle = mul(&a, expert, c->n_experts - c->top_k);
+        idle = mul(&a, expert, sub(&a, c->n_experts, c->top_k));
     }
     int64_t layers = add(&a, c->n_layers, c->n_dec_layers);
     int64_t stacks = (c->n_layers > 0) + (c->n_dec_layers > 0);
@@ -74,10 +80,11 @@ bl_status bl_config_param_count(const bl_model_config *c, bl_param_count *out, b
     p.ffn = mul(&a, ffn, layers);
     p.norms = mul(&a, norm, add(&a, add(&a, mul(&a, 2, c->n_layers), mul(&a, 3, c->n_dec_layers)),
                                 (c->embed_norm ? 1 : 0) + (c->final_norm ? stacks : 0)));
-    p.other = add(&a, c->pooler ? d * d + d : 0, c->lm_head ? mul(&a, d, c->vocab) : 0);
+    p.other = add(&a, c->pooler ? add(&a, mul(&a, d, d), d) : 0,
+                  c->lm_head ? mul(&a, d, c->vocab) : 0);
     p.total = add(&a, add(&a, add(&a, p.embeddings, p.attention), add(&a, p.ffn, p.norms)),
                   p.other);
-    p.active = p.total - mul(&a, idle, layers);
+    p.active = sub(&a, p.total, mul(&a, idle, layers));
     p.attention_per_layer = attn;
     p.ffn_per_layer = ffn;
     if (a.overflow)

@@ -108,9 +108,38 @@ static void params_reject_bad_configs(void) {
     CHECK(strstr(err.message, "unknown preset") != NULL);
 }
 
+/* Accepted configs (every field <= 2^40) whose products pass 2^63: BL_ERR_TOO_LARGE, with no
+   signed overflow on the way (the asan preset's UBSan stops at one). Near the edge the count
+   stays exact. */
+static void params_overflow_is_a_status_not_undefined_behaviour(void) {
+    bl_param_count p;
+    bl_error err;
+    const int64_t T40 = (int64_t)1 << 40;
+    bl_model_config pooler = {.d_model = T40, .n_heads = 1, .d_ff = 1, .pooler = 1};
+    CHECK_STATUS(bl_config_param_count(&pooler, &p, &err), BL_ERR_TOO_LARGE);
+    CHECK(strstr(err.message, "overflows") != NULL);
+    bl_model_config biases = {.d_model = T40, .n_heads = 1, .d_ff = T40, .n_layers = 1,
+                              .attn_bias = 1, .ffn_bias = 1, .gated = 1, .n_experts = T40,
+                              .top_k = 1, .n_dec_layers = T40, .final_norm = 1};
+    CHECK_STATUS(bl_config_param_count(&biases, &p, &err), BL_ERR_TOO_LARGE);
+    bl_model_config moe = {.d_model = 1, .n_heads = 1, .d_ff = T40, .n_layers = T40,
+                           .ffn_bias = 1, .gated = 1, .n_experts = 4096, .top_k = 1};
+    CHECK_STATUS(bl_config_param_count(&moe, &p, &err), BL_ERR_TOO_LARGE);
+
+    /* d = 2^30, one layer: attention 4 d^2, FFN 2 d, norms 2 * 2d, pooler d^2 + d */
+    const int64_t d = (int64_t)1 << 30;
+    bl_model_config edge = {.d_model = d, .n_heads = 1, .d_ff = 1, .n_layers = 1, .pooler = 1};
+    CHECK_STATUS(bl_config_param_count(&edge, &p, &err), BL_OK);
+    CHECK(p.attention == 4 * d * d && p.ffn == 2 * d && p.norms == 4 * d);
+    CHECK(p.other == d * d + d);
+    CHECK(p.total == 5 * d * d + 7 * d && p.active == p.total);
+}
+
 int main(void) {
     bl_run("params_match_torch_module_counts", params_match_torch_module_counts);
     bl_run("presets_reproduce_published_totals", presets_reproduce_published_totals);
     bl_run("params_reject_bad_configs", params_reject_bad_configs);
+    bl_run("params_overflow_is_a_status_not_undefined_behaviour",
+           params_overflow_is_a_status_not_undefined_behaviour);
     return bl_summary();
 }
