@@ -72,10 +72,12 @@ const char *bl_status_string(bl_status status);
 /* ---- numpy-compatible random numbers -------------------------------------------------
    MT19937 seeded as numpy's legacy np.random.seed(seed) (init_genrand), uniform doubles as
    np.random.random_sample (53 bits from two draws), normals as the legacy polar Box-Muller
-   np.random.randn, which caches its second value: bit-identical doubles for the same calls. */
+   np.random.randn, which caches its second value: bit-identical doubles for the same calls.
+   A state comes from bl_rng_seed (or is a copy of one): pos in [0, 624]. The fill functions
+   refuse any other pos with BL_ERR_VALUE; the single draws treat it as spent and refill. */
 typedef struct bl_rng {
     uint32_t mt[624];
-    int pos;
+    int pos;                    /* next index into mt, 624 = spent */
     int has_gauss;
     double gauss;
 } bl_rng;

@@ -25,8 +25,10 @@ static void mt_refill(bl_rng *rng) {
     rng->pos = 0;
 }
 
+/* A pos outside [0, MT_N) (spent, or a state not made by bl_rng_seed) refills first: never an
+   index outside mt[]. The fill functions refuse a pos outside [0, MT_N] instead. */
 uint32_t bl_rng_next_u32(bl_rng *rng) {
-    if (rng->pos >= MT_N) mt_refill(rng);
+    if ((unsigned)rng->pos >= MT_N) mt_refill(rng);
     uint32_t y = rng->mt[rng->pos++];
     y ^= y >> 11;
     y ^= (y << 7) & 0x9d2c5680u;
@@ -62,6 +64,10 @@ double bl_rng_normal(bl_rng *rng) {
 
 static bl_status check_fill(bl_error *err, const bl_rng *rng, const void *out, size_t n) {
     BL__CHECK(bl__check_ptr(err, "rng", rng));
+    if (rng->pos < 0 || rng->pos > MT_N)
+        return bl__fail(err, BL_ERR_VALUE,
+                        "rng->pos (%d) must be between 0 and %d: seed the state with bl_rng_seed",
+                        rng->pos, MT_N);
     if (n > 0) BL__CHECK(bl__check_ptr(err, "out", out));
     if (n > BL_MAX_ELEMS)
         return bl__fail(err, BL_ERR_TOO_LARGE, "n (%zu) exceeds %u values", n,

@@ -1,4 +1,5 @@
 /* test_rng.c - numpy's legacy RandomState, reproduced bit for bit. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
@@ -90,10 +91,43 @@ static void rng_rejects_null_buffers(void) {
     CHECK_STATUS(bl_rng_uniform_f64(&rng, NULL, 0, &err), BL_OK);
 }
 
+/* A bl_rng whose pos is outside [0, 624] (never seeded, or overwritten) is refused by the
+   fill functions with a message; the single-value ones never index outside mt[]. The state
+   is on the heap so that AddressSanitizer sees a read before it. */
+static void rng_rejects_a_position_outside_its_state(void) {
+    bl_rng *rng = malloc(sizeof *rng);
+    double d[4];
+    float f[4];
+    bl_error err;
+    int bad[] = {-1, -1000, -2147483647 - 1, 625, 2147483647};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        bl_rng_seed(rng, 3);
+        rng->pos = bad[i];
+        CHECK_STATUS(bl_rng_normal_f64(rng, d, 4, &err), BL_ERR_VALUE);
+        CHECK(strstr(err.message, "pos") != NULL);
+        CHECK_STATUS(bl_rng_uniform_f64(rng, d, 4, &err), BL_ERR_VALUE);
+        CHECK_STATUS(bl_rng_normal_f32(rng, f, 4, &err), BL_ERR_VALUE);
+        CHECK_STATUS(bl_rng_normal_f32(rng, f, 0, &err), BL_ERR_VALUE);
+        CHECK(rng->pos == bad[i]);                    /* refused before drawing anything */
+        (void)bl_rng_next_u32(rng);                   /* treated as spent: refills, in range */
+        CHECK(rng->pos == 1);
+        rng->pos = bad[i];
+        CHECK(isfinite(bl_rng_normal(rng)) && isfinite(bl_rng_uniform(rng)));
+        CHECK(rng->pos >= 0 && rng->pos <= 624);
+    }
+    bl_rng_seed(rng, 3);                              /* the two ends are valid states */
+    CHECK(rng->pos == 624);
+    CHECK_STATUS(bl_rng_normal_f64(rng, d, 4, &err), BL_OK);
+    rng->pos = 0;
+    CHECK_STATUS(bl_rng_uniform_f64(rng, d, 4, &err), BL_OK);
+    free(rng);
+}
+
 int main(void) {
     bl_run("rng_matches_numpy_bit_for_bit", rng_matches_numpy_bit_for_bit);
     bl_run("rng_classic_example_has_100_negative_hidden_values", rng_classic_example_has_100_negative_hidden_values);
     bl_run("rng_cache_survives_uniform_draws", rng_cache_survives_uniform_draws);
     bl_run("rng_rejects_null_buffers", rng_rejects_null_buffers);
+    bl_run("rng_rejects_a_position_outside_its_state", rng_rejects_a_position_outside_its_state);
     return bl_summary();
 }
