@@ -68,7 +68,9 @@ test('bad_inputs_show_a_message_and_keep_the_last_figures', async () => {
       assert.match(fieldMsg, pattern, `message under ${field}`);
       assert.match(await page.textContent('#status'), pattern, 'message at the top of the settings');
       assert.strictEqual(await page.$eval(`#ctl-${field}`, (e) => e.getAttribute('aria-invalid')), 'true');
-      assert.ok(await page.$eval('#figures', (e) => e.classList.contains('stale')), 'figures marked as the last good ones');
+      assert.ok(await page.$eval('#fig-activation', (e) => e.classList.contains('stale')) === (field !== 'heads'),
+        'figures that read the bad value are marked as the last good ones (heads: not the FFN figures)');
+      assert.ok(await page.$eval('#fig-attention', (e) => e.classList.contains('stale')), 'attention marked as the last good one');
       assert.strictEqual(await pic(), good, 'figures unchanged');
       assert.strictEqual(await page.$eval('#fig-activation', (e) => e.dataset.negativesBefore), '100');
       // Put the good value back: the message goes and the page is ready again.

@@ -52,7 +52,7 @@ test('url_hash_round_trips_the_whole_state', async () => {
     before = await snapshot(page);
   } finally { await close(); }
   for (const k of ['tokens=the%20quick%20brown%20fox%20jumps', 'd=12', 'heads=3', 'dff=40', 'act=gelu_tanh', 'seed=7',
-    'causal=1', 'scale=0', 'sel=2', 'pert=4', 'pval=-50', 'show=scaled', 'lang=en', 'theme=light']) {
+    'causal=1', 'scale=0', 'sel=2', 'pert=4', 'pval=-50', 'show=scaled', 'lang=en', 'theme=dark']) {
     assert.ok(hash.includes(k), `hash has ${k}: ${hash}`);
   }
   const again = await open(env.browser, FILE_URL, hash.slice(1));

@@ -53,3 +53,24 @@ test('only_http_and_relative_links_reach_the_open_link', () => {
     assert.equal(safeLink(bad, base), null, JSON.stringify(bad));
   }
 });
+
+test('full_width_punctuation_stands_alone_like_the_cjk_text_around_it', () => {
+  assert.equal(params.tokenize(params.defaults().tokens).length, 7, 'the classic example keeps its 7 tokens');
+  assert.deepEqual(params.tokenize('pie，apple。'), ['pie', '，', 'apple', '。']);
+  assert.deepEqual(params.tokenize('我爱吃pie，你呢？'), ['我', '爱', '吃', 'pie', '，', '你', '呢', '？']);
+  assert.deepEqual(params.tokenize('「引号」、顿号；冒号：！'), ['「', '引', '号', '」', '、', '顿', '号', '；', '冒', '号', '：', '！']);
+  assert.deepEqual(params.tokenize('a、b（c）'), ['a', '、', 'b', '（', 'c', '）']);
+  // ASCII punctuation as before: in its word, alone next to a CJK character.
+  assert.deepEqual(params.tokenize('pie, apple.'), ['pie,', 'apple.']);
+  assert.deepEqual(params.tokenize('远方,有'), ['远', '方', ',', '有']);
+  assert.deepEqual(params.tokenize('ＡＢＣ１２'), ['ＡＢＣ１２'], 'full-width letters and digits are not punctuation');
+  assert.deepEqual(params.tokenize('x\u3000y'), ['x', 'y'], 'the ideographic space separates');
+});
+
+test('an_empty_number_field_says_it_is_empty', () => {
+  for (const key of ['d', 'dff', 'heads', 'seed', 'pval']) {
+    for (const raw of ['', '  ']) assert.equal(params.coerce(key, raw).error.code, 'empty', key + ' ' + JSON.stringify(raw));
+  }
+  assert.equal(t('en', 'err_empty'), 'the field is empty.');
+  assert.equal(params.coerce('seed', 'x').error.code, 'int');
+});

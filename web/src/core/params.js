@@ -61,6 +61,7 @@ function coerce(key, raw) {
     return p.options.indexOf(str) >= 0 ? { value: str } : fail('enum', { value: str });
   }
   const t = str.trim();
+  if (!t) return fail('empty');
   if (p.kind === 'int' && !/^[+-]?\d+$/.test(t)) return fail('int', { value: str });
   if (p.kind === 'float' && !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) {
     return fail('number', { value: str });
@@ -71,13 +72,19 @@ function coerce(key, raw) {
 }
 
 // Tokens: each CJK character alone (no spaces between them), other text split on whitespace.
+// Full-width punctuation (，。！？；：、「」… U+3000-303F, U+FE10-FE6F, U+FF00-FFEF) is part of CJK
+// text, so it stands alone too: "pie，" is "pie" + "，", as "方，" is "方" + "，". ASCII
+// punctuation is unchanged: it stays in its word ("pie," is one token) and stands alone next to
+// a CJK character ("方," is "方" + ","), as before.
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{2fa1f}]/u;
+const WIDE = /[\u3000-\u303f\ufe10-\ufe1f\ufe30-\ufe6f\uff00-\uffef]/u, PUNCT = /[\p{P}\p{S}]/u;
+const alone = (ch) => CJK.test(ch) || (WIDE.test(ch) && PUNCT.test(ch));
 function tokenize(text) {
   const out = [];
   String(text).split(/\s+/).forEach(function (chunk) {
     let word = '';
     Array.from(chunk).forEach(function (ch) {
-      if (CJK.test(ch)) {
+      if (alone(ch)) {
         if (word) out.push(word);
         word = '';
         out.push(ch);

@@ -1,4 +1,4 @@
-/* views/controls.js - the form, built from the declarative parameter list: tokens, sizes,
+/* dom/controls.js - the form, built from the declarative parameter list: tokens, sizes,
    activation, seed, mask and scaling, with live hints (token count, d_k, d_ff ratio) and a
    message under any field whose value cannot be used. */
 import * as params from '../core/params.js';
@@ -15,8 +15,11 @@ const FIELDS = [
   { key: 'causal', type: 'checkbox' },
   { key: 'scale', type: 'checkbox' }
 ];
+// "Classic example" restores every setting but language and theme (the parameter list's
+// defaults are the classic numpy example); "BERT-base widths" changes the sizes only.
+const PAGE_ONLY = ['lang', 'theme'];
 const SIZES = {
-  classic: { tokens: '远方有颗苹果树', d: 8, dff: 32, heads: 2, act: 'relu', seed: 42 },
+  classic: Object.fromEntries(params.PARAMS.filter((p) => !PAGE_ONLY.includes(p.key)).map((p) => [p.key, p.def])),
   bert: { d: 768, dff: 3072, heads: 12, act: 'gelu' }
 };
 
@@ -100,8 +103,10 @@ function mount(root, ctx) {
   });
   form.appendChild(quick);
 
-  // state -> inputs (not the one being typed in), hints, and the per-field messages.
-  function update(state, c, errors) {
+  // state -> inputs (not the one being typed in), hints, and the per-field messages. Hints
+  // give the values in effect; attn: the settings the attention figures still show while the
+  // head count is bad (null otherwise).
+  function update(state, c, errors, attn) {
     const t = c.t;
     Object.keys(f).forEach(function (k) {
       const x = f[k];
@@ -115,10 +120,11 @@ function mount(root, ctx) {
       else if (!typing && !mine.length) x.input.value = String(state[k]);
     });
     const n = params.tokenize(state.tokens).length;
-    f.tokens.hint.textContent = t('hint_tokens', { n: n });
+    f.tokens.hint.textContent = t(n === 1 ? 'hint_tokens_one' : 'hint_tokens', { n: n });
     f.d.hint.textContent = t('hint_d');
     f.dff.hint.textContent = t('hint_dff', { r: (state.dff / state.d).toFixed(2).replace(/\.?0+$/, '') });
-    f.heads.hint.textContent = state.d % state.heads === 0 ? t('hint_heads', { dk: state.d / state.heads }) : '';
+    f.heads.hint.textContent = state.d % state.heads === 0 ? t('hint_heads', { dk: state.d / state.heads })
+      : attn ? t('hint_heads_kept', { d: attn.d, h: attn.heads, dk: attn.d / attn.heads }) : '';
     f.act.hint.textContent = t('hint_act_' + (params.isGated(state.act) ? 'gated' : 'plain'));
     f.seed.hint.textContent = t('hint_seed');
     f.causal.hint.textContent = t(state.causal ? 'hint_causal_on' : 'hint_causal_off');

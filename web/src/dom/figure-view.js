@@ -1,6 +1,7 @@
 /* figure-view.js - one figure on the page: its in-figure controls (token buttons, a mode
-   switch, a number field) above its blocks. The same figure object is drawn for export by
-   core/compose.js. ctx: { t, lang, scheme, state, set(patch), setRaw(key, text, input), defer }. */
+   switch, a number field with its own message line) above its blocks, and a note when it still
+   shows older settings. The same figure object is drawn for export by core/compose.js.
+   ctx: { t, lang, scheme, state, set(patch), setRaw(key, text, input), defer }. */
 import { blockList, setData } from './blocks.js';
 import { el } from './el.js';
 import { numberField, segmented, tokenBar } from './widgets.js';
@@ -9,10 +10,14 @@ import { numberField, segmented, tokenBar } from './widgets.js';
 const clampIndex = (v, L) => Math.min(v, L - 1);
 
 export function mount(root, fig, host) {
+  const note = el('p', 'fig-stale');
+  note.hidden = true;
+  root.appendChild(note);
   const bar = fig.controls ? el('div', 'fig-bar fig-controls') : null;
   if (bar) root.appendChild(bar);
   const body = el('div', 'fig-body');
   root.appendChild(body);
+  const fields = new Map();   // key -> number field (the controls that can hold a bad value)
   const controls = (fig.controls || []).map((c) => {
     if (c.type === 'tokens') {
       const onPick = { current: () => {} }, update = tokenBar(bar, c.aria);
@@ -26,19 +31,38 @@ export function mount(root, fig, host) {
       return (res, ctx) => update(ctx.state[c.key], ctx.t, (v) => host.set({ [c.key]: v }));
     }
     if (c.type === 'number') {
-      const update = numberField(bar, c.key, c.label, (text, input) => host.setRaw(c.key, text, input));
-      return (res, ctx) => update(ctx.state[c.key], ctx.t);
+      const field = numberField(bar, c.key, c.label, (text, input) => host.setRaw(c.key, text, input));
+      fields.set(c.key, field);
+      return (res, ctx) => field.update(ctx.state[c.key], ctx.t);
     }
     throw new Error('BlockLens: unknown control "' + c.type + '"');
   });
   const blocks = blockList(body);
+  let drawn = null;   // { res, state } of the last drawing
+
+  function draw(res, ctx) {
+    const out = fig.build(res, Object.assign({}, ctx, { set: host.set }));
+    setData(root, out.data);
+    controls.forEach((u) => u(res, ctx));
+    blocks(out.blocks, ctx, res);
+    drawn = { res, state: ctx.state, look: ctx.lang + ' ' + ctx.scheme.name };
+  }
 
   return {
-    update(res, ctx) {
-      const out = fig.build(res, Object.assign({}, ctx, { set: host.set }));
-      setData(root, out.data);
-      controls.forEach((u) => u(res, ctx));
-      blocks(out.blocks, ctx, res);
+    reads: fig.reads,
+    update: draw,
+    // The last drawing again (language, colours, size), with the settings it was made from.
+    redraw(ctx) {
+      if (drawn) draw(drawn.res, Object.assign({}, ctx, { state: Object.assign({}, drawn.state, { lang: ctx.state.lang, theme: ctx.state.theme }) }));
+    },
+    drawn: () => drawn,
+    // errors: the messages of bad settings ({ key, text }); stale: '' or the note saying why
+    // this figure shows older settings (it is then faded, the note and controls are not).
+    status(errors, stale) {
+      fields.forEach((field, key) => field.error(errors.filter((e) => e.key === key).map((e) => e.text).join(' ')));
+      note.textContent = stale;
+      note.hidden = !stale;
+      root.classList.toggle('stale', !!stale);
     }
   };
 }

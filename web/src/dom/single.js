@@ -34,7 +34,7 @@ export function create(parent, opts) {
   status.setAttribute('role', 'alert');
   status.hidden = true;
   const controlsBox = el('div', 'bl-controls'), figBox = el('div', 'figure bl-figure'), foot = el('div', 'bl-foot');
-  const bar = exportbar.create({ view, get: () => ctl.result && { res: ctl.result, ctx: ctx() } });
+  const bar = exportbar.create({ view, get: () => { const d = figView.drawn(); return d && { res: d.res, ctx: shownCtx(d) }; } });
   const open = el('a', 'bl-open');
   open.target = '_blank';
   open.rel = 'noopener';
@@ -47,39 +47,50 @@ export function create(parent, opts) {
   if (mode !== 'none') box.appendChild(foot);
   parent.appendChild(box);
 
-  const ctl = createController(null, render);
+  const ctl = createController(null, render, [fig.reads]);
   const lang = () => resolveLang(ctl.state.lang);
+  const label = (k) => t(k === 'engine' ? 'lbl_engine' : 'ctl_' + k);
   const t = (k, v) => translator(lang())(k, v);
   function ctx() {
     return { t, lang: lang(), scheme: colors.scheme(resolveTheme(ctl.state.theme)), state: ctl.shown(),
       set: ctl.set, setRaw: (k, raw, input, now) => ctl.setRaw(k, raw, now), message: (e) => message(t, e) };
   }
+  // The context of the figure as drawn: its own settings, the current language and colours.
+  function shownCtx(d) {
+    const c = ctx();
+    return Object.assign(c, { state: Object.assign({}, d.state, { lang: c.state.lang, theme: c.state.theme }) });
+  }
   const figView = mountFigure(figBox, fig, { set: ctl.set, setRaw: (k, raw) => ctl.setRaw(k, raw, true) });
   const controls = mode === 'full' ? controlsForm.mount(controlsBox, { get state() { return ctl.state; },
     setRaw: (k, raw, input, now) => ctl.setRaw(k, raw, now), setMany: ctl.set }) : null;
 
+  // A bad setting that this figure reads keeps its last drawing (faded, with a note); one it
+  // does not read (heads for the FFN views) is reported while the figure follows the rest.
   function render() {
     const c = ctx(), errs = ctl.errors(), res = ctl.result;
     if (opts.onTheme) opts.onTheme(c.scheme.name, c.lang);
     box.lang = c.lang === 'zh' ? 'zh-CN' : 'en';
     title.textContent = t('h_' + view);
     applyI18n(box, c.lang);
-    if (res) {
+    if (res && ctl.fresh(fig.reads)) {
       figView.update(res, c);
       if (!drawnOnce && typeof performance === 'object' && performance.mark) performance.mark('blocklens:figure:' + view);
       drawnOnce = true;
-    }
-    if (controls) controls.update(ctl.state, c, errs);
+    } else figView.redraw(c);
+    const drawn = figView.drawn(), bad = ctl.stale(fig.reads) ? ctl.badOf(fig.reads) : null;
+    figView.status(errs.map((e) => ({ key: e.key, text: message(t, e) })),
+      !bad ? '' : bad.length ? t('figStale', { fields: bad.map(label).join(t('listSep')) }) : t('figUpdating'));
+    if (controls) controls.update(ctl.state, c, errs, drawn && ctl.badOf(['heads']).length && fig.reads.includes('heads') ? drawn.state : null);
     bar.update(t);
-    const url = opts.openUrl ? opts.openUrl(toHash(c.state)) : '';
+    const url = opts.openUrl ? opts.openUrl(toHash(drawn ? shownCtx(drawn).state : c.state)) : '';
     open.hidden = !url;
     if (url) { open.href = url; open.textContent = t('embed_open'); }
     status.textContent = '';
     errs.forEach((e) => status.appendChild(el('p', null, message(t, e))));
     if (!res && !errs.length && started) status.appendChild(el('p', 'stale-note', t('embed_loading')));
     status.hidden = !status.childNodes.length;
-    box.classList.toggle('stale', ctl.blocking().length > 0 && !!res);
-    box.dataset.status = errs.length ? 'error' : res && !ctl.busy() ? 'ready' : started ? 'loading' : 'idle';
+    const busy = ctl.busy();
+    box.dataset.status = errs.length && !busy ? 'error' : res && !busy ? 'ready' : started ? 'loading' : 'idle';
     box.dataset.errors = errs.map((e) => e.code).join(' ');
     if (opts.onRender) opts.onRender(box.dataset.status);
   }
@@ -96,5 +107,5 @@ export function create(parent, opts) {
   return { root: box, start, render,
     setState: (next, errors) => ctl.replace(next, errors),
     status: () => box.dataset.status,
-    svg: () => (ctl.result ? exportbar.svgText({ view, res: ctl.result, ctx: ctx() }) : null) };
+    svg: () => { const d = figView.drawn(); return d ? exportbar.svgText({ view, res: d.res, ctx: shownCtx(d) }) : null; } };
 }

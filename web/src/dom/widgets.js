@@ -61,7 +61,9 @@ function segmented(root, options, label, aria) {
   };
 }
 
-// A labelled text field for one number; returns update(value, t). Typing is left alone.
+// A labelled text field for one number, with its own message line (a bad value is reported
+// next to it, not only in the settings far above). Returns { update(value, t), error(text) }.
+let fields = 0;
 function numberField(root, key, labelKey, onChange) {
   const label = el('label', 'inline-field');
   const text = el('span');
@@ -70,12 +72,30 @@ function numberField(root, key, labelKey, onChange) {
   input.inputMode = 'decimal';
   input.size = 8;
   input.name = key;
+  const err = el('p', 'field-err');
+  err.id = 'bl-field-' + (++fields) + '-err';
+  err.hidden = true;
+  input.setAttribute('aria-describedby', err.id);
   label.appendChild(text); label.appendChild(input);
   root.appendChild(label);
+  root.appendChild(err);
   input.addEventListener('change', function () { onChange(input.value, input); });
-  return function update(value, t) {
-    text.textContent = t(labelKey);
-    if (document.activeElement !== input) input.value = String(value);
+  let shown = '';
+  const idle = function () { return input.getRootNode().activeElement !== input; };   // a shadow root has its own
+  return {
+    // Typing, and a rejected value its message refers to, are left alone.
+    update: function (value, t) {
+      text.textContent = t(labelKey);
+      shown = String(value);
+      if (idle() && err.hidden) input.value = shown;
+    },
+    // A message ('' when the value is fine again: the field then shows the value in use).
+    error: function (message) {
+      if (!message && !err.hidden && idle()) input.value = shown;
+      err.textContent = message;
+      err.hidden = !message;
+      if (message) input.setAttribute('aria-invalid', 'true'); else input.removeAttribute('aria-invalid');
+    }
   };
 }
 

@@ -4,7 +4,7 @@
 import * as colors from '../core/colors.js';
 import { PAGE_KEYS, createController } from '../core/controller.js';
 import { message, resolve as resolveLang, translator } from '../core/i18n.js';
-import { byKey, defaults, parseHash, toHash } from '../core/params.js';
+import { defaults, parseHash, toHash } from '../core/params.js';
 import { FIGURES, VIEWS } from '../figures/index.js';
 import { createCompute, ownWorkerUrl } from '../dom/compute.js';
 import * as controlsForm from '../dom/controls.js';
@@ -19,6 +19,7 @@ import { resolve as resolveTheme } from '../dom/theme.js';
 
 const BIG_DRAW = 50000;   // L x max(d_ff, L) cells from which figures are drawn in slices
 const $ = (id) => document.getElementById(id);
+const pick = (o, keys) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 
 // The engine compiles while the page builds its DOM.
 const engineLoading = typeof BlockLens === 'object' && BlockLens ? BlockLens.load() : null;
@@ -52,13 +53,15 @@ function measure(name, from) {
 
 function change(kind) {
   if (kind === 'result') mark('blocklens:result');
-  if (kind === 'result' || kind === 'page') { writeHash(); render(); }
+  if (kind === 'result' || kind === 'page') { writeHash(); render(kind === 'page'); }
   if (kind === 'page') toggles();
   showStatus();
 }
 
 // ---- drawing ---------------------------------------------------------------------------
-function render() {
+// The figures that may show the latest answer are drawn from it; a figure blocked by a bad
+// setting keeps its drawing (redrawn from its own numbers when the language or theme changes).
+function render(all) {
   const c = ctx(), res = ctl.result;
   document.documentElement.lang = c.lang === 'zh' ? 'zh-CN' : 'en';
   document.documentElement.dataset.theme = c.scheme.name;
@@ -67,14 +70,17 @@ function render() {
   slices.cancel();
   drawing = false;
   if (!res) return;
+  const fresh = (k) => ctl.fresh(views.get(k).reads), look = c.lang + ' ' + c.scheme.name;
+  const todo = VIEWS.filter((k) => { const d = views.get(k).drawn(); return fresh(k) || (d && (all || d.look !== look)); });
   const draw = (k) => {
     const t0 = timing() ? performance.now() : 0;
-    views.get(k).update(res, c);
+    if (fresh(k)) views.get(k).update(res, c); else views.get(k).redraw(c);
     measure('blocklens:draw:' + k, t0);
     mark('blocklens:figure:' + k, true);
   };
-  if (res.L * Math.max(res.dff, res.L) < BIG_DRAW) {
-    VIEWS.forEach(draw);
+  const big = todo.some((k) => { const r = fresh(k) ? res : views.get(k).drawn().res; return r.L * Math.max(r.dff, r.L) >= BIG_DRAW; });
+  if (!big) {
+    todo.forEach(draw);
     return drawn(c);
   }
   // Large sizes: each figure's text, then each of its heatmaps and plots (c.defer), as short
@@ -82,8 +88,14 @@ function render() {
   // what is left of this one.
   c.defer = slices.add;
   drawing = true;
-  VIEWS.forEach((k) => slices.add(() => draw(k)));
+  todo.forEach((k) => slices.add(() => draw(k)));
   slices.add(() => { drawing = false; drawn(c); showStatus(); });
+}
+
+// The settings a figure was drawn with, in the page's current language and theme.
+function drawnState(k, c) {
+  const d = views.get(k).drawn();
+  return d && Object.assign({}, d.state, pick(c.state, PAGE_KEYS));
 }
 
 function drawn(c) {
@@ -92,30 +104,51 @@ function drawn(c) {
   VIEWS.forEach((k, i) => {
     const tl = tools.get(k);
     tl.bar.update(c.t);
-    tl.embed.update(c.state, c.t, heights[i]);
+    tl.embed.update(drawnState(k, c) || c.state, c.t, heights[i]);
   });
 }
 
+// Messages: all of them in the settings box, each also under its field (the form's, or the
+// one inside a figure), and on each figure that still shows older settings, a note saying why.
 function showStatus() {
-  const c = ctx(), all = ctl.errors(), blocking = ctl.blocking(), box = $('status');
-  controls.update(ctl.state, c, all);
+  const c = ctx(), all = ctl.errors(), box = $('status');
+  const attn = views.get('attention').drawn();
+  controls.update(ctl.state, c, all, attn && ctl.badOf(['heads']).length ? attn.state : null);
   box.textContent = '';
   all.forEach((e) => box.appendChild(el('p', null, message(t, e))));
-  if (blocking.length && ctl.result) box.appendChild(el('p', 'stale-note', t('staleNote')));
+  const texts = all.map((e) => ({ key: e.key, text: message(t, e) }));
+  let stale = 0;
+  for (const v of views.values()) {
+    const bad = ctl.stale(v.reads) ? ctl.badOf(v.reads) : null;
+    if (bad) stale++;
+    v.status(texts, !bad ? '' : bad.length ? t('figStale', { fields: bad.map(label).join(t('listSep')) }) : t('figUpdating'));
+  }
+  if (stale) box.appendChild(el('p', 'stale-note', t('staleNote')));
   box.hidden = !all.length;
-  $('figures').classList.toggle('stale', blocking.length > 0 && !!ctl.result);
   const busy = ctl.busy();
   if (busy) { progress.start(); mark('blocklens:request'); } else progress.stop();
-  document.body.dataset.status = all.length ? 'error' : busy || drawing ? 'busy' : ctl.result ? 'ready' : 'loading';
+  // Busy first: with a bad setting the other figures are still being computed.
+  document.body.dataset.status = busy || drawing ? 'busy' : all.length ? 'error' : ctl.result ? 'ready' : 'loading';
   document.body.dataset.errors = all.map((e) => e.code).join(' ');
   document.body.dataset.compute = compute ? compute.mode() : '';   // worker | local: where it ran
 }
 
+const label = (k) => t(k === 'engine' ? 'lbl_engine' : 'ctl_' + k);
+
+// The theme button names the scheme on screen ("light, as the system" under auto); each click
+// switches to the other one, which is 'auto' again when that is the system's (so every click
+// changes what is seen, and the page can return to following the system).
 function toggles() {
-  const lb = $('lang-toggle'), tb = $('theme-toggle');
+  const lb = $('lang-toggle'), tb = $('theme-toggle'), now = resolveTheme(ctl.state.theme);
   lb.textContent = lang() === 'zh' ? 'English' : '中文';
   lb.setAttribute('lang', lang() === 'zh' ? 'en' : 'zh');
-  tb.textContent = t('theme_' + ctl.state.theme);
+  tb.textContent = t(ctl.state.theme === 'auto' ? 'theme_auto' : 'theme_' + now, { mode: t('themeName_' + now) });
+  tb.dataset.theme = now;
+}
+
+function nextTheme() {
+  const other = resolveTheme(ctl.state.theme) === 'dark' ? 'light' : 'dark';
+  return resolveTheme('auto') === other ? 'auto' : other;
 }
 
 // ---- URL hash --------------------------------------------------------------------------
@@ -136,7 +169,10 @@ function onHash() {
 // Under each figure: SVG / PNG export of what is on screen, and the embed code.
 function mountTools(k) {
   const row = el('div', 'fig-tools');
-  const bar = exportbar.create({ view: k, get: () => ctl.result && { res: ctl.result, ctx: ctx() } });
+  const bar = exportbar.create({ view: k, get: () => {
+    const c = ctx(), d = views.get(k).drawn();
+    return d && { res: d.res, ctx: Object.assign(c, { state: drawnState(k, c) }) };
+  } });
   const embed = embedcode.create(k);
   row.appendChild(bar.root);
   row.appendChild(embed.root);
@@ -148,7 +184,7 @@ function mountTools(k) {
 let compute = null;
 function start() {
   const parsed = parseHash(location.hash);
-  ctl = createController(null, change);
+  ctl = createController(null, change, VIEWS.map((k) => FIGURES.get(k).reads));
   progress = progressLine.mount($('status'), () => t);
   slices = slicer.create({ atOnce: document.documentElement.dataset.slices === 'off' });   // tests compare both ways
   const host = { set: ctl.set, setRaw: (k, raw) => ctl.setRaw(k, raw, true) };
@@ -159,15 +195,12 @@ function start() {
     tools.set(k, mountTools(k));
   }
   $('lang-toggle').addEventListener('click', () => ctl.set({ lang: lang() === 'zh' ? 'en' : 'zh' }));
-  $('theme-toggle').addEventListener('click', () => {
-    const order = byKey.theme.options;
-    ctl.set({ theme: order[(order.indexOf(ctl.state.theme) + 1) % order.length] });
-  });
+  $('theme-toggle').addEventListener('click', () => ctl.set({ theme: nextTheme() }));
   addEventListener('hashchange', onHash);
   let resizeTimer = 0;
-  addEventListener('resize', () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(render, 150); });
+  addEventListener('resize', () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(() => render(true), 150); });
   if (window.matchMedia) {
-    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { if (ctl.state.theme === 'auto') render(); });
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { render(true); toggles(); });
   }
   if (parsed.errors.length) {
     ctl.replace(Object.assign(defaults(), Object.fromEntries(PAGE_KEYS.map((k) => [k, parsed.state[k]]))), parsed.errors);

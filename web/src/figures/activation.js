@@ -8,6 +8,7 @@ import { X, legendOf, matrixPanel } from './common.js';
 
 export default {
   view: 'activation',
+  reads: ['tokens', 'd', 'dff', 'act', 'seed'],
   build(res, ctx) {
     const t = ctx.t, fx = res.ffn, L = res.L, f = res.dff, tk = res.tokens, act = t('act_' + res.act);
     const z = zeroedMarks(fx), marks = z.marks;

@@ -10,6 +10,7 @@ export const MODES = ['weights', 'scaled', 'raw'];
 
 export default {
   view: 'attention',
+  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'heads', 'causal', 'scale', 'show'],
   controls: [{ type: 'segment', key: 'show', options: MODES, label: (m, t) => t('mode_' + m), aria: 'modeAria' }],
   build(res, ctx) {
     const t = ctx.t, L = res.L, H = res.heads, dk = res.dk, d = res.d, A = res.attn, tk = res.tokens;
@@ -18,7 +19,7 @@ export default {
       { name: 'x', shape: L + X + d },
       { op: '\u00b7 W_Q, W_K, W_V', sub: t('qkvSub', { shape: d + X + d }) },
       { name: 'Q, K, V', shape: t('threeOf', { shape: L + X + d }) },
-      { op: t('splitOp', { h: H }), sub: 'd_k = ' + d + ' / ' + H + ' = ' + dk },
+      { op: t(H === 1 ? 'splitOp_one' : 'splitOp', { h: H }), sub: 'd_k = ' + d + ' / ' + H + ' = ' + dk },
       { name: t('perHead'), shape: H + X + L + X + dk },
       { op: res.scale ? 'softmax(QK\u1d40/\u221a' + dk + ')' : 'softmax(QK\u1d40)', sub: t(res.causal ? 'maskCausal' : 'maskNone') },
       { name: t('weightsName'), shape: H + X + L + X + L, accent: true },

@@ -1,6 +1,8 @@
-/* index.js - the figures, in page order. A figure is { view, controls?, build(res, ctx) ->
+/* index.js - the figures, in page order. A figure is { view, reads, controls?, build(res, ctx) ->
    { blocks, data? } }: the blocks are drawn as elements on the page (dom/blocks.js) and into a
-   recorder for SVG/PNG (core/sheet.js), so each figure is written once. */
+   recorder for SVG/PNG (core/sheet.js), so each figure is written once. reads: the settings its
+   numbers depend on (a bad one blocks only the figures that read it); the attention weights
+   come after W1..b2 in the one random stream, so attention figures read d_ff and act too. */
 import activation from './activation.js';
 import attention from './attention.js';
 import paramsplit from './paramsplit.js';

@@ -7,6 +7,7 @@ const PARTS = ['embeddings', 'attention', 'ffn', 'norms', 'other'];
 
 export default {
   view: 'paramsplit',
+  reads: ['d', 'dff', 'act'],   // not heads: the split into heads changes no count
   build(res, ctx) {
     const t = ctx.t, d = res.d, f = res.dff, A = res.split.attention, Fn = res.split.ffn;
     const fA = '4\u00b7d\u00b2 + 4\u00b7d = 4\u00b7' + d + '\u00b2 + 4\u00b7' + d + ' = ' + F.int(A);
@@ -23,7 +24,7 @@ export default {
     return {
       data: { attention: A, ffn: Fn },
       blocks: [
-        { type: 'headline', text: t('splitTitle', { d, f, h: res.heads }) },
+        { type: 'headline', text: t('splitTitle', { d, f }) },
         { type: 'bar', parts: [{ key: 'attention', n: A }, { key: 'ffn', n: Fn }] },
         { type: 'formulas', rows: [[t('part_attention'), fA], [t('part_ffn'), fF]] },
         { type: 'note', text: t('splitRatio', { r: (Fn / A).toFixed(2), share: F.pct(Fn / (A + Fn)) }) },

@@ -12,15 +12,18 @@ function thumb(name, data, rows, cols, tokens, t) {
     describe: (r, c) => name + '[' + tokens[r] + ', ' + c + '] = ' + F.f32(data[r * cols + c]) };
 }
 
+const count = (t, n) => (n === 1 ? t('nValues_one') : t('nValues', { n: F.int(n) }));
+
 export default {
   view: 'pipeline',
+  reads: ['tokens', 'd', 'dff', 'act', 'seed'],
   build(res, ctx) {
     const t = ctx.t, L = res.L, d = res.d, f = res.dff, fx = res.ffn, tk = res.tokens;
     const p1 = d * f + f, p2 = f * d + d, p3 = res.gated ? d * f + f : 0, act = t('act_' + res.act);
     const items = [
-      { name: 'x', shape: L + X + d, note: t('nValues', { n: F.int(L * d) }), thumb: thumb('x', res.x, L, d, tk, t) },
+      { name: 'x', shape: L + X + d, note: count(t, L * d), thumb: thumb('x', res.x, L, d, tk, t) },
       { op: '\u00b7 W\u2081 + b\u2081', sub: t('weightShape', { name: 'W\u2081', shape: d + X + f, n: F.int(p1) }) },
-      { name: res.gated ? t('gateName') : t('hiddenName'), shape: L + X + f, note: t('nValues', { n: F.int(L * f) }),
+      { name: res.gated ? t('gateName') : t('hiddenName'), shape: L + X + f, note: count(t, L * f),
         thumb: thumb('hidden', fx.hidden, L, f, tk, t) },
       { op: act, sub: res.gated ? t('gatedOp', { shape: d + X + f, n: F.int(p3) }) : t('elementwise') },
       { name: t('activatedName'), shape: L + X + f, accent: true, note: t('negCount', { n: fx.negBefore, m: fx.negAfter }),

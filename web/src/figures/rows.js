@@ -8,6 +8,7 @@ import { X, legendOf, matrixPanel } from './common.js';
 
 export default {
   view: 'rows',
+  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'heads', 'causal', 'scale', 'sel'],
   controls: [{ type: 'tokens', key: 'sel', aria: 'tokensAria' }],
   build(res, ctx) {
     const t = ctx.t, L = res.L, tk = res.tokens, sel = res.sel, fx = res.ffn;
