@@ -6,7 +6,8 @@
      node tools/render.js --view attention --state 'tokens=the cat sat&heads=2&causal=1' \
           --lang en --out fig.svg [--png fig.png] [--theme dark] [--width 760]
    --state takes the page's URL hash (an embed.html hash with view= works too). PNG needs the
-   npm package @resvg/resvg-js (a devDependency; prebuilt binaries come from npm). */
+   npm package @resvg/resvg-js (a devDependency; prebuilt binaries come from npm) and, to match
+   the SVG in a browser, Debian's fonts-liberation, fonts-noto-cjk and fonts-dejavu-core. */
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -20,7 +21,8 @@ function loadUI() {
   if (ui) return ui;
   const mod = (p) => require(path.join(SRC, p));
   ui = { params: mod('core/params.js'), i18n: mod('core/i18n.js'), colors: mod('core/colors.js'),
-    model: mod('core/model.js'), compose: mod('core/compose.js'), figures: mod('figures/index.js') };
+    model: mod('core/model.js'), compose: mod('core/compose.js'), figures: mod('figures/index.js'),
+    recorder: mod('core/recorder.js') };
   return ui;
 }
 
@@ -53,23 +55,140 @@ async function render(view, state, opts = {}) {
   return { svg: fig.svg(), width: fig.width, height: fig.height, title: fig.title };
 }
 
-const SANS_FONTS = ['truetype/liberation/LiberationSans-Regular.ttf', 'truetype/liberation/LiberationSans-Bold.ttf',
-  'opentype/noto/NotoSansCJK-Regular.ttc', 'opentype/noto/NotoSansCJK-Bold.ttc', 'truetype/dejavu/DejaVuSans.ttf',
-  'truetype/dejavu/DejaVuSans-Bold.ttf'].map((f) => '/usr/share/fonts/' + f);
+// The PNG's fonts: Debian's files for the faces the SVG's font-family names, in its order
+// (recorder.js FAMILY: Arial / Helvetica resolve to Liberation Sans, as on a Debian browser).
+const FONT_DIR = '/usr/share/fonts/';
+const FACES = [
+  { family: 'Liberation Sans', files: ['truetype/liberation/LiberationSans-Regular.ttf', 'truetype/liberation/LiberationSans-Bold.ttf'] },
+  { family: 'Noto Sans CJK SC', files: ['opentype/noto/NotoSansCJK-Regular.ttc', 'opentype/noto/NotoSansCJK-Bold.ttc'] },
+  { family: 'DejaVu Sans', files: ['truetype/dejavu/DejaVuSans.ttf', 'truetype/dejavu/DejaVuSans-Bold.ttf'] }
+];
 
-// SVG text -> PNG bytes at `zoom` (2: twice the SVG's size, like the page's PNG button).
-function svgToPng(svg, zoom) {
+// A font file's character map (cmap formats 4 and 12) -> has(codePoint). For a collection
+// (.ttc) the first face's: Noto's CJK collection maps the same characters in every face.
+function fontCharset(file) {
+  const b = fs.readFileSync(file);
+  const base = b.toString('latin1', 0, 4) === 'ttcf' ? b.readUInt32BE(12) : 0;
+  let cmap = -1;
+  for (let i = 0, n = b.readUInt16BE(base + 4); i < n; i++) {
+    const r = base + 12 + 16 * i;
+    if (b.toString('latin1', r, r + 4) === 'cmap') cmap = b.readUInt32BE(r + 8);
+  }
+  if (cmap < 0) throw new Error(file + ': no cmap table');
+  const ranges = [];   // [first, last] code points that map to a glyph
+  let best = null;
+  for (let i = 0, n = b.readUInt16BE(cmap + 2); i < n; i++) {
+    const p = b.readUInt16BE(cmap + 4 + 8 * i), e = b.readUInt16BE(cmap + 6 + 8 * i);
+    const at = cmap + b.readUInt32BE(cmap + 8 + 8 * i), fmt = b.readUInt16BE(at);
+    if ((p === 0 || p === 3 && (e === 1 || e === 10)) && (fmt === 12 || fmt === 4 && !best)) best = at;
+  }
+  if (best === null) throw new Error(file + ': no Unicode cmap');
+  if (b.readUInt16BE(best) === 12) {
+    for (let i = 0, n = b.readUInt32BE(best + 12); i < n; i++) {
+      const r = best + 16 + 12 * i;
+      ranges.push([b.readUInt32BE(r), b.readUInt32BE(r + 4)]);
+    }
+  } else {
+    const seg = b.readUInt16BE(best + 6) / 2, ends = best + 14, starts = ends + 2 * seg + 2;
+    const deltas = starts + 2 * seg, offs = deltas + 2 * seg;
+    for (let i = 0; i < seg; i++) {
+      const lo = b.readUInt16BE(starts + 2 * i), hi = b.readUInt16BE(ends + 2 * i), ro = b.readUInt16BE(offs + 2 * i);
+      if (lo === 0xffff) continue;
+      if (!ro) { ranges.push([lo, hi]); continue; }
+      for (let c = lo; c <= hi; c++) {   // glyph ids from the glyph array; 0 is .notdef
+        if (b.readUInt16BE(offs + 2 * i + ro + 2 * (c - lo))) ranges.push([c, c]);
+      }
+    }
+  }
+  ranges.sort((x, y) => x[0] - y[0]);
+  return { has(cp) {
+    let lo = 0, hi = ranges.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (cp < ranges[mid][0]) hi = mid - 1; else if (cp > ranges[mid][1]) lo = mid + 1; else return true;
+    }
+    return false;
+  } };
+}
+
+// { files, faces: [{ family, charset }] }: the faces of FACES whose files are installed, read
+// once; none when Liberation Sans (the one that draws ASCII) is missing.
+let fontSet;
+function pngFonts() {
+  if (fontSet) return fontSet;
+  const have = FACES.filter((f) => f.files.every((p) => fs.existsSync(FONT_DIR + p)));
+  fontSet = have.length && have[0] === FACES[0]
+    ? { files: have.flatMap((f) => f.files.map((p) => FONT_DIR + p)),
+      faces: have.map((f) => ({ family: f.family, charset: fontCharset(FONT_DIR + f.files[0]) })) }
+    : { files: [], faces: [] };
+  return fontSet;
+}
+
+const ENTITY = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
+
+// resvg shapes a whole text chunk (a <text>, or its part from one absolute x to the next) in
+// each span's font and, when one fallback face has every character of it, in that face alone:
+// "W\u2081" came out all in DejaVu Sans, wider than the recorder's widths, and ran into the
+// label after it; a line with Chinese came out all in Noto Sans CJK. A browser falls back
+// character by character down the font-family list. This does the same: a text that mixes
+// faces becomes one chunk per run of characters from one face (the first that has them), each
+// placed by the recorder's widths and naming its face. Spaces collapse as SVG collapses them.
+function splitFallback(svg, faces) {
+  if (!faces.length) return svg;
+  const { textWidth } = loadUI().recorder;
+  const faceOf = (ch) => {
+    const cp = ch.codePointAt(0);
+    if (cp <= 0x7e) return 0;
+    const i = faces.findIndex((f) => f.charset.has(cp));
+    return i < 0 ? 0 : i;
+  };
+  const attr = (attrs, name) => { const m = new RegExp(' ' + name + '="([^"]*)"').exec(attrs); return m ? m[1] : null; };
+  const num = (v) => String(Math.round(v * 100) / 100);
+  return svg.replace(/<text\b([^>]*)>([^<]*)<\/text>/g, (whole, attrs, body) => {
+    if (attr(attrs, 'font-family') !== null) return whole;   // a text that names its own font
+    // XML text -> [character, its escaped spelling], spaces collapsed and trimmed
+    const units = Array.from(body.replace(/ {2,}/g, ' ').trim().matchAll(/&(amp|lt|gt|quot|#39);|[\s\S]/gu),
+      (m) => [m[1] ? ENTITY[m[1]] : m[0], m[0]]);
+    const runs = [];
+    for (const u of units) {
+      const f = faceOf(u[0]), last = runs[runs.length - 1];
+      if (last && last.face === f) last.units.push(u); else runs.push({ face: f, units: [u] });
+    }
+    if (runs.every((r) => r.face === 0)) return whole;
+    const family = (r) => r.face ? ' font-family="' + faces[r.face].family + '"' : '';
+    if (runs.length === 1) return '<text' + attrs + family(runs[0]) + '>' + body + '</text>';
+    const font = (attr(attrs, 'font-weight') ? '600 ' : '') + (attr(attrs, 'font-size') || 12) + 'px';
+    const text = (us) => us.map((u) => u[0]).join('');
+    const total = textWidth(text(units), font), anchor = attr(attrs, 'text-anchor');
+    let at = Number(attr(attrs, 'x')) - (anchor === 'middle' ? total / 2 : anchor === 'end' ? total : 0);
+    const out = runs.map((r) => {
+      const lead = r.units.findIndex((u) => u[0] !== ' ');   // a chunk's leading space is not drawn
+      const x = at + textWidth(' '.repeat(Math.max(0, lead)), font);
+      at += textWidth(text(r.units), font);
+      return lead < 0 ? '' : '<tspan x="' + num(x) + '"' + family(r) + '>' + r.units.slice(lead).map((u) => u[1]).join('').trimEnd() + '</tspan>';
+    });
+    return '<text' + attrs.replace(/ text-anchor="[^"]*"/, '') + '>' + out.join('') + '</text>';
+  });
+}
+
+// The resvg renderer for an SVG at `zoom`, with the fonts above (or the system's, where
+// Debian's files are missing).
+function resvgFor(svg, zoom) {
   let Resvg;
   try { ({ Resvg } = require('@resvg/resvg-js')); } catch (e) {
     throw new Error('PNG needs the npm package @resvg/resvg-js (npm ci installs it); the SVG needs nothing', { cause: e });
   }
-  // Sans-serif faces only where they are known (Debian paths): with every system font loaded,
-  // resvg may pick a serif CJK face for a line that mixes scripts.
-  const files = SANS_FONTS.filter((f) => fs.existsSync(f));
-  const font = files.length >= 2 ? { loadSystemFonts: false, fontFiles: files, defaultFontFamily: 'Liberation Sans' }
+  // Only the faces named, where they are known: with every system font loaded, resvg may pick
+  // a serif CJK face for a line that mixes scripts.
+  const fonts = pngFonts();
+  const font = fonts.faces.length ? { loadSystemFonts: false, fontFiles: fonts.files, defaultFontFamily: 'Liberation Sans' }
     : { loadSystemFonts: true, defaultFontFamily: 'Liberation Sans' };
-  const r = new Resvg(svg, { fitTo: { mode: 'zoom', value: zoom || 2 }, font });
-  return r.render().asPng();
+  return new Resvg(splitFallback(svg, fonts.faces), { fitTo: { mode: 'zoom', value: zoom || 2 }, font });
+}
+
+// SVG text -> PNG bytes at `zoom` (2: twice the SVG's size, like the page's PNG button).
+function svgToPng(svg, zoom) {
+  return resvgFor(svg, zoom).render().asPng();
 }
 
 const USAGE = `usage: node tools/render.js --view <${'pipeline|activation|rows|attention|positionwise|paramsplit'}>
@@ -115,4 +234,4 @@ if (require.main === module) {
   main(process.argv.slice(2)).then((code) => { process.exitCode = code; },
     (e) => { console.error('render.js: ' + (e && e.message || e)); process.exitCode = 1; });
 }
-module.exports = { render, parseState, svgToPng };
+module.exports = { render, parseState, svgToPng, resvgFor, splitFallback, pngFonts };

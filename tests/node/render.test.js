@@ -1,6 +1,7 @@
 // render.test.js - tools/render.js: every figure renders to SVG from Node with no browser, the
 // same state gives the same bytes, hostile token text stays text, bad arguments exit with a
-// message, and the PNG (resvg) is exactly twice the SVG's size.
+// message, the PNG (resvg) is exactly twice the SVG's size, and its text is drawn in the faces
+// and at the widths the recorder laid it out with (so nothing runs into its neighbour).
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -101,5 +102,95 @@ test('cli_rejects_bad_arguments_with_a_message', () => {
     const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
     assert.equal(r.status, 2, args.join(' '));
     assert.match(r.stderr, msg);
+  }
+});
+
+// ---- the PNG's fonts (resvg) against the recorder's width table ----------------------------
+// Debian's fonts are what the PNG names; without them resvg uses the system's and these checks
+// have nothing to compare. Each check failed before the fix (fonts and widths of issue 14).
+const fonts = require('../../tools/render.js').pngFonts();
+const NO_FONTS = fonts.faces.length === 3 ? false : 'Debian fonts-liberation, fonts-noto-cjk and fonts-dejavu-core are not all installed';
+const { resvgFor } = require('../../tools/render.js');
+const recorder = () => require('../../web/src/core/recorder.js');
+
+// Ink box of one SVG snippet (user units), drawn by the PNG path.
+function ink(head, body) {
+  return resvgFor(head + body + '</svg>', 1).getBBox();
+}
+
+test('png_draws_each_character_as_wide_as_the_recorder_measures_it', { skip: NO_FONTS }, () => {
+  const { textWidth } = recorder();
+  const head = '<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="200">';
+  // The characters the figures write beyond ASCII, and some ASCII, regular and bold.
+  const chars = Array.from('\u00d7\u2212\u00b7\u221a\u2026\u2192\u2191\u0394\u25cf\u2014\u00f7\u00b2\u201c\u201d\u2018\u2019\u1d40\u2080\u2081\u2082\u2083\u2299Wbx1(');
+  let worst = 0, where = '';
+  for (const bold of [false, true]) {
+    for (const ch of chars) {
+      // The face a browser takes it from: the first in the font-family list that has it.
+      const face = fonts.faces.find((f) => f.charset.has(ch.codePointAt(0)));
+      assert.ok(face, `a face has ${ch}`);
+      const text = (s) => `<text x="100" y="150" font-size="100" font-family="${face.family}"${bold ? ' font-weight="600"' : ''}>${s}</text>`;
+      // Advance = ink of "I?I" less ink of "II": the I's side bearings cancel.
+      const advance = ink(head, text('I' + ch + 'I')).width - ink(head, text('II')).width;
+      const want = textWidth(ch, (bold ? '600 ' : '') + '100px sans-serif');
+      const diff = Math.abs(advance - want);
+      if (diff > worst) { worst = diff; where = `${ch} ${bold ? 'bold' : 'regular'} in ${face.family}: ${advance.toFixed(1)} drawn, ${want.toFixed(1)} measured`; }
+    }
+  }
+  assert.ok(worst <= 1.5, `max difference ${worst.toFixed(2)} / 100 px (${where})`);
+});
+
+// Every <text> of the activation and pipeline figures, drawn alone by the PNG path, stays
+// inside the box the recorder's widths gave it (the heading "Before: hidden = x · W₁ + b₁"
+// used to come out in DejaVu Sans, 10 % wider, running into its "7 × 32" label).
+test('png_texts_stay_inside_the_widths_the_layout_gave_them', { skip: NO_FONTS }, async () => {
+  const { textWidth } = recorder();
+  let checked = 0, worst = -Infinity, where = '';
+  for (const [view, lang] of [['activation', 'en'], ['pipeline', 'en'], ['activation', 'zh'], ['pipeline', 'zh']]) {
+    const { state } = parseState('lang=' + lang);
+    const svg = (await render(view, state, { lang })).svg;
+    const head = /^[\s\S]*?<svg[^>]*>/.exec(svg)[0];
+    const seen = new Set();
+    for (const [el, attrs, body] of svg.matchAll(/<text\b([^>]*)>([^<]*)<\/text>/g)) {
+      // Rotated labels aside; plain ASCII in the regular face (axis numbers) is Liberation
+      // Sans alone, measured by the test above.
+      if (/transform=/.test(attrs) || seen.has(el) || !/[^\x20-\x7e]|font-weight/.test(el)) continue;
+      seen.add(el);
+      const at = (n) => (new RegExp(' ' + n + '="([^"]*)"').exec(attrs) || [])[1];
+      const text = body.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+      const w = textWidth(text, (at('font-weight') ? '600 ' : '') + at('font-size') + 'px sans-serif');
+      const anchor = at('text-anchor') || 'start';
+      const left = +at('x') - (anchor === 'middle' ? w / 2 : anchor === 'end' ? w : 0);
+      const box = ink(head, el);
+      if (!box) continue;   // nothing visible
+      const over = Math.max(left - box.x, box.x + box.width - (left + w));
+      if (over > worst) { worst = over; where = `${view} ${lang}: "${text}" ink ${box.x.toFixed(1)}..${(box.x + box.width).toFixed(1)}, laid out ${left.toFixed(1)}..${(left + w).toFixed(1)}`; }
+      checked++;
+    }
+  }
+  assert.ok(checked > 40, `${checked} texts checked`);
+  assert.ok(worst <= 1, `worst overhang ${worst.toFixed(2)} px: ${where}`);
+});
+
+test('png_heading_with_subscripts_stays_clear_of_its_shape_label', { skip: NO_FONTS }, async () => {
+  const { state } = parseState('lang=en');
+  const svg = (await render('activation', state, { lang: 'en' })).svg;
+  const head = /^[\s\S]*?<svg[^>]*>/.exec(svg)[0];
+  const els = svg.match(/<text\b[^>]*>[^<]*<\/text>/g);
+  const i = els.findIndex((e) => e.includes('W\u2081 + b\u2081'));
+  assert.ok(i >= 0, 'the heading with subscripts is in the SVG');
+  const heading = ink(head, els[i]), label = ink(head, els[i + 1]);
+  assert.match(els[i + 1], />\d+ \u00d7 \d+</, 'the shape label follows it');
+  const gap = label.x - (heading.x + heading.width);
+  assert.ok(gap >= 4, `gap between the heading and its shape label: ${gap.toFixed(1)} px`);
+});
+
+test('png_of_tokens_mixing_scripts_and_markup_renders', { skip: NO_FONTS }, async () => {
+  const tokens = 'a&b <i> 苹果 W\u2081 "q" x\u1d40 \u2299 \ud83d\ude00';
+  const { state } = parseState('tokens=' + encodeURIComponent(tokens) + '&lang=en');
+  for (const view of ['attention', 'positionwise']) {
+    const fig = await render(view, state, { lang: 'en' });
+    const png = svgToPng(fig.svg, 1);
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [fig.width, fig.height], view);
   }
 });

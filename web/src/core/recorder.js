@@ -3,19 +3,34 @@
    canvas, a PNG. Text widths come from a fixed table (Arial / Helvetica / Liberation Sans
    metrics, CJK one em), never from the platform: Node and every browser lay out the same bytes. */
 
-// The family exported figures name: metric-compatible fonts first, then CJK fallbacks.
+// The family exported figures name: metric-compatible fonts first, then CJK fallbacks. A
+// browser (and tools/render.js's PNG) takes each character from the first of these that has it.
 const FAMILY = 'Arial, Helvetica, "Liberation Sans", "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", "DejaVu Sans", sans-serif';
 
-// Advance widths of ' ' .. '~' in 1/1000 em (Helvetica AFM; Arial and Liberation Sans agree).
+// Advance widths of ' ' .. '~' in 1/1000 em, regular and bold (Helvetica and Helvetica-Bold
+// AFM; Arial and Liberation Sans agree, measured from Debian's LiberationSans-*.ttf).
 const ASCII = [278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278,
   556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556, 1015, 667, 667,
   722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667, 778, 722, 667, 611, 722,
   667, 944, 667, 667, 611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556, 556, 278, 556, 556,
   222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334,
   260, 334, 584];
-const OTHER = { '\u00d7': 584, '\u2212': 584, '\u00b7': 278, '\u221a': 549, '\u2026': 1000,
-  '\u2192': 1000, '\u2191': 1000, '\u0394': 668, '\u25cf': 604, '\u2014': 1000, '\u00f7': 584,
-  '\u1d40': 556, '\u2080': 556, '\u2081': 556, '\u2082': 556, '\u2083': 556, '\u2299': 800 };
+const ASCII_BOLD = [278, 333, 474, 556, 556, 889, 722, 238, 333, 333, 389, 584, 278, 333, 278, 278,
+  556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 333, 333, 584, 584, 584, 611, 975, 722, 722,
+  722, 722, 667, 611, 778, 722, 278, 556, 722, 611, 833, 722, 778, 667, 778, 722, 667, 611, 722,
+  667, 944, 667, 667, 611, 333, 278, 333, 584, 556, 333, 556, 611, 556, 611, 556, 333, 611, 611,
+  278, 278, 556, 278, 889, 611, 611, 611, 611, 389, 556, 333, 611, 556, 778, 556, 556, 500, 389,
+  280, 389, 584];
+// Other characters the figures write, [regular, bold], from the face that draws them: Liberation
+// Sans where it has the glyph; it has no subscript digits and no superscript T, which come from
+// DejaVu Sans (Noto Sans CJK SC, named before it, has neither), and no circled dot, which Noto
+// Sans CJK SC draws one em wide.
+const OTHER = { '\u00d7': [584, 584], '\u2212': [584, 584], '\u00b7': [278, 278], '\u221a': [549, 549],
+  '\u2026': [1000, 1000], '\u2192': [1000, 1000], '\u2191': [500, 500], '\u0394': [668, 719],
+  '\u25cf': [604, 604], '\u2014': [1000, 1000], '\u00f7': [549, 549], '\u00b2': [333, 333],
+  '\u201c': [333, 500], '\u201d': [333, 500], '\u2018': [222, 278], '\u2019': [222, 278],
+  '\u1d40': [385, 430], '\u2080': [401, 438], '\u2081': [401, 438], '\u2082': [401, 438],
+  '\u2083': [401, 438], '\u2299': [1000, 1000] };
 const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{20000}-\u{3fffd}]/u;
 
 // "600 12px ..." -> { size, bold }
@@ -25,15 +40,16 @@ function parseFont(font) {
 }
 
 function textWidth(text, font) {
-  let f = parseFont(font), w = 0;
+  const f = parseFont(font), ascii = f.bold ? ASCII_BOLD : ASCII, b = f.bold ? 1 : 0;
+  let w = 0;
   Array.from(String(text)).forEach(function (ch) {
     const c = ch.codePointAt(0);
-    if (c >= 32 && c <= 126) w += ASCII[c - 32];
-    else if (OTHER[ch]) w += OTHER[ch];
+    if (c >= 32 && c <= 126) w += ascii[c - 32];
+    else if (OTHER[ch]) w += OTHER[ch][b];
     else if (WIDE.test(ch)) w += 1000;
-    else w += 600;
+    else w += f.bold ? 640 : 600;
   });
-  return w / 1000 * f.size * (f.bold ? 1.07 : 1);
+  return w / 1000 * f.size;
 }
 
 function esc(s) {
