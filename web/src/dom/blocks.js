@@ -7,6 +7,7 @@ import { el } from './el.js';
 import * as flow from './flow.js';
 import { sizeCanvas } from './heatmap-canvas.js';
 import * as panel from './panel.js';
+import { scrollCue } from './scrollcue.js';
 import * as tables from './table.js';
 
 // A bar of coloured parts as spans, sized in percent.
@@ -141,8 +142,8 @@ const MAKERS = {
     } };
   },
   table() {
-    const box = el('div', 'table-scroll');
-    return { root: box, update: (b, ctx) => {
+    const box = el('div', 'table-scroll'), cue = scrollCue(box);
+    return { root: cue.root, update: (b, ctx) => {
       const table = el('table', 'data presets'), hr = el('tr'), thead = el('thead'), body = el('tbody');
       table.appendChild(el('caption', null, b.caption));
       for (const c of b.columns) { const th = el('th', null, c.label); th.scope = 'col'; hr.appendChild(th); }
@@ -163,6 +164,7 @@ const MAKERS = {
       table.appendChild(body);
       box.textContent = '';
       box.appendChild(table);
+      cue.update(ctx.t, b.caption);
     } };
   }
 };

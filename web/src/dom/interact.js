@@ -1,10 +1,13 @@
 /* interact.js - hover, touch and keyboard for heatmap canvases: a tooltip with the exact value,
    a keyboard cursor (arrow keys, Home/End, Enter picks), and a polite live region for screen
-   readers. It reads the geometry of the latest draw, so redraws need no re-wiring. */
+   readers. It reads the geometry of the latest draw, so redraws need no re-wiring. The tooltip
+   goes away on a scroll anywhere, a tap or click elsewhere and Escape. */
 import * as heatmap from './heatmap-canvas.js';
 
 const tips = new WeakMap();   // document or shadow root -> its tooltip (styles do not cross shadow roots)
 let tip = null;             // the tooltip shown last
+let owner = null;           // the canvas it describes; keyed: shown for the keyboard cursor
+let keyed = false;
 const attached = new WeakSet();
 const cursors = new WeakMap();   // canvas -> { r, c, el }
 
@@ -21,13 +24,16 @@ function tooltip(node) {
     (root === document ? document.body : root).appendChild(t);
     tips.set(root, t);
   }
+  dismissOn(document);
+  if (root !== document) dismissOn(root);
   if (tip && tip !== t) tip.hidden = true;
   tip = t;
   return t;
 }
 
-function show(words, x, y, node) {
+function show(words, x, y, node, byKey) {
   const t = tooltip(node);
+  owner = node; keyed = !!byKey;
   t.textContent = words;
   t.hidden = false;
   const w = t.offsetWidth, h = t.offsetHeight;
@@ -37,7 +43,35 @@ function show(words, x, y, node) {
   t.style.top = Math.max(8, top) + 'px';
 }
 
-function hide() { if (tip) tip.hidden = true; }
+function hide() { if (tip) tip.hidden = true; owner = null; }
+
+// A tooltip is fixed to the viewport, so anything that moves the page under it ends it: a
+// scroll of the page or of any scroller (scroll does not bubble: listened to in the capture
+// phase, on the document and on each shadow root, where a non-composed event stops), a press
+// outside the heatmaps, Escape. The keyboard cursor's tooltip follows its cell instead while
+// the cell is on screen.
+const watched = new WeakSet();
+function dismissOn(target) {
+  if (watched.has(target)) return;
+  watched.add(target);
+  target.addEventListener('scroll', onScroll, { capture: true, passive: true });
+  target.addEventListener('pointerdown', function (e) {
+    if (!tip || tip.hidden) return;
+    const path = e.composedPath ? e.composedPath() : [e.target];
+    if (!path.some(function (n) { return attached.has(n); })) hide();
+  }, { capture: true, passive: true });
+  target.addEventListener('keydown', function (e) { if (e.key === 'Escape') hide(); }, true);
+}
+
+function onScroll() {
+  if (!tip || tip.hidden) return;
+  const cur = owner && cursors.get(owner);
+  if (keyed && cur && !cur.el.hidden) {
+    const r = cur.el.getBoundingClientRect();
+    if (r.bottom > 0 && r.top < window.innerHeight) return placeCursor(owner, cur);
+  }
+  hide();
+}
 
 // Pointer position -> cell, or null outside the plot (CSS may have scaled the canvas).
 function cellAt(canvas, clientX, clientY) {
@@ -65,7 +99,7 @@ function placeCursor(canvas, cur) {
   cur.el.style.height = (ch * k + 2) + 'px';
   cur.el.hidden = false;
   const rect = cur.el.getBoundingClientRect();
-  show(text(geo, cur.r, cur.c), rect.right, rect.bottom - 8, canvas);
+  show(text(geo, cur.r, cur.c), rect.right, rect.bottom - 8, canvas, true);
 }
 
 function onKey(canvas, e) {

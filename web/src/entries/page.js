@@ -14,6 +14,7 @@ import * as exportbar from '../dom/exportbar.js';
 import { mount as mountFigure } from '../dom/figure-view.js';
 import { apply as applyI18n } from '../dom/i18n-dom.js';
 import * as progressLine from '../dom/progress.js';
+import * as quickbar from '../dom/quickbar.js';
 import * as slicer from '../dom/slices.js';
 import { resolve as resolveTheme } from '../dom/theme.js';
 
@@ -190,6 +191,7 @@ function start() {
   const host = { set: ctl.set, setRaw: (k, raw) => ctl.setRaw(k, raw, true) };
   controls = controlsForm.mount($('controls'), { get state() { return ctl.state; },
     setRaw: (k, raw, input, now) => ctl.setRaw(k, raw, now), setMany: ctl.set });
+  controls = quickbar.mount($('quickbar'), controls, ctl);   // phones: common settings next to every figure
   for (const k of VIEWS) {
     views.set(k, mountFigure($('fig-' + k), FIGURES.get(k), host));
     tools.set(k, mountTools(k));

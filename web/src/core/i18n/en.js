@@ -154,4 +154,7 @@ export default {
   progress_computing: 'Computing… {s} s', progress_weights: 'drawing the weights',
   progress_ffn: 'feed-forward', progress_attn: 'attention', progress_pert: 'position-wise experiment',
   progress_split: 'parameter counts', progress_presets: 'parameter counts',
+  // phones: the sticky quick-settings bar and the cue on a table wider than its column
+  qb_title: 'Quick settings', qb_causal: 'causal',
+  tableScroll: 'Scroll sideways for all columns',
 };

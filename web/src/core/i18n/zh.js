@@ -154,4 +154,7 @@ export default {
   progress_computing: '计算中… {s} 秒', progress_weights: '生成权重',
   progress_ffn: '前馈网络', progress_attn: '注意力', progress_pert: '逐位置实验',
   progress_split: '参数统计', progress_presets: '参数统计',
+  // phones: the sticky quick-settings bar and the cue on a table wider than its column
+  qb_title: '快速设置', qb_causal: '因果掩码',
+  tableScroll: '左右滑动查看全部列',
 };
