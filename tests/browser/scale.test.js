@@ -24,7 +24,9 @@ test('bert_base_sizes_render_and_stay_interactive', async () => {
       w: c.getBoundingClientRect().width, wrap: c.parentNode.getBoundingClientRect().width }));
     assert.deepStrictEqual([hidden.rows, hidden.cols], [64, 3072]);
     assert.ok(hidden.w <= hidden.wrap + 1, 'the 3072 columns are pooled into the available width');
-    assert.strictEqual(await page.$$eval('#fig-attention .head', (h) => h.length), 12);
+    // 12 heads: a page of 8 as small multiples and the picked one large (issue 14, item 11).
+    assert.deepStrictEqual(await page.$eval('#fig-attention', (f) => [f.querySelectorAll('.head-thumb canvas.hm').length,
+      f.querySelectorAll('.head canvas.hm').length]), [8, 1]);
     const cells = await page.evaluate(() => document.querySelectorAll('td').length);
     assert.ok(cells < 2000, `no per-cell DOM (${cells} table cells while tables are closed)`);
     // Picking a token only redraws.

@@ -13,31 +13,63 @@ function labelWidth(ctx, labels) {
   return Math.ceil(w);
 }
 
-// Where everything goes, in CSS pixels. Cells shrink to fit `width`; text never does.
-function layout(ctx, s) {
-  ctx.font = FONT;
-  const rowText = s.rowLabels ? s.rowLabels.map(function (t) { return format.label(t, 10); }) : null;
-  const left = rowText ? Math.min(110, labelWidth(ctx, rowText) + 10) : 4;
-  const avail = Math.max(40, s.width - left - 6);
-  let cw = Math.min(s.maxCell || 26, avail / s.cols);
-  if (cw >= 4) cw = Math.floor(cw);
-  const ch = s.cellH || (s.rows <= 12 ? Math.max(18, Math.min(24, cw)) : s.rows <= 32 ? 13 : Math.max(3, Math.floor(520 / s.rows)));
-  let colText = null, rotate = false, top = 6;
+// `text` cut with an ellipsis until it is at most maxW wide in ctx's current font.
+function fit(ctx, text, maxW) {
+  if (ctx.measureText(text).width <= maxW) return text;
+  const chars = Array.from(text);
+  let n = chars.length - 1;
+  while (n > 1 && ctx.measureText(chars.slice(0, n).join('') + '\u2026').width > maxW) n--;
+  return chars.slice(0, Math.max(1, n)).join('') + '\u2026';
+}
+
+// Token labels for the left edge: at most 110 px (the focus row is measured in bold, as drawn).
+function rowLabels(ctx, s) {
+  const text = s.rowLabels.map(function (t) { return format.label(t, 10); });
+  const bold = '600 ' + FONT, focus = s.focusRow >= 0 && s.focusRow < text.length ? s.focusRow : -1;
+  let w = labelWidth(ctx, text);
+  if (focus >= 0) { ctx.font = bold; w = Math.max(w, Math.ceil(ctx.measureText(text[focus]).width)); ctx.font = FONT; }
+  const left = Math.min(110, w + 10);
+  if (w + 10 > left) {
+    for (let r = 0; r < text.length; r++) {
+      if (r === focus) ctx.font = bold;
+      text[r] = fit(ctx, text[r], left - 10);
+      if (r === focus) ctx.font = FONT;
+    }
+  }
+  return { text: text, left: left };
+}
+
+// Key labels above the columns: every column when they fit flat, else rotated or flat, every
+// step-th column, whichever shows more of them without any two touching.
+function colLabels(ctx, s, cw) {
   if (s.colLabels === 'index') {
     /* room for the widest index and a gap: "2816" must not run into "3072" */
     let step = Math.max(1, Math.ceil(Math.max(28, ctx.measureText(String(s.cols - 1)).width + 10) / cw));
     step = step <= 1 ? 1 : step <= 2 ? 2 : step <= 4 ? 4 : step <= 8 ? 8 : Math.pow(2, Math.ceil(Math.log2(step)));
-    colText = { step: step, text: null };
-    top = 18;
-  } else if (s.colLabels) {
-    const texts = s.colLabels.map(function (t) { return format.label(t, 8); });
-    const w = labelWidth(ctx, texts);
-    rotate = w > cw - 2;
-    colText = { step: 1, text: texts };
-    top = rotate ? Math.min(70, w + 8) : 18;
-    if (cw < 7) colText = null, top = 6;
+    return { text: null, step: step, rotate: false, top: 18 };
   }
-  return { left: left, top: top, cw: cw, ch: ch, rowText: rowText, colText: colText, rotate: rotate,
+  const text = s.colLabels.map(function (t) { return format.label(t, 8); });
+  const w = labelWidth(ctx, text);
+  if (w <= cw - 2) return { text: text, step: 1, rotate: false, top: 18 };
+  const flat = Math.ceil((w + 8) / cw), turned = Math.max(1, Math.ceil(13 / cw));
+  if (flat <= turned) return { text: text, step: flat, rotate: false, top: 18 };
+  const top = Math.min(70, w + 8);
+  return { text: text.map(function (t) { return fit(ctx, t, top - 8); }), step: turned, rotate: true, top: top };
+}
+
+// Where everything goes, in CSS pixels. Cells shrink to fit `width`; text never does.
+function layout(ctx, s) {
+  ctx.font = FONT;
+  const rows = s.rowLabels ? rowLabels(ctx, s) : null;
+  const left = rows ? rows.left : 4;
+  const avail = Math.max(40, s.width - left - 6);
+  let cw = Math.min(s.maxCell || 26, avail / s.cols);
+  if (cw >= 4) cw = Math.floor(cw);
+  const ch = s.cellH || (s.rows <= 12 ? Math.max(18, Math.min(24, cw)) : s.rows <= 32 ? 13 : Math.max(3, Math.floor(520 / s.rows)));
+  const cols = s.colLabels ? colLabels(ctx, s, cw) : null;
+  const top = cols ? cols.top : 6;
+  return { left: left, top: top, cw: cw, ch: ch, rowText: rows ? rows.text : null,
+    colText: cols ? { step: cols.step, text: cols.text } : null, rotate: !!(cols && cols.rotate),
     w: Math.ceil(left + s.cols * cw + (s.rowFlags ? 14 : 6)), h: Math.ceil(top + s.rows * ch + 4) };
 }
 
@@ -93,6 +125,18 @@ function drawCellPixels(ctx, s, g, sc, dpr, r0, r1) {
   ctx.putImageData(img, g.left * dpr, (g.top + r0 * g.ch) * dpr);
 }
 
+// The value with the largest magnitude among columns c0 .. c1-1 of row r that are not masked;
+// null when all of them are.
+function pool(s, r, c0, c1, data, base) {
+  let best = null, mag = -1;
+  for (let c = c0; c < c1; c++) {
+    if (s.masked && s.masked(r, c)) continue;
+    const v = data[base + c], a = Math.abs(v);
+    if (best === null || a > mag) { best = v; mag = a; }
+  }
+  return best;
+}
+
 // Large matrices: build the pixels directly; each device pixel column shows the value with
 // the largest magnitude among the columns it covers. One line of pixels per matrix row,
 // copied down the row's height; the column ranges are the same for every row.
@@ -110,12 +154,8 @@ function drawPooled(ctx, s, g, sc, dpr, r0, r1) {
   for (let r = r0; r < r1; r++) {
     const dim = s.focusRow >= 0 && r !== s.focusRow, base = (s.offset || 0) + r * cols;
     for (x = 0; x < pw; x++) {
-      let best = data[base + from[x]], mag = Math.abs(best);
-      for (let c = from[x] + 1, c1 = to[x]; c < c1; c++) {
-        const v = data[base + c];
-        if (Math.abs(v) > mag) { best = v; mag = Math.abs(v); }
-      }
-      let col = colors.color(sc, s.kind, best, s.max, rgb);
+      const best = pool(s, r, from[x], to[x], data, base);
+      let col = best === null ? sc.maskRGB : colors.color(sc, s.kind, best, s.max, rgb);
       if (dim) col = sc.grey(col, grey);
       line[x * 4] = col[0]; line[x * 4 + 1] = col[1]; line[x * 4 + 2] = col[2]; line[x * 4 + 3] = 255;
     }
@@ -126,25 +166,31 @@ function drawPooled(ctx, s, g, sc, dpr, r0, r1) {
 }
 
 // The same pooling for a recorder (no pixels there): columns merged into strips >= 2 px wide,
-// each strip the largest |value| it covers, equal neighbours joined into one rectangle.
+// each strip the largest |value| it covers, equal neighbours joined into one rectangle. Rows
+// under 2 px are merged into bands the same way (a thumbnail of a 128 x 128 matrix).
 function drawPooledRects(ctx, s, g, sc, dpr, r0, r1) {
   const n = Math.max(1, Math.floor(s.cols * g.cw / 2)), w = s.cols * g.cw / n, rgb = [0, 0, 0], grey = [0, 0, 0];
-  for (let r = r0; r < r1; r++) {
-    let dim = s.focusRow >= 0 && r !== s.focusRow, runStart = 0, runCol = null;
+  const per = g.ch >= 2 ? 1 : Math.ceil(2 / g.ch);
+  for (let r = Math.ceil(r0 / per) * per; r < r1; r += per) {
+    let dim = s.focusRow >= 0 && (s.focusRow < r || s.focusRow >= r + per), runStart = 0, runCol = null;
+    const rEnd = Math.min(s.rows, r + per);
     for (let x = 0; x <= n; x++) {
       let col = null;
       if (x < n) {
         const c0 = Math.floor(x / n * s.cols), c1 = Math.max(c0 + 1, Math.floor((x + 1) / n * s.cols));
-        let best = value(s, r, c0);
-        for (let c = c0 + 1; c < c1; c++) { const v = value(s, r, c); if (Math.abs(v) > Math.abs(best)) best = v; }
-        let cc = colors.color(sc, s.kind, best, s.max, rgb);
+        let best = null;
+        for (let rr = r; rr < rEnd; rr++) {
+          const v = pool(s, rr, c0, c1, s.data, (s.offset || 0) + rr * s.cols);
+          if (v !== null && (best === null || Math.abs(v) > Math.abs(best))) best = v;
+        }
+        let cc = best === null ? sc.maskRGB : colors.color(sc, s.kind, best, s.max, rgb);
         if (dim) cc = sc.grey(cc, grey);
         col = 'rgb(' + cc[0] + ',' + cc[1] + ',' + cc[2] + ')';
       }
       if (col !== runCol) {
         if (runCol !== null) {
           ctx.fillStyle = runCol;
-          ctx.fillRect(g.left + runStart * w, g.top + r * g.ch, (x - runStart) * w, g.ch);
+          ctx.fillRect(g.left + runStart * w, g.top + r * g.ch, (x - runStart) * w, (rEnd - r) * g.ch);
         }
         runStart = x; runCol = col;
       }
@@ -167,6 +213,33 @@ function drawMarks(ctx, s, g, sc) {
     }
     ctx.stroke();
   }
+}
+
+// Masked cells get diagonal hatching on top of their neutral fill, so that a masked cell never
+// reads as a small value, however small the cells. The lines run along u + v = m + 1/2 (u, v
+// in cells), every k-th m so they stay about 5 px apart: they pass cell corners, never a
+// cell's centre. Each line is cut into the runs that cross masked cells only.
+function drawHatch(ctx, s, g, sc) {
+  if (!s.masked) return;
+  const step = g.cw * g.ch / Math.sqrt(g.cw * g.cw + g.ch * g.ch), k = Math.max(1, Math.ceil(5 / step));
+  const at = function (u, v) { return [g.left + u * g.cw, g.top + v * g.ch]; };
+  ctx.strokeStyle = sc.css.maskInk; ctx.lineWidth = 1;
+  ctx.beginPath();
+  for (let m = 0; m < s.rows + s.cols; m += k) {
+    let from = -1;   // v where the current run started
+    for (let h = 0; h <= 2 * s.rows; h++) {
+      // half-row h: v in [h/2, h/2 + 1/2]; its cell is (r, m - r) on top, (r, m - r - 1) below
+      const r = h >> 1, c = h & 1 ? m - r - 1 : m - r;
+      const on = h < 2 * s.rows && c >= 0 && c < s.cols && s.masked(r, c);
+      if (on && from < 0) from = h / 2;
+      if (!on && from >= 0) {
+        const a = at(m + 0.5 - from, from), b = at(m + 0.5 - h / 2, h / 2);
+        ctx.moveTo(a[0], a[1]); ctx.lineTo(b[0], b[1]);
+        from = -1;
+      }
+    }
+  }
+  ctx.stroke();
 }
 
 function drawLabels(ctx, s, g, sc) {
@@ -210,6 +283,7 @@ function steps(ctx, s, sc, g, dpr) {
   const per = Math.max(1, Math.floor(BAND / s.cols / (cells === drawCells ? 8 : 1)));
   for (let r = 0; r < s.rows; r += per) out.push(cells.bind(null, ctx, s, g, sc, dpr, r, Math.min(s.rows, r + per)));
   out.push(function () {
+    drawHatch(ctx, s, g, sc);
     drawMarks(ctx, s, g, sc);
     if (s.focusRow >= 0) {
       ctx.strokeStyle = sc.css.fg; ctx.lineWidth = 2;
@@ -251,4 +325,4 @@ function absMax(a, from, to) {
   return m || 1;
 }
 
-export { steps, paint, record, layout, absMax, FONT };
+export { steps, paint, record, layout, absMax, fit, FONT };

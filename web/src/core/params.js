@@ -20,6 +20,7 @@ const PARAMS = [
   { key: 'pert', kind: 'int', def: 3, min: 0, max: LIMITS.tokens - 1 },     // perturbed token
   { key: 'pval', kind: 'float', def: 1000, min: -1e6, max: 1e6 },           // value it is set to
   { key: 'show', kind: 'enum', def: 'weights', options: ['weights', 'scaled', 'raw'] },
+  { key: 'head', kind: 'int', def: 1, min: 1, max: LIMITS.heads },          // head shown large (many heads)
   { key: 'lang', kind: 'enum', def: 'auto', options: ['auto', 'zh', 'en'] },
   { key: 'theme', kind: 'enum', def: 'auto', options: ['auto', 'light', 'dark'] }
 ];

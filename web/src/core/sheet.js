@@ -4,7 +4,7 @@
    metrics, so Node and every browser lay out the same bytes. */
 import * as format from './format.js';
 import { FONT, layout as heatLayout, record } from './heatmap.js';
-import { curve, links, linksSize } from './plots.js';
+import { CURVE_MAX_H, curve, curveLayout, links, linksLayout } from './plots.js';
 import { textWidth } from './recorder.js';
 
 const PAD = 18;
@@ -12,8 +12,9 @@ const FONT_AT = FONT.replace('12px', '{size}px');
 export function font(size, bold) { return (bold ? '600 ' : '') + FONT_AT.replace('{size}', size); }
 const width = (text, f) => textWidth(text, f);
 
-// Greedy line breaking: at spaces, and between wide (CJK) characters.
-const UNITS = /[\u2e80-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff00-\uffef][\u3000-\u303f\uff0c\uff1a\uff1b\uff01\uff09]*|[^\s\u2e80-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff00-\uffef]+\s*|\s+/g;
+// Greedy line breaking: at spaces, and between wide (CJK) characters; closing full-width
+// punctuation stays with what it follows.
+const UNITS = /[\u2e80-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff00-\uffef][\u3000-\u303f\uff0c\uff1a\uff1b\uff01\uff09]*|[^\s\u2e80-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff00-\uffef]+[\u3001\u3002\uff0c\uff1a\uff1b\uff01\uff1f\uff09]*\s*|\s+/g;
 export function wrap(text, f, maxW) {
   const units = String(text).match(UNITS) || [], lines = [];
   let line = '';
@@ -23,6 +24,34 @@ export function wrap(text, f, maxW) {
   }
   if (line.replace(/\s+$/, '')) lines.push(line.replace(/\s+$/, ''));
   return lines;
+}
+
+// Widths w (px) with `gap` between them, at most `avail` per row -> the indices where a new row
+// starts, for the fewest rows whose widest row is as narrow as possible ([] for one row). The
+// page's flow (dom/flow.js) and the export's split their chains the same way.
+export function balance(w, gap, avail) {
+  const n = w.length, rowW = (i, j) => w.slice(i, j).reduce((a, v) => a + v, 0) + gap * (j - i - 1);
+  if (rowW(0, n) <= avail) return [];
+  for (let rows = 2; rows <= n; rows++) {
+    let best = null, bestW = Infinity;
+    const cut = (from, left, starts, widest) => {
+      if (left === 1) {
+        const wd = Math.max(widest, rowW(from, n));
+        if (wd <= avail && wd < bestW) { bestW = wd; best = starts.slice(); }
+        return;
+      }
+      for (let j = from + 1; j <= n - left + 1; j++) {
+        const wd = rowW(from, j);
+        if (wd > avail || wd >= bestW) break;
+        starts.push(j);
+        cut(j, left - 1, starts, Math.max(widest, wd));
+        starts.pop();
+      }
+    };
+    cut(0, rows, [], 0);
+    if (best) return best;
+  }
+  return w.map((_, i) => i).slice(1);   // nothing fits: one unit per row
 }
 
 // A drawing cursor over one recorder: y grows as blocks are added, top to bottom.
@@ -137,6 +166,30 @@ export function legendEnds(lg) {
   return [lg.kind === 'diverging' ? format.short(-lg.max) : '0', format.short(lg.max)];
 }
 
+// One item of a flow at (x, y): an operation (arrow, text, wrapped line under it) or a card.
+function flowItem(sh, it, x, y, cardH) {
+  const r = sh.rec, sc = sh.sc;
+  if (it.op !== undefined) {
+    const cx = x + it.w / 2, top = y + Math.max(0, (cardH - it.h) / 2);
+    r.textAlign = 'center'; r.textBaseline = 'alphabetic';
+    r.font = font(18); r.fillStyle = sc.css.muted; r.fillText('\u2192', cx, top + 20);
+    r.font = font(12, true); r.fillStyle = sc.css.fg; r.fillText(it.op, cx, top + 38);
+    r.font = font(10.5); r.fillStyle = sc.css.muted;
+    it.lines.forEach((l, k) => r.fillText(l, cx, top + 53 + k * 14));
+    return it.h;
+  }
+  r.fillStyle = sc.css.line; r.fillRect(x, y, it.w, cardH);
+  r.fillStyle = sc.css.card; r.fillRect(x + 1, y + 1, it.w - 2, cardH - 2);
+  if (it.accent) { r.fillStyle = sc.css.ffn; r.fillRect(x, y, it.w, 3); }
+  r.textAlign = 'left'; r.textBaseline = 'alphabetic';
+  r.font = font(13, true); r.fillStyle = sc.css.fg; r.fillText(it.name, x + 10, y + 20);
+  r.font = font(11); r.fillStyle = sc.css.muted; r.fillText(it.shape || '', x + 10, y + 36);
+  if (it.thumb) record(r, it.thumb, sc, x + 10 - 4, y + 44);
+  r.font = font(10.5);
+  it.noteLines.forEach((l, k) => r.fillText(l, x + 10, y + 44 + it.g.h + 14 + k * 14));
+  return cardH;
+}
+
 // ---- the blocks ------------------------------------------------------------------------------
 const BLOCKS = {
   headline(sh, b) { sh.para(b.text, 13, sh.sc.css.fg, true); },
@@ -146,61 +199,51 @@ const BLOCKS = {
   },
   legend(sh, b) { sh.y += sh.legend(sh.x, sh.y, b) + 10; },
 
-  // Cards (name, shape, thumbnail, note) joined by operations, in rows that fill the width.
+  // Cards (name, shape, thumbnail, note) joined by operations. An operation stays with the
+  // card it makes (a unit); units go in the fewest rows of about equal width (as on the page).
   flow(sh, b) {
-    const r = sh.rec, sc = sh.sc, items = b.items.map((it) => Object.assign({}, it));
+    const r = sh.rec, items = b.items.map((it) => Object.assign({}, it)), GAP = 6;
     for (const it of items) {
       if (it.op !== undefined) {
-        it.lines = it.sub ? wrap(it.sub, font(10.5), 82) : [];
-        it.w = Math.min(88, Math.max(width(it.op, font(12, true)), 40) + 4);
-        it.lines.forEach((l) => { it.w = Math.max(it.w, Math.min(88, width(l, font(10.5)) + 4)); });
-        it.opLines = wrap(it.op, font(12, true), it.w);
-        it.h = 30 + it.opLines.length * 14 + it.lines.length * 14;
+        // The operation's text never breaks; the line under it wraps at its width or 100 px.
+        const opW = width(it.op, font(12, true));
+        it.lines = it.sub ? wrap(it.sub, font(10.5), Math.max(100, opW)) : [];
+        it.w = Math.ceil(Math.max(40, opW, ...it.lines.map((l) => width(l, font(10.5)))) + 4);
+        it.h = 44 + it.lines.length * 14;
       } else {
+        if (it.thumb) it.thumb = Object.assign({}, it.thumb, { width: Math.min(it.thumb.maxWidth || 200, it.thumb.width || 160) });
         it.g = it.thumb ? heatLayout(r, it.thumb) : { w: 0, h: -6 };
-        it.w = Math.max(56, it.g.w, width(it.name, font(13, true)), width(it.shape || '', font(11))) + 20;
+        it.w = Math.ceil(Math.max(56, it.g.w, width(it.name, font(13, true)), width(it.shape || '', font(11))) + 20);
         it.noteLines = it.note ? wrap(it.note, font(10.5), it.w - 20) : [];
       }
     }
-    // Room left on a line goes to cards whose note would otherwise wrap, shared in proportion.
-    const spare = sh.cw - items.reduce((a, it) => a + it.w + 6, -6);
-    let wantAll = 0;
-    for (const it of items) {
-      it.want = it.op !== undefined || !it.note ? 0 : Math.max(0, Math.min(170, width(it.note, font(10.5)) + 22) - it.w);
-      wantAll += it.want;
-    }
-    for (const it of items) {
-      if (it.op !== undefined) continue;
-      if (it.want && spare > 0) {
-        it.w += Math.floor(it.want * Math.min(1, spare / wantAll));
+    const units = [];
+    items.forEach((it) => { if (it.op !== undefined || !units.length) units.push([]); units[units.length - 1].push(it); });
+    const unitW = (u) => u.reduce((a, it) => a + it.w, 0) + GAP * (u.length - 1);
+    const starts = [0, ...balance(units.map(unitW), GAP, sh.cw), units.length];
+    const rows = starts.slice(1).map((end, k) => units.slice(starts[k], end));
+    // Room left on a row goes to its cards whose note would otherwise wrap, shared in proportion.
+    for (const row of rows) {
+      const cards = row.flat().filter((it) => it.op === undefined && it.note);
+      const spare = sh.cw - row.reduce((a, u) => a + unitW(u) + GAP, -GAP);
+      const want = cards.map((it) => Math.max(0, Math.min(170, width(it.note, font(10.5)) + 22) - it.w));
+      const all = want.reduce((a, v) => a + v, 0);
+      cards.forEach((it, k) => {
+        if (!want[k] || spare <= 0) return;
+        it.w += Math.floor(want[k] * Math.min(1, spare / all));
         it.noteLines = wrap(it.note, font(10.5), it.w - 20);
-      }
-      it.h = 46 + it.g.h + it.noteLines.length * 14 + 8;
+      });
     }
+    items.forEach((it) => { if (it.op === undefined) it.h = 46 + it.g.h + it.noteLines.length * 14 + 8; });
     const cardH = Math.max(...items.map((it) => (it.op === undefined ? it.h : 0)));
-    sh.grid(items.map((it) => it.w), 6, (i, x, y) => {
-      const it = items[i];
-      if (it.op !== undefined) {
-        const cx = x + it.w / 2;
-        r.textAlign = 'center'; r.textBaseline = 'alphabetic';
-        r.font = font(18); r.fillStyle = sc.css.muted; r.fillText('\u2192', cx, y + 26);
-        r.font = font(12, true); r.fillStyle = sc.css.fg;
-        it.opLines.forEach((l, k) => r.fillText(l, cx, y + 44 + k * 14));
-        r.font = font(10.5); r.fillStyle = sc.css.muted;
-        it.lines.forEach((l, k) => r.fillText(l, cx, y + 45 + it.opLines.length * 14 + k * 14));
-        return it.h;
+    for (const row of rows) {
+      let x = sh.x, rowH = 0;
+      for (const it of row.flat()) {
+        rowH = Math.max(rowH, flowItem(sh, it, x, sh.y, cardH));
+        x += it.w + GAP;
       }
-      r.fillStyle = sc.css.line; r.fillRect(x, y, it.w, cardH);
-      r.fillStyle = sc.css.card; r.fillRect(x + 1, y + 1, it.w - 2, cardH - 2);
-      if (it.accent) { r.fillStyle = sc.css.ffn; r.fillRect(x, y, it.w, 3); }
-      r.textAlign = 'left'; r.textBaseline = 'alphabetic';
-      r.font = font(13, true); r.fillStyle = sc.css.fg; r.fillText(it.name, x + 10, y + 20);
-      r.font = font(11); r.fillStyle = sc.css.muted; r.fillText(it.shape || '', x + 10, y + 36);
-      if (it.thumb) record(r, it.thumb, sc, x + 10 - 4, y + 44);
-      r.font = font(10.5);
-      it.noteLines.forEach((l, k) => r.fillText(l, x + 10, y + 44 + it.g.h + 14 + k * 14));
-      return cardH;
-    });
+      sh.y += rowH + 8;
+    }
   },
 
   // Heatmaps side by side: 'pair' (two columns when they fit), 'heads' (as many ~230 px
@@ -213,6 +256,8 @@ const BLOCKS = {
       widths = flex.map((k) => Math.max(110, Math.floor(avail * k / sum)));
       const over = widths.reduce((a, v) => a + v, 0) - avail;
       if (over > 0 && over < avail) widths = widths.map((w, i) => (w > 110 ? Math.max(110, w - Math.ceil(over * flex[i] / sum * 2)) : w));
+    } else if (b.layout === 'one') {
+      widths = [sh.cw];
     } else {
       const min = b.layout === 'pair' ? 220 : 230, per = Math.max(1, Math.min(n, Math.floor((sh.cw + gap) / (min + gap))));
       widths = b.panels.map(() => Math.floor((sh.cw - gap * (per - 1)) / per));
@@ -227,19 +272,41 @@ const BLOCKS = {
     if (b.note) { sh.note(b.note, sh.x, sh.y - 6, sh.cw); sh.y += 18; }
   },
 
-  curve(sh, b, res, ctx) {
-    sh.para(b.title, 13, sh.sc.css.fg, true, 6);
-    const W = Math.min(420, sh.cw), H = 230;
-    sh.plotWithNote(W, H, (g) => curve(g, res, sh.sc, ctx.t, W, H), b.note);
+  // Many heads: which one is large and which are shown, then the small multiples in a row,
+  // the picked one outlined.
+  multiples(sh, b) {
+    const r = sh.rec, sc = sh.sc;
+    sh.para(b.label + ': ' + (b.value + 1) + '  \u00b7  ' + b.range, 12.5, sc.css.fg, true, 8);
+    const gs = b.panels.map((p) => heatLayout(r, p.spec)), GAP = 10;
+    const starts = [0, ...balance(gs.map((g) => g.w + 4), GAP, sh.cw), gs.length];
+    for (let k = 0; k + 1 < starts.length; k++) {
+      let x = sh.x, rowH = 0;
+      for (let i = starts[k]; i < starts[k + 1]; i++) {
+        const p = b.panels[i], g = gs[i], on = p.head === b.value, y = sh.y;
+        r.font = font(11, on); r.fillStyle = on ? sc.css.fg : sc.css.muted; r.textAlign = 'left'; r.textBaseline = 'alphabetic';
+        r.fillText(p.title, x + 2, y + 11);
+        record(r, p.spec, sc, x + 2, y + 16);
+        if (on) { r.strokeStyle = sc.css.focus; r.lineWidth = 2; r.strokeRect(x, y + 14, g.w + 4, g.h + 4); }
+        rowH = Math.max(rowH, 20 + g.h);
+        x += g.w + 4 + GAP;
+      }
+      sh.y += rowH + 10;
+    }
   },
 
+  curve(sh, b, res, ctx) {
+    sh.para(b.title, 13, sh.sc.css.fg, true, 6);
+    const p = curveLayout(sh.rec, res, Math.min(420, sh.cw), CURVE_MAX_H);
+    sh.plotWithNote(p.w, p.h, (g) => curve(g, res, sh.sc, ctx.t, p), b.note);
+  },
+
+  // Each caption over its half of the drawing, wrapped to that half.
   links(sh, b, res) {
-    const r = sh.rec, size = linksSize(res.L, Math.min(360, sh.cw));
-    r.font = font(12, true); r.textBaseline = 'alphabetic';
-    r.textAlign = 'left'; r.fillStyle = sh.sc.css.attention; r.fillText(b.attnCaption, sh.x, sh.y + 12);
-    r.textAlign = 'right'; r.fillStyle = sh.sc.css.ffn; r.fillText(b.ffnCaption, sh.x + size.w, sh.y + 12);
-    sh.y += 20;
-    sh.plotWithNote(size.w, size.h, (g) => links(g, res, sh.sc, Math.min(360, sh.cw)), b.note);
+    const p = linksLayout(sh.rec, res, Math.min(520, sh.cw)), cw = p.half - 8;
+    const ha = sh.textBlock(b.attnCaption, sh.x, sh.y, cw, 12, sh.sc.css.attention, true);
+    const hf = sh.textBlock(b.ffnCaption, sh.x + p.half, sh.y, cw, 12, sh.sc.css.ffn, true);
+    sh.y += Math.max(ha, hf) + 6;
+    sh.plotWithNote(p.w, p.h, (g) => links(g, res, sh.sc, p), b.note);
   },
 
   bar(sh, b, res, ctx) {

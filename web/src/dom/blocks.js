@@ -2,10 +2,10 @@
    keyboard and data tables, shape chains, stat chips, plots, bars and tables. core/sheet.js
    draws the same blocks for the SVG/PNG export. Text goes in as text only. */
 import * as format from '../core/format.js';
-import { curve, links, linksSize } from '../core/plots.js';
+import { CURVE_MAX_H, curve, curveLayout, links, linksLayout } from '../core/plots.js';
 import { el } from './el.js';
 import * as flow from './flow.js';
-import { sizeCanvas } from './heatmap-canvas.js';
+import { draw as drawHeatmap, sizeCanvas } from './heatmap-canvas.js';
 import * as panel from './panel.js';
 import { scrollCue } from './scrollcue.js';
 import * as tables from './table.js';
@@ -65,7 +65,7 @@ const MAKERS = {
     box.appendChild(grid); box.appendChild(lg); box.appendChild(note);
     const panels = [];
     return { root: box, update: (b, ctx) => {
-      grid.className = b.layout === 'heads' ? 'heads' : b.layout === 'stages' ? 'stages' : 'pair';
+      grid.className = b.layout === 'heads' ? 'heads' : b.layout === 'stages' ? 'stages' : b.layout === 'one' ? 'one' : 'pair';
       const cls = b.layout === 'heads' ? 'head' : b.layout === 'stages' ? 'stage' : '';
       while (panels.length < b.panels.length) panels.push(panel.create(grid, { cls }));
       while (panels.length > b.panels.length) grid.removeChild(panels.pop().root);
@@ -84,6 +84,53 @@ const MAKERS = {
       if (b.note) panel.legendNote(note, b.note);
     } };
   },
+  // Many heads: "Head (1-n) [<] [n] [>]", then a page of small multiples, each a button that
+  // picks its head. The buttons' arrows are CSS, so the text is the same as in the export.
+  multiples() {
+    const box = el('div', 'head-picker'), bar = el('div', 'head-pick-bar'), label = el('label', 'head-pick-label');
+    const text = el('span'), input = el('input', 'head-pick-input'), range = el('span', 'head-pick-range');
+    const prev = el('button', 'mini head-step head-prev'), next = el('button', 'mini head-step head-next');
+    const grid = el('div', 'head-thumbs');
+    input.type = 'number'; input.min = '1'; input.step = '1'; input.name = 'head'; input.inputMode = 'numeric';
+    prev.type = next.type = 'button';
+    label.appendChild(text); label.appendChild(input);
+    bar.appendChild(prev); bar.appendChild(label); bar.appendChild(next); bar.appendChild(range);
+    box.appendChild(bar); box.appendChild(grid);
+    let cur = null;
+    const go = (h) => { if (cur && h >= 0 && h < cur.count && h !== cur.value) cur.pick(h); };
+    prev.addEventListener('click', () => go(cur.value - 1));
+    next.addEventListener('click', () => go(cur.value + 1));
+    input.addEventListener('change', () => {
+      const v = Number(input.value);
+      if (Number.isInteger(v)) go(Math.min(cur.count, Math.max(1, v)) - 1);
+      else input.value = String(cur.value + 1);
+    });
+    return { root: box, update: (b, ctx) => {
+      cur = b;
+      text.textContent = b.label;
+      range.textContent = b.range;
+      input.max = String(b.count);
+      if (document.activeElement !== input) input.value = String(b.value + 1);
+      prev.setAttribute('aria-label', b.prev); prev.title = b.prev; prev.disabled = b.value <= 0;
+      next.setAttribute('aria-label', b.next); next.title = b.next; next.disabled = b.value >= b.count - 1;
+      const had = grid.contains(document.activeElement) ? document.activeElement.dataset.head : null;
+      grid.textContent = '';
+      for (const p of b.panels) {
+        const btn = el('button', 'head-thumb'), canvas = el('canvas', 'hm');
+        btn.type = 'button';
+        btn.dataset.head = p.head;
+        btn.title = p.hint;
+        btn.setAttribute('aria-pressed', String(p.head === b.value));
+        btn.appendChild(el('span', 'head-thumb-title', p.title));
+        btn.appendChild(canvas);
+        btn.addEventListener('click', () => go(p.head));
+        grid.appendChild(btn);
+        drawHeatmap(canvas, p.spec, ctx.scheme, ctx.defer);
+        canvas.removeAttribute('role');
+        if (had === String(p.head)) btn.focus();
+      }
+    } };
+  },
   curve() {
     const box = el('figure', 'panel curve'), cap = el('figcaption', 'panel-head'), title = el('span', 'panel-title');
     cap.appendChild(title); box.appendChild(cap);
@@ -94,15 +141,18 @@ const MAKERS = {
       title.textContent = b.title;
       note.textContent = b.note;
       const paint = () => {
-        const W = Math.min(420, wrap.clientWidth || 320), H = 230;
-        const n = curve(sizeCanvas(canvas, W, H), res, ctx.scheme, ctx.t, W, H);
+        const p = curveLayout(canvas.getContext('2d'), res, Math.min(420, wrap.clientWidth || 320), CURVE_MAX_H);
+        const n = curve(sizeCanvas(canvas, p.w, p.h), res, ctx.scheme, ctx.t, p);
         canvas.setAttribute('aria-label', b.label(n));
+        // Test hooks: px per unit on each axis and where (0, 0) is, in CSS pixels.
+        Object.assign(canvas.dataset, { kx: p.kx, ky: p.ky, x0: p.x(0), y0: p.y(0) });
       };
       if (ctx.defer) ctx.defer(paint); else paint();
     } };
   },
+  // Captions over the half of the drawing each describes (the head is as wide as the canvas).
   links() {
-    const box = el('figure', 'panel inset'), head = el('figcaption', 'panel-head');
+    const box = el('figure', 'panel inset'), head = el('figcaption', 'panel-head inset-head');
     const a = el('span', 'inset-a'), f = el('span', 'inset-f');
     head.appendChild(a); head.appendChild(f); box.appendChild(head);
     const canvas = el('canvas', 'inset-canvas'), note = el('p', 'fig-note'), table = tables.create();
@@ -110,8 +160,11 @@ const MAKERS = {
     box.appendChild(canvas); box.appendChild(note); box.appendChild(table.root);
     return { root: box, update: (b, ctx, res) => {
       a.textContent = b.attnCaption; f.textContent = b.ffnCaption;
-      const width = Math.min(360, (box.parentNode && box.parentNode.clientWidth) || 360), size = linksSize(res.L, width);
-      links(sizeCanvas(canvas, size.w, size.h), res, ctx.scheme, width);
+      const width = (box.parentNode && box.parentNode.clientWidth - 17) || 360;   // less the inset's border and padding
+      const p = linksLayout(canvas.getContext('2d'), res, width);
+      links(sizeCanvas(canvas, p.w, p.h), res, ctx.scheme, p);
+      head.style.width = p.w + 'px';
+      note.style.maxWidth = Math.max(p.w, 320) + 'px';
       canvas.setAttribute('aria-label', b.label);
       note.textContent = b.note;
       table.update(b.table, ctx.t);

@@ -7,7 +7,7 @@ import { X, legendOf } from './common.js';
 
 function thumb(name, data, rows, cols, tokens, t) {
   return { data, rows, cols, kind: 'diverging', max: absMax(data), rowLabels: null, colLabels: null, focusRow: -1,
-    maxCell: 6, cellH: Math.max(2, Math.min(7, Math.floor(70 / rows))), width: 4 + cols * Math.max(1, Math.min(6, Math.floor(96 / cols))) + 6,
+    maxCell: 6, cellH: Math.max(1, Math.min(7, Math.floor(70 / rows))), width: 4 + cols * Math.max(1, Math.min(6, Math.floor(96 / cols))) + 6,
     maxWidth: 170, label: t('thumbLabel', { name, r: rows, c: cols }),
     describe: (r, c) => name + '[' + tokens[r] + ', ' + c + '] = ' + F.f32(data[r * cols + c]) };
 }
@@ -26,7 +26,7 @@ export default {
       { name: res.gated ? t('gateName') : t('hiddenName'), shape: L + X + f, note: count(t, L * f),
         thumb: thumb('hidden', fx.hidden, L, f, tk, t) },
       { op: act, sub: res.gated ? t('gatedOp', { shape: d + X + f, n: F.int(p3) }) : t('elementwise') },
-      { name: t('activatedName'), shape: L + X + f, accent: true, note: t('negCount', { n: fx.negBefore, m: fx.negAfter }),
+      { name: t('activatedName'), shape: L + X + f, accent: true, note: t('negCount', { n: F.int(fx.negBefore), m: F.int(fx.negAfter) }),
         thumb: thumb('activated', fx.activated, L, f, tk, t) },
       { op: '\u00b7 W\u2082 + b\u2082', sub: t('weightShape', { name: 'W\u2082', shape: f + X + d, n: F.int(p2) }) },
       { name: t('outName'), shape: L + X + d, note: t('sameShape'), thumb: thumb('out', fx.out, L, d, tk, t) }

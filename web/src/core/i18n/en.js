@@ -99,6 +99,7 @@ export default {
 
   tokensAria: 'Choose a token', tokenTitle: 'token {i}: {tok}',
   rowsLabel: '{name}: row of token "{tok}" highlighted, other rows grey.',
+  insetAttnCausal: 'Attention: reads only the rows up to its own',
   insetAttn: 'Attention: reads every row', insetFfn: 'FFN: reads its own row',
   insetLabel: 'Links into token "{tok}": attention from every visible token, FFN from itself only.',
   insetNote: 'Line width: the weight "{tok}" gives each token, averaged over heads.',
@@ -113,7 +114,9 @@ export default {
   woSub: 'W_O {shape}, per token',
   attnStats: 'Spread of the raw scores: {raw}, after scaling: {scaled}. Peak: on average a row\'s largest weight is {peak} (uniform would be {uniform}, one-hot 1).',
   attnStatsOff: 'Scaling is off: softmax sees the raw scores, spread {raw} (÷ √d_k would make it {scaled}). Peak: on average a row\'s largest weight is {peak} (uniform would be {uniform}, one-hot 1).',
-  headTitle: 'Head {h}', maskedNote: 'grey = masked',
+  headPick: 'Head (1–{n})', headRange: 'small multiples: heads {a}–{b} of {n}', headShow: 'Show head {h} large',
+  headPrev: 'Previous head', headNext: 'Next head',
+  headTitle: 'Head {h}', maskedNote: 'hatched grey = masked',
   headLabel: 'Head {h}: {what}, {L} by {L}, rows are queries, columns keys.',
   cellDescribe: 'head {h}: {q} → {k}: {what} = {v}', maskedCell: '(masked)', queryKey: 'query \\ key',
 

@@ -99,6 +99,7 @@ export default {
 
   tokensAria: '选择一个 token', tokenTitle: '第 {i} 个 token：{tok}',
   rowsLabel: '{name}：“{tok}”这一行高亮，其余行为灰色。',
+  insetAttnCausal: '注意力：只读到自己为止的各行',
   insetAttn: '注意力：读取每一行', insetFfn: 'FFN：只读自己这一行',
   insetLabel: '流入“{tok}”的连线：注意力来自每个可见的 token，FFN 只来自它自己。',
   insetNote: '线宽：“{tok}”分给每个 token 的权重（各头平均）。',
@@ -113,7 +114,9 @@ export default {
   woSub: 'W_O {shape}，逐 token 作用',
   attnStats: '原始分数的标准差：{raw}，缩放后：{scaled}。峰值：每行最大权重的平均是 {peak}（均匀分布为 {uniform}，one-hot 为 1）。',
   attnStatsOff: '缩放已关闭：softmax 直接使用原始分数，其标准差为 {raw}（除以 √d_k 后会是 {scaled}）。峰值：每行最大权重的平均是 {peak}（均匀分布为 {uniform}，one-hot 为 1）。',
-  headTitle: '第 {h} 头', maskedNote: '灰色 = 被掩码',
+  headPick: '头（1–{n}）', headRange: '小图：第 {a}–{b} 头（共 {n} 个）', headShow: '放大第 {h} 头',
+  headPrev: '上一个头', headNext: '下一个头',
+  headTitle: '第 {h} 头', maskedNote: '灰色斜线 = 被掩码',
   headLabel: '第 {h} 头：{what}，{L} × {L}，行为查询，列为键。',
   cellDescribe: '第 {h} 头：{q} → {k}：{what} = {v}', maskedCell: '（被掩码）', queryKey: '查询 \\ 键',
 
