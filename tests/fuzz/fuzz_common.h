@@ -1,0 +1,203 @@
+/* fuzz_common.h - shared by the libFuzzer targets: a reader of the fuzz input, sizes that are
+   mostly small but reach the API's edges, exact-size heap buffers (so AddressSanitizer sees a
+   one-float overrun), the argument checks the header documents (the expected status), double
+   references of the activations, and a check that aborts with the numbers. */
+#ifndef BL_FUZZ_COMMON_H
+#define BL_FUZZ_COMMON_H
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "blocklens.h"
+
+#define FZ_UNUSED __attribute__((unused))
+/* Reference loops and buffer fills: not instrumented for coverage (their loop comparisons,
+   traced, cost the fuzzer more time than the engine itself), and kept out of line so that
+   inlining does not instrument them after all. */
+#define FZ_QUIET __attribute__((noinline, unused, no_sanitize("coverage")))
+
+/* ---- reading the input: every read past the end gives 0, so any input decodes ------------ */
+typedef struct { const uint8_t *p; size_t n; } fz_in;
+
+static FZ_UNUSED unsigned fz_byte(fz_in *in) {
+    if (!in->n) return 0;
+    in->n--;
+    return *in->p++;
+}
+static FZ_UNUSED uint32_t fz_u32(fz_in *in) {
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) v |= (uint32_t)fz_byte(in) << (8 * i);
+    return v;
+}
+
+/* Sizes: 3 byte values in 4 give 1..small; the rest pick an edge: the kernels' tile and block
+   boundaries (4, 8, 64, 768), BL_MAX_DIM and its neighbours, the dims whose products pass 2^28
+   (BL_MAX_ELEMS), 2^31 (46341^2) and 2^32 (65536^2), and the invalid 0, negatives, INT_MAX. */
+static const int fz_edges[] = {
+    1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 767, 768, 769,
+    1024, 2048, 4095, 4096, 4097, 8191, 8192, 8193, 16383, 16384, 16385, 23170, 23171, 32767,
+    32768, 46340, 46341, 65535, 65536, 65537, 131072, 0, -1, -65536, INT_MIN, INT_MAX};
+#define FZ_N_EDGES ((unsigned)(sizeof fz_edges / sizeof fz_edges[0]))
+
+static FZ_UNUSED int fz_dim(fz_in *in, int small) {
+    unsigned b = fz_byte(in);
+    if (b < 192) return 1 + (int)(b % (unsigned)small);
+    return fz_edges[(b - 192) % FZ_N_EDGES];
+}
+
+/* An activation: mostly one of the 7, sometimes out of range (negative, BL_ACT_COUNT, large). */
+static FZ_UNUSED bl_activation fz_activation(fz_in *in) {
+    unsigned b = fz_byte(in);
+    static const int bad[] = {-1, BL_ACT_COUNT, BL_ACT_COUNT + 1, 255, INT_MIN, INT_MAX};
+    if (b < 224) return (bl_activation)(b % BL_ACT_COUNT);
+    return (bl_activation)bad[(b - 224) % 6];
+}
+
+/* An eps: mostly 1e-5, else an edge (tiny, denormal, huge, 0, negative, NaN, infinities). */
+static FZ_UNUSED float fz_eps(fz_in *in) {
+    static const float e[] = {1e-5f, 1e-6f, 1e-12f, 1.0f, 1e10f, 1.17549435e-38f, 1e-45f,
+                              3.4e38f, 0.0f, -0.0f, -1e-5f, NAN, INFINITY, -INFINITY};
+    unsigned b = fz_byte(in);
+    return b < 128 ? 1e-5f : e[(b - 128) % (sizeof e / sizeof e[0])];
+}
+
+/* ---- exact-size heap buffers ----------------------------------------------------------------
+   Every block is malloc'd with exactly the bytes the call needs, so reading or writing one float
+   past it is a heap-buffer-overflow. Blocks are recorded and freed by fz_free_all. */
+#define FZ_MAX_BLOCKS 96
+static void *fz_blocks[FZ_MAX_BLOCKS];
+static int fz_nblocks;
+
+static FZ_UNUSED void *fz_alloc(size_t bytes) {
+    if (fz_nblocks == FZ_MAX_BLOCKS) abort();            /* a target bug, not an engine one */
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) abort();
+    fz_blocks[fz_nblocks++] = p;
+    return p;
+}
+static FZ_UNUSED void fz_free_all(void) {
+    while (fz_nblocks) free(fz_blocks[--fz_nblocks]);
+}
+
+/* n floats from the input: multiples of 1/64 in [-2, 2) (finite, so results can be checked
+   against a reference), or with raw the input's bytes as float bits (NaN, infinities,
+   denormals: only memory safety is checked then). Past the input's end a fixed pattern. */
+static FZ_QUIET float *fz_floats(fz_in *in, uint64_t n, int raw) {
+    float *p = fz_alloc((size_t)n * sizeof(float));
+    for (uint64_t i = 0; i < n; i++) {
+        if (raw && in->n >= 4) {
+            uint32_t u = fz_u32(in);
+            memcpy(&p[i], &u, 4);
+        } else if (in->n) {
+            p[i] = (float)(int8_t)fz_byte(in) / 64.0f;
+        } else {
+            p[i] = (float)((int)((i * 2654435761u) >> 25) - 64) / 64.0f;
+        }
+    }
+    return p;
+}
+/* An output block of n floats, filled with a NaN pattern so unwritten outputs show. */
+static FZ_QUIET float *fz_out(uint64_t n) {
+    float *p = fz_alloc((size_t)n * sizeof(float));
+    for (uint64_t i = 0; i < n; i++) p[i] = NAN;
+    return p;
+}
+
+/* ---- the documented argument checks, in the engine's order ---------------------------------- */
+static FZ_UNUSED int fz_dim_ok(int v) { return v >= 1 && v <= BL_MAX_DIM; }
+/* dims are in [1, 2^16] when this is asked, so a * b (a itself may be a product) fits */
+static FZ_UNUSED int fz_fits(uint64_t a, uint64_t b) { return a * b <= BL_MAX_ELEMS; }
+
+/* Expected status of bl_ffn_forward for these sizes, pointers and activation. */
+static FZ_UNUSED bl_status fz_ffn_status(const bl_ffn_desc *d, const bl_ffn_out *o) {
+    if (!d || !o) return BL_ERR_NULL;
+    if (!fz_dim_ok(d->L) || !fz_dim_ok(d->d_model) || !fz_dim_ok(d->d_ff)) return BL_ERR_SIZE;
+    if ((unsigned)d->activation >= BL_ACT_COUNT) return BL_ERR_ACTIVATION;
+    if (!fz_fits(d->L, d->d_model) || !fz_fits(d->L, d->d_ff) || !fz_fits(d->d_model, d->d_ff))
+        return BL_ERR_TOO_LARGE;
+    if (!d->x || !d->w1 || !d->w2 || !o->activated || !o->out) return BL_ERR_NULL;
+    if (bl_activation_is_gated(d->activation)) {
+        if (!d->w3) return BL_ERR_ACTIVATION;
+        if (!o->up) return BL_ERR_NULL;
+    } else if (d->w3 || d->b3) {
+        return BL_ERR_ACTIVATION;
+    }
+    return BL_OK;
+}
+
+/* Expected status of bl_attention_forward. */
+static FZ_UNUSED bl_status fz_attention_status(const bl_attention_desc *d,
+                                               const bl_attention_out *o, const float *ws) {
+    if (!d || !o) return BL_ERR_NULL;
+    if (!fz_dim_ok(d->L) || !fz_dim_ok(d->d_model) || !fz_dim_ok(d->n_heads)) return BL_ERR_SIZE;
+    if (d->d_model % d->n_heads) return BL_ERR_SHAPE;
+    if (!fz_fits(d->L, d->d_model) || !fz_fits(d->d_model, d->d_model) ||
+        !fz_fits((uint64_t)d->n_heads * d->L, d->L))
+        return BL_ERR_TOO_LARGE;
+    if (!d->x || !d->wq || !d->wk || !d->wv || !d->wo || !o->q || !o->k || !o->v ||
+        !o->concat || !o->out)
+        return BL_ERR_NULL;
+    if (!o->weights && !ws) return BL_ERR_NULL;
+    return BL_OK;
+}
+
+/* Buffers of a call the engine refuses get one float each (exact, on the heap): an engine
+   that accepted them anyway would overrun. A call the engine accepts gets the documented
+   sizes, if they fit the budget below; otherwise the target skips it. */
+#define FZ_BUDGET_FLOATS ((uint64_t)1 << 20)   /* 4 MiB of buffers: BL_MAX_DIM x 16 */
+#define FZ_BUDGET_WORK ((uint64_t)1 << 20)     /* multiply-adds, the reference's included */
+
+/* ---- references and checks ------------------------------------------------------------------ */
+static FZ_QUIET double fz_act(double v, bl_activation act) {
+    switch (act) {
+    case BL_ACT_RELU: return v > 0 ? v : 0;
+    case BL_ACT_GELU:
+    case BL_ACT_GEGLU: return 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
+    case BL_ACT_GELU_TANH:
+        return 0.5 * v * (1.0 + tanh(sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+    case BL_ACT_SILU:
+    case BL_ACT_SWIGLU: return v / (1.0 + exp(-v));
+    default: return v;
+    }
+}
+/* The engine's activations: exp within 2 ulp, erf within 2e-7, float rounding. */
+static FZ_UNUSED double fz_act_tol(double v) { return 1e-6 * (1.0 + fabs(v)); }
+
+/* Bound on the rounding of a float sum of n terms whose magnitudes add to abs_sum. */
+static FZ_UNUSED double fz_sum_tol(int n, double abs_sum) {
+    return 2.0 * (n + 2) * 5.96e-8 * abs_sum + 1e-30;
+}
+
+#define FZ_CHECK(cond, ...)                                                                    \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            fprintf(stderr, "\nfuzz check failed at %s:%d: %s\n  ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                                      \
+            fprintf(stderr, "\n");                                                             \
+            abort();                                                                           \
+        }                                                                                      \
+    } while (0)
+
+/* The call returned `got`; the documented checks say `want`; err must agree with both. */
+static FZ_UNUSED void fz_check_status(const char *what, bl_status got, bl_status want,
+                                      const bl_error *err) {
+    FZ_CHECK(got == want, "%s returned %d (%s), the documented checks give %d; message \"%s\"",
+             what, got, bl_status_string(got), want, err ? err->message : "");
+    if (!err) return;
+    FZ_CHECK(err->status == got, "%s: err.status %d, returned %d", what, err->status, got);
+    FZ_CHECK((got == BL_OK) == (err->message[0] == '\0'), "%s: status %d with message \"%s\"",
+             what, got, err->message);
+    FZ_CHECK(memchr(err->message, '\0', sizeof err->message) != NULL, "%s: unterminated", what);
+}
+
+/* |got - want| <= tol, NaN never close. */
+static FZ_QUIET void fz_check_close(const char *what, size_t i, double got, double want,
+                                     double tol) {
+    FZ_CHECK(fabs(got - want) <= tol, "%s[%zu]: got %.9g, want %.9g (diff %.3g, tolerance %.3g)",
+             what, i, got, want, fabs(got - want), tol);
+}
+
+#endif

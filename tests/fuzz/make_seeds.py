@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of the fuzz targets (tests/fuzz/corpus/<target>/<name>), committed:
+a few inputs per target that decode to the page's default sizes, the kernels' tile edges,
+BL_MAX_DIM, refused sizes, every activation, masks and the optional outputs. The layouts are
+the ones each fuzz_<target>.c reads; run this again after changing one.
+Usage: python3 tests/fuzz/make_seeds.py"""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EDGES = [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 767, 768,
+         769, 1024, 2048, 4095, 4096, 4097, 8191, 8192, 8193, 16383, 16384, 16385, 23170, 23171,
+         32767, 32768, 46340, 46341, 65535, 65536, 65537, 131072, 0, -1, -65536, -2**31,
+         2**31 - 1]   # fz_edges in fuzz_common.h
+
+
+def edge(v):
+    """The byte fz_dim reads as the edge value v."""
+    return 192 + EDGES.index(v)
+
+
+def small(v):
+    """The byte fz_dim reads as the small size v (1 <= v <= its `small`)."""
+    return v - 1
+
+
+def floats(*vals):
+    """Input floats: fz_floats reads a byte b as (int8)b / 64."""
+    return bytes(int(v * 64) & 0xFF for v in vals)
+
+
+SEEDS = {
+    "linear": {
+        # byte 0 even: linear; M, K, N, flags (bit 0 bias)
+        "page_7x8_at_8x32_bias": bytes([0, small(7), small(8), small(32), 1]) + floats(0.5, -1, 1.5),
+        "tiles_5x40_at_40x40": bytes([0, small(5), small(40), small(40), 0]),
+        "max_dim_1x1_at_1x65536": bytes([0, small(1), small(1), edge(65536), 1]),
+        "refused_46341_squared": bytes([0, edge(46341), edge(46341), small(1), 0]),
+        "refused_null_out": bytes([0, small(3), small(4), small(5), 1 << 2]),
+        # byte 0 odd: activation; act, flags, n
+        **{f"activation_{a}": bytes([1, a, 0, small(40)]) + floats(-2, -0.5, 0, 0.25, 1.75)
+           for a in range(7)},
+        "activation_unknown": bytes([1, 224, 0, small(3)]),
+        "activation_too_large": bytes([1, 0, 7 << 5, 0, 5]),
+    },
+    "ffn": {
+        # L, d_model, d_ff, activation, flags (b1 b2 b3 hidden raw no_err swap_w3 null), drop
+        "page_relu": bytes([small(7), small(8), small(32), 0, 0b1011, 0]),
+        "page_gelu_no_bias": bytes([small(7), small(8), small(32), 1, 0b1000, 0]),
+        "swiglu_with_b3": bytes([small(7), small(8), small(21), 5, 0b1111, 0]),
+        "geglu": bytes([small(4), small(16), small(40), 6, 0b0111, 0]),
+        "gated_without_w3": bytes([small(2), small(3), small(4), 5, 1 << 6, 0]),
+        "max_d_ff": bytes([small(1), small(1), edge(65536), 3, 0b1011, 0]),
+        "refused_hidden_2_32": bytes([edge(65536), small(1), edge(65536), 0, 0, 0]),
+    },
+    "attention": {
+        # L, d_model, heads (a divisor of d_model by index), flags (causal no_scale mask scores
+        # weights context raw no_err), biases and drop; then the mask bytes
+        "page_7x8_2_heads_all_outputs": bytes([small(7), small(8), 1, 0b111001, 0x0F]),
+        "page_causal_workspace": bytes([small(7), small(8), 1, 0b000001, 0x0F]),
+        "masked_keys": bytes([small(9), small(12), 2, 0b011100, 0x05]) + bytes([1, 0, 1, 1, 0, 4, 1, 1, 0]),
+        "all_keys_masked": bytes([small(5), small(4), 0, 0b010100, 0]) + bytes([0, 0, 0, 0, 0]),
+        "no_scale": bytes([small(12), small(24), 3, 0b010010, 0x0F]),
+        "blocked_path_65_tokens": bytes([edge(65), small(4), 0, 0b000001, 0]),
+        "d_k_64_one_head": bytes([small(3), edge(64), 0, 0b001000, 0]),
+        "small_head_test_at_8192_x_64": bytes([edge(8192), edge(64), 0, 0b011000, 0]),
+        "refused_shape": bytes([small(4), small(10), 203, 0, 0]),
+        "refused_no_workspace": bytes([small(4), small(8), 1, 0, 11 << 4]),
+    },
+    "norm": {
+        # kind (0 layer 1 rms 2 batch), L, d, eps, flags (gamma beta mean rstd raw no_err, drop)
+        "layer_7x8": bytes([0, small(7), small(8), 0, 0b1111]) + floats(1, 2, 3, 4, 5, 6, 7, 8),
+        "rms_7x8": bytes([1, small(7), small(8), 0, 0b1001]),
+        "batch_12x40": bytes([2, small(12), small(40), 0, 0b1111]),
+        "constant_row_tiny_eps": bytes([0, small(1), small(8), 128 + 6, 0b1100]) + floats(*[0.5] * 8),
+        "eps_nan": bytes([0, small(2), small(2), 128 + 11, 0]),
+        "max_dim_row": bytes([0, small(1), edge(65536), 0, 0b1100]),
+        "refused_2_32": bytes([2, edge(65536), edge(65536), 0, 0]),
+    },
+    "block": {
+        # L, d_model, heads, d_ff, activation, eps, eps default, flags (pre_ln causal no_scale mask
+        # scores weights context hidden), biases, norms/raw/no_err/drop; then the mask
+        "page_post_ln_relu": bytes([small(7), small(8), 1, small(24), 0, 0, 0, 0b11110000, 0x3F, 0x0F]),
+        "gpt_pre_ln_causal_gelu": bytes([small(7), small(8), 1, small(24), 1, 0, 0, 0b00000011, 0x3F, 0x0F]),
+        "swiglu_masked": bytes([small(6), small(16), 3, small(12), 5, 0, 255, 0b00011001, 0x7F, 0x05]) + bytes([1, 1, 0, 1, 1, 1]),
+        "eps_zero_means_default": bytes([small(3), small(4), 0, small(5), 2, 128 + 8, 255, 0, 0, 0]),
+        "refused_eps_negative": bytes([small(3), small(4), 0, small(5), 2, 128 + 10, 255, 0, 0, 0]),
+        "refused_missing_norm2": bytes([small(3), small(4), 0, small(5), 0, 0, 0, 0, 0, 1 << 6]),
+    },
+    "rng": {
+        # seed, spoil (bit 0 pos from a list, 1 pos from 4 bytes, 2 has_gauss, 3 gauss), calls
+        "seed_42_randn_56": struct.pack("<I", 42) + bytes([0, 1, 56, 0, 8, 2, 10, 7, 7, 5, 3]),
+        "seed_0_uniform_and_u32": struct.pack("<I", 0) + bytes([0, 0, 200, 3, 4, 5, 6, 248, 100]),
+        "pos_minus_one": struct.pack("<I", 7) + bytes([1, 0, 1, 4, 2, 4, 3, 0, 5]),
+        "pos_int_min": struct.pack("<I", 7) + bytes([1, 5, 0, 9, 3, 1, 2]),
+        "pos_625_cached_gauss": struct.pack("<I", 7) + bytes([1 | 4, 7, 1, 0, 0, 0, 7, 7, 1, 3]),
+        "fill_too_large": struct.pack("<I", 1) + bytes([0, 2, 255, 0, 252, 1, 250]),
+    },
+    "params": {
+        # byte 0 % 4 == 0: presets: index (a flag byte, then 4 bytes or 1), how the name is
+        # made (bit 0 a preset's, 1 cut, 2 one byte appended, 3 printed_total NULL), which, len
+        **{f"preset_{i}": bytes([0, 0, i + 1, 1, i, 0]) for i in range(6)},
+        "preset_name_cut": bytes([4, 0, 3, 1 | 2, 2, 3]),
+        "preset_name_extended": bytes([4, 0, 3, 1 | 4 | 8, 3, 0, ord("x")]),
+        "preset_unknown": bytes([8, 1, 255, 255, 255, 255, 0, 0, 5]) + b"gpt-2",
+        # config: vocab max_pos type d_model layers heads kv d_ff gated norm attn_b ffn_b
+        # embed_n final_n lm_head pooler experts top_k dec_layers, fix
+        "config_small": bytes([1, 10, 8, 2, 12, 2, 4, 0, 15, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0]),
+        "config_moe": bytes([1, 12, 0, 0, 8, 2, 4, 2, 14, 1, 2, 0, 0, 0, 1, 1, 0, 8, 2, 0, 0]),
+        "config_2_40": bytes([1, 128 + 18, 0, 0, 128 + 18, 1, 0, 0, 128 + 18, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 0, 1]),
+        "config_pooler_2_40": bytes([1, 0, 0, 0, 128 + 18, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1]),
+        "config_negative": bytes([1, 128 + 22, 0, 0, 4, 1, 1, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
+    },
+}
+
+for target, seeds in SEEDS.items():
+    folder = os.path.join(HERE, "corpus", target)
+    os.makedirs(folder, exist_ok=True)
+    for old in os.listdir(folder):
+        os.remove(os.path.join(folder, old))
+    for name, data in seeds.items():
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+    print(f"{target}: {len(seeds)} seeds")
