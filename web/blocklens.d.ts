@@ -111,17 +111,30 @@ export interface Engine {
   readonly presets: PresetName[];
   readonly activations: Activation[];
   numpyRandom(seed: number): NumpyRandom;
-  /* `into`: a previous result of the same call (same sizes and options); its arrays receive
-     the outputs and it is returned, so repeated calls allocate nothing.
+  /* Every argument is checked before anything is computed; a bad one throws an Error whose
+     message starts with "BlockLens: " and names it (values quoted at most 40 characters long);
+     the engine keeps working. Each option is read once (getters and Proxies run once, in the
+     call); an option name the call does not know (a misspelt `Causal`) throws and lists the
+     known ones. Arrays count by their real kind and length (a Proxy of a typed array is not
+     one; a subclass's own `length` is not asked). An exception thrown by the caller's code
+     while the options are read comes back as a BlockLens Error with it as `cause`. A call
+     needing more than the 2 GiB heap throws (naming its sizes) before anything is allocated.
+     `into`: a previous result of the same call (same sizes and options); its arrays receive
+     the outputs and it is returned, so repeated calls allocate nothing. Its arrays must be
+     real Float32Arrays of the output sizes, none overlapping another; a gated FFN's `gate`
+     must be its `hidden` array or absent (added when `into` is extensible); else it throws
+     and `into` is left untouched.
      Fresh results are Float32Arrays the caller owns. Small ones (4 KB of outputs or less, as at
      the page's sizes) are views of a shared 16 KB ArrayBuffer, never overlapping another
-     result: copy an array (`.slice()`) before transferring its `.buffer` to a worker. */
+     result: copy an array (`.slice()`) before transferring its `.buffer` to a worker
+     (transferring it detaches every result in that buffer; later calls start a new one). */
   ffn(options: FfnOptions, into?: FfnResult): FfnResult;
   attention(options: AttentionOptions, into?: AttentionResult): AttentionResult;
   layerNorm(options: NormOptions, into?: NormResult): NormResult;
   rmsNorm(options: NormOptions, into?: NormResult): NormResult;
   batchNorm(options: NormOptions, into?: NormResult): NormResult;
   encoderLayer(options: EncoderLayerOptions, into?: EncoderLayerResult): EncoderLayerResult;
+  /** Throws when a count is past 2^53 - 1 (a JS number would hold it rounded). */
   paramCount(config: ModelConfig | PresetName): ParamCount;
   presetConfig(name: PresetName): { config: Required<ModelConfig>; printedTotal: number };
   /** Bytes of wasm memory (grows on demand, never shrinks). */

@@ -21,7 +21,7 @@ const cases = [
   ['ffn', { L: -1 }, /^BlockLens: L \(-1\)/],
   ['ffn', { L: 2.5 }, /L \(2.5\)/],
   ['ffn', { dFF: NaN }, /dFF \(NaN\)/],
-  ['ffn', { dFF: '8' }, /dFF \(8\) must be an integer/],
+  ['ffn', { dFF: '8' }, /dFF must be an integer between 1 and 65536, not "8" \(a string\)/],
   ['ffn', { L: 65536, dFF: 65536 }, /hidden \(L x dFF\) \(65536 x 65536\) exceeds/],
   ['ffn', { x: undefined }, /x is required \(12 numbers\)/],
   ['ffn', { x: new Float32Array(11) }, /x has 11 values, expected 12/],
@@ -83,10 +83,10 @@ test('the engine keeps working after every refusal', () => {
 
 test('a request beyond the memory limit throws instead of aborting', () => {
   // 16384 x 16384 scores and weights are within the size limits, but 2 GiB together: more
-  // than the 2 GiB wasm heap can hold, so malloc fails and the call throws.
+  // than the 2 GiB wasm heap can hold, so the call is refused before malloc.
   const L = 16384, w = new Float32Array(16);
   assert.throws(() => bl.attention({ L, dModel: 4, nHeads: 1, x: new Float32Array(L * 4), Wq: w, Wk: w, Wv: w, Wo: w }),
-    /out of memory: could not allocate \d+ bytes/);
+    /out of memory: attention \(L 16384, dModel 4, nHeads 1\) needs \d+ bytes of wasm memory, more than the 2147483648/);
   assert.ok(bl.heapBytes() <= 2 ** 31);
   assert.equal(bl.ffn(ffnArgs).out.length, 12);
 });

@@ -3,6 +3,12 @@
    one shared from another engine: load({ wasmModule })), and the export; appended after
    engine.js in the same scope and closing the scope that engine-pre.js opened. */
 
+  var CONFIG_ARGS = optionNames(CONFIG_KEYS, function (c) {
+    var r = {};
+    CONFIG_KEYS.forEach(function (k) { r[k] = c[k]; });
+    return r;
+  });
+
   /* Parameter counts of a config object or a preset name. */
   Engine.prototype.paramCount = function (c) {
     var self = this, printed = 0, fields;
@@ -11,20 +17,29 @@
       printed = p.printedTotal;
       c = p.config;
     }
-    options(c, 'paramCount');
-    for (var key in c)
-      if (CONFIG_KEYS.indexOf(key) < 0) fail('unknown config key "' + key + '" (known: ' + CONFIG_KEYS.join(', ') + ')');
+    try {
+      if (c === null || typeof c !== 'object' || Array.isArray(c))
+        fail('paramCount expects an options object (a config) or a preset name, not ' + show(c));
+      var keys = Object.keys(c);
+      for (var i = 0; i < keys.length; i++)
+        if (!CONFIG_ARGS.has.has(keys[i]))
+          fail('unknown config key "' + cut(keys[i]) + '" (known: ' + CONFIG_KEYS.join(', ') + ')');
+      var read = CONFIG_ARGS.read(c);   /* each key read once */
+    } catch (e) {
+      rethrow(e, 'paramCount');
+    }
     fields = CONFIG_KEYS.map(function (k) {
-      var v = c[k];
+      var v = read[k];
       if (k === 'norm') {
         if (v === undefined || v === 'layer') return 0;
         if (v === 'rms') return 1;
-        fail('norm "' + String(v) + '" must be "layer" or "rms"');
+        fail(typeof v === 'string' ? 'norm "' + cut(v) + '" must be "layer" or "rms"'
+          : 'norm must be "layer" or "rms", not ' + show(v));
       }
       if (v === undefined || v === false) return 0;
       if (v === true) return 1;
-      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
-        fail(k + ' (' + String(v) + ') must be a whole number >= 0');
+      if (typeof v !== 'number') fail(k + ' must be a whole number >= 0 (or true / false), not ' + show(v));
+      if (!Number.isSafeInteger(v) || v < 0) fail(k + ' (' + v + ') must be a whole number >= 0');
       return v;
     });
     return this._call(8 * (CONFIG_KEYS.length + COUNT_KEYS.length), function (base, m, err) {
@@ -32,7 +47,13 @@
       m.HEAPF64.set(fields, base >> 3);
       self._check(m._bl__param_count_f64(base, counts, err), err);
       var r = {};
-      COUNT_KEYS.forEach(function (k, i) { r[k] = m.HEAPF64[(counts >> 3) + i]; });
+      COUNT_KEYS.forEach(function (k, i) {
+        var v = m.HEAPF64[(counts >> 3) + i];
+        /* C counts in int64; past 2^53 a JS number would hold a rounded count */
+        if (!Number.isSafeInteger(v))
+          fail(k + ' (about ' + v.toPrecision(4) + ') is past 2^53 - 1: a JS number cannot hold it exactly');
+        r[k] = v;
+      });
       r.printedTotal = printed;
       return r;
     });
@@ -41,8 +62,7 @@
   /* { config, printedTotal } of a named preset. */
   Engine.prototype.presetConfig = function (name) {
     var self = this;
-    if (typeof name !== 'string' || this.presets.indexOf(name) < 0)
-      fail('preset "' + String(name).slice(0, 40) + '" is not one of ' + this.presets.join(', '));
+    oneOf(name, 'preset', this.presets);
     var len = this._m.lengthBytesUTF8(name) + 1;
     return this._call(8 * (CONFIG_KEYS.length + 1) + len, function (base, m, err) {
       var printed = base + 8 * CONFIG_KEYS.length, str = printed + 8;
@@ -59,16 +79,18 @@
 
   /* numpy's legacy RandomState(seed): state lives in JS, copied in and out per call. */
   Engine.prototype.numpyRandom = function (seed) {
-    if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > 4294967295)
-      fail('seed (' + String(seed) + ') must be an integer between 0 and 2**32 - 1');
+    if (typeof seed !== 'number') fail('seed must be an integer between 0 and 2**32 - 1, not ' + show(seed));
+    if (!Number.isInteger(seed) || seed < 0 || seed > 4294967295)
+      fail('seed (' + seed + ') must be an integer between 0 and 2**32 - 1');
     var engine = this, state = new Uint8Array(RNG_BYTES);
     engine._call(RNG_BYTES, function (base, m) {
       m._bl_rng_seed(base, seed >>> 0);
       state.set(m.HEAPU8.subarray(base, base + RNG_BYTES));
     });
-    function draw(n, fnName, bytesPer, View) {
-      if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_ELEMS)
-        fail('n (' + String(n) + ') must be an integer between 0 and ' + MAX_ELEMS);
+    function draw(n, fnName, bytesPer, View, name) {
+      if (typeof n !== 'number') fail('n must be an integer between 0 and ' + MAX_ELEMS + ', not ' + show(n));
+      if (!Number.isInteger(n) || n < 0 || n > MAX_ELEMS)
+        fail('n (' + n + ') must be an integer between 0 and ' + MAX_ELEMS);
       return engine._call(RNG_BYTES + n * bytesPer, function (base, m, err) {
         m.HEAPU8.set(state, base);
         var out = base + RNG_BYTES;
@@ -76,13 +98,13 @@
         state.set(m.HEAPU8.subarray(base, base + RNG_BYTES));
         var view = new View(m.HEAPU8.buffer, out, n);
         return view.slice();
-      });
+      }, name + '(' + n + ')');
     }
     return {
       seed: seed,
-      randn: function (n) { return draw(n, '_bl_rng_normal_f64', 8, Float64Array); },
-      rand: function (n) { return draw(n, '_bl_rng_uniform_f64', 8, Float64Array); },
-      randnF32: function (n) { return draw(n, '_bl_rng_normal_f32', 4, Float32Array); }
+      randn: function (n) { return draw(n, '_bl_rng_normal_f64', 8, Float64Array, 'randn'); },
+      rand: function (n) { return draw(n, '_bl_rng_uniform_f64', 8, Float64Array, 'rand'); },
+      randnF32: function (n) { return draw(n, '_bl_rng_normal_f32', 4, Float32Array, 'randnF32'); }
     };
   };
 
@@ -101,11 +123,9 @@
     }
   }
 
-  function boolOpt(opts, name) {
-    var v = opts === undefined ? undefined : opts[name];
-    if (v !== undefined && typeof v !== 'boolean') fail(name + ' must be true or false, not ' + String(v));
-    return v;
-  }
+  var LOAD_ARGS = optionNames(['simd', 'fma', 'wasmModule'], function (o) {
+    return { simd: o.simd, fma: o.fma, wasmModule: o.wasmModule };
+  });
 
   /* Byte offsets of the FMA instructions (f32x4.relaxed_madd, 0xfd 0x85 0x02) in the SIMD
      module, written by tools/relax.js --fill-sites when the file is built. */
@@ -224,10 +244,11 @@
   function load(opts) {
     if (opts !== undefined && (opts === null || typeof opts !== 'object' || Array.isArray(opts)))
       fail('load expects no argument or an options object');
-    var wantSimd = boolOpt(opts, 'simd'), wantFma = boolOpt(opts, 'fma');
-    var given = opts === undefined || opts.wasmModule === undefined ? null : opts.wasmModule;
-    if (given !== null && !isModule(given) || opts !== undefined && opts.wasmModule === null)
-      fail('wasmModule must be a WebAssembly.Module (an engine.wasmModule), not ' + String(given).slice(0, 40));
+    var o = opts === undefined ? {} : args(opts, 'load', LOAD_ARGS);   /* each option read once */
+    var wantSimd = flag(o.simd, 'simd', undefined), wantFma = flag(o.fma, 'fma', undefined);
+    var given = o.wasmModule === undefined ? null : o.wasmModule;
+    if (given !== null && !isModule(given) || o.wasmModule === null)
+      fail('wasmModule must be a WebAssembly.Module (an engine.wasmModule), not ' + show(o.wasmModule));
     if (wantSimd === false && wantFma === true) fail('fma needs simd: { simd: false, fma: true } cannot be met');
     var simd = wantSimd === false ? false : validates(SIMD_PROBE);
     var fma = simd && wantFma !== false && validates(FMA_PROBE);

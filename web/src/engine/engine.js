@@ -47,19 +47,103 @@
     ln1_gamma: 'ln1Gamma', ln1_beta: 'ln1Beta', ln2_gamma: 'ln2Gamma', ln2_beta: 'ln2Beta',
     w1: 'W1', w2: 'W2', w3: 'W3', wq: 'Wq', wk: 'Wk', wv: 'Wv', wo: 'Wo' };
 
-  function fail(message) { throw new Error('BlockLens: ' + message); }
+  /* The most wasm memory there can be (-sMAXIMUM_MEMORY in cmake/wasm.cmake): a call that needs
+     more is refused before anything is allocated (sizes are counted in doubles, never cut). */
+  var HEAP_MAX = 2147483648;
 
-  function options(o, fn) {
-    if (o === null || typeof o !== 'object' || Array.isArray(o))
-      fail(fn + ' expects an options object');
-    return o;
+  /* Our own errors, so that an exception thrown by the caller's code (a getter, a Proxy trap)
+     while its arguments are read can be told apart and reported as a BlockLens Error. */
+  var OURS = new WeakSet();
+  function fail(message) {
+    var e = new Error('BlockLens: ' + message);
+    OURS.add(e);
+    throw e;
   }
 
-  /* A size: an integer in [1, MAX_DIM]. */
-  function dim(o, name) {
-    var v = o[name];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_DIM)
-      fail(name + ' (' + String(v) + ') must be an integer between 1 and ' + MAX_DIM);
+  /* Rethrows e: as it is when it is ours, else as a BlockLens Error about reading fn's
+     arguments, with e as its cause. */
+  function rethrow(e, fn) {
+    if (OURS.has(e)) throw e;
+    var what;
+    try {
+      what = e instanceof Error ? String(e.name) + ': ' + String(e.message) : show(e);
+    } catch (e2) {
+      what = 'an exception';
+    }
+    var err = new Error('BlockLens: ' + fn + ': reading its arguments threw ' + cut(what));
+    err.cause = e;
+    OURS.add(err);
+    throw err;
+  }
+
+  /* Intrinsics of typed arrays, so that a subclass or a Proxy cannot lie about what it holds:
+     TA_TAG(v) is v's kind ('Float32Array', ...) or undefined for anything but a typed array
+     (a Proxy, a DataView, a primitive); TA_LENGTH(v) its real length (0 once detached). */
+  var TA_PROTO = Object.getPrototypeOf(Int8Array.prototype);
+  function taGetter(name) { return Object.getOwnPropertyDescriptor(TA_PROTO, name).get; }
+  var TA_TAG = taGetter(Symbol.toStringTag), TA_LENGTH = taGetter('length');
+  var TA_BUFFER = taGetter('buffer'), TA_OFFSET = taGetter('byteOffset'), TA_SET = TA_PROTO.set;
+
+  /* A quoted string: at most QUOTE_MAX characters of it. */
+  var QUOTE_MAX = 40;
+  function cut(s) { return s.length > QUOTE_MAX ? s.slice(0, QUOTE_MAX) + '\u2026' : s; }
+
+  /* A value as a message shows it, without running any of the caller's code: numbers as JS
+     writes them, strings quoted and cut, the kind of anything else. */
+  function show(v) {
+    switch (typeof v) {
+      case 'number': case 'boolean': case 'undefined': return String(v);
+      case 'string': return '"' + cut(v) + '" (a string)';
+      case 'bigint': return cut(String(v)) + 'n';
+      case 'symbol': return 'a symbol';
+      case 'function': return 'a function';
+    }
+    if (v === null) return 'null';
+    var tag = TA_TAG.call(v);
+    if (tag) return 'a ' + tag;
+    try {
+      if (Array.isArray(v)) return 'an array';   /* throws for a revoked Proxy */
+    } catch (e) { /* an object */ }
+    return 'an object';
+  }
+
+  /* A call's option names: the list (for messages), a Set of the names it takes (the list
+     and `more`, names refused with a message of their own), `read`, which copies the value of
+     each of them from an options object into an object literal (a loop of keyed stores costs
+     more than a whole small call), and `last`, the names of the last options found all known.
+     Checked once here: read copies exactly those names. */
+  function optionNames(list, read, more) {
+    var all = list.concat(more || []);
+    if (Object.keys(read({})).join() !== all.join()) fail('internal: the option reader of ' + list + ' disagrees');
+    return { list: list, has: new Set(all), read: read, last: null };
+  }
+
+  /* A call's options, read once: the value of every known name (inherited ones too) into a
+     plain object, after checking that every own enumerable name is a known one. The caller's
+     getters and Proxy traps run here; everything after reads the copy. */
+  function args(o, fn, known) {
+    try {
+      if (o === null || typeof o !== 'object' || Array.isArray(o)) fail(fn + ' expects an options object');
+      var keys = Object.keys(o), last = known.last, n = keys.length, i = 0;
+      if (last !== null && last.length === n) for (; i < n && keys[i] === last[i]; i++);
+      if (last === null || i !== n) {   /* not the names the last call had: look each up */
+        for (i = 0; i < n; i++)
+          if (!known.has.has(keys[i]))
+            fail(fn + ' has no option "' + cut(keys[i]) + '" (known: ' + known.list.join(', ') + ')');
+        known.last = keys;
+      }
+      return known.read(o);
+    } catch (e) {
+      rethrow(e, fn);
+    }
+  }
+
+  /* A size v (the option `name`): an integer in [1, MAX_DIM]. Values are passed, not
+     looked up by name: a load with a varying name costs more than the check. */
+  function dim(v, name) {
+    if (typeof v !== 'number') fail(name + ' must be an integer between 1 and ' + MAX_DIM + ', not ' + show(v));
+    if (!Number.isInteger(v) || v < 1 || v > MAX_DIM)
+      fail(name + ' (' + v + ') must be an integer between 1 and ' + MAX_DIM);
     return v;
   }
 
@@ -68,18 +152,26 @@
     return a * b;
   }
 
-  function flag(o, name, fallback) {
-    var v = o[name];
+  function flag(v, name, fallback) {
     if (v === undefined) return fallback;
-    if (typeof v !== 'boolean') fail(name + ' must be true or false, not ' + String(v));
+    if (typeof v !== 'boolean') fail(name + ' must be true or false, not ' + show(v));
     return v;
+  }
+
+  /* One of a list of strings. */
+  function oneOf(v, name, list) {
+    if (typeof v !== 'string') fail(name + ' must be a string (one of ' + list.join(', ') + '), not ' + show(v));
+    var i = list.indexOf(v);
+    if (i < 0) fail(name + ' "' + cut(v) + '" is not one of ' + list.join(', '));
+    return i;
   }
 
   /* A call's layout in the heap block: inputs, then descriptor records, then the outputs
      back to back (one copy brings them all out). Layouts are cached per call signature
      (shapes, flags, which optional inputs are given), so a repeated call only checks and
      copies its arrays: the layout, its addresses and its descriptor words are reused. */
-  function Layout(names) {
+  function Layout(names, what) {
+    this.what = what;       /* the call and its sizes, for messages: 'ffn (L 7, dModel 8, dFF 32)' */
     this.bytes = 0;
     this.off = {};
     this.ins = [];          /* [heap name, property, length, required, kind] per input */
@@ -96,12 +188,15 @@
     this._viewHeap = null;
     this._viewStart = -1;
     this.make = null;       /* arrays in output order -> a fresh result (else built by path) */
-    this._intoArrs = null;  /* see intoAll() */
+    this.gate = null;       /* gated FFN: { path: where its result sits, hidden: its index in outs } */
+    this.norm = null;       /* norms: [kind, L, d] for the call */
+    this._intoArrs = null;  /* see intoPlan() */
     this._intoView = null;
   }
+  /* Sizes are doubles here (never cut to 32 bits); finish() refuses what the heap cannot hold. */
   Layout.prototype.add = function (name, nbytes) {
     this.off[name] = this.bytes;
-    this.bytes += (nbytes + 15) & ~15;
+    this.bytes += Math.ceil(nbytes / 16) * 16;
   };
   /* kind 'f': float array (Float32Array, Float64Array, array of finite numbers);
      'm': key mask (truthy -> 1), one byte per value */
@@ -140,13 +235,35 @@
     /* (pointer, length) of every float input, for one NaN/infinity check in wasm */
     var list = [];
     this.floatIns = [];
+    this.floatAt = [];      /* their indices in ins */
     for (var i = 0; i < this.ins.length; i++)
-      if (this.ins[i][4] === 'f') { list.push({ p: this.ins[i][0] }, this.ins[i][2]); this.floatIns.push(this.ins[i]); }
+      if (this.ins[i][4] === 'f') {
+        list.push({ p: this.ins[i][0] }, this.ins[i][2]);
+        this.floatIns.push(this.ins[i]);
+        this.floatAt.push(i);
+      }
     if (list.length) this.record('finite', list);
     this.outAt = this.bytes;
     this.bytes += this.outFloats * 4;
+    if (this.bytes + ERR_BYTES > HEAP_MAX) outOfMemory(this, this.bytes + ERR_BYTES, false);
     return this;
   };
+
+  /* Refuses a call of `need` bytes: more than the heap can hold (or, when `tried`, than malloc
+     found), naming the call, its sizes and its largest arrays. */
+  function outOfMemory(lay, need, tried) {
+    var parts = [], i;
+    if (typeof lay === 'string') lay = { what: lay, ins: [], outs: [] };
+    for (i = 0; i < lay.ins.length; i++)
+      parts.push([lay.ins[i][1], lay.ins[i][4] === 'm' ? lay.ins[i][2] : lay.ins[i][2] * 4]);
+    for (i = 0; i < lay.outs.length; i++) parts.push([lay.outs[i][3].join('.'), lay.outs[i][2] * 4]);
+    parts.sort(function (a, b) { return b[1] - a[1]; });
+    fail('out of memory: ' + lay.what + ' needs ' + need + ' bytes of wasm memory, ' +
+      (tried ? 'which the heap could not provide' : 'more than the ' + HEAP_MAX + ' (2 GiB) the heap can hold') +
+      (parts.length ? ' (largest: ' + parts.slice(0, 3).map(function (p) {
+        return p[0] + ' (' + p[1] + ' bytes)';
+      }).join(', ') + ')' : ''));
+  }
   /* Views of the outputs in the heap, one per output and one of them all (kept until the arena
      moves or the memory grows). */
   Layout.prototype.views = function (heap, start) {
@@ -189,30 +306,46 @@
     return p;
   };
 
-  /* A float array argument: Float32Array, Float64Array or plain array of finite numbers.
-     Float32Arrays are checked for NaN/infinity in wasm after the copy (_run), the rest here. */
-  function floats(o, name, n, required) {
-    var v = o[name];
+  /* The value v of the float array argument `name` (n values): a Float32Array or Float64Array
+     (by its real kind and length, which a subclass cannot fake), used as it is, or an array of
+     finite numbers, read once into a Float64Array; null when absent. NaN and infinity (also as
+     float32: 1e39) are found in wasm after the copy (_run). */
+  function floats(v, name, n, required) {
     if (v === undefined || v === null) {
       if (required) fail(name + ' is required (' + n + ' numbers)');
       return null;
     }
-    var ok = v instanceof Float32Array || v instanceof Float64Array || Array.isArray(v);
-    if (!ok) fail(name + ' must be a Float32Array or an array of numbers');
-    if (v.length !== n) fail(name + ' has ' + v.length + ' values, expected ' + n);
-    if (v instanceof Float32Array) return v;
-    for (var i = 0; i < n; i++)
-      if (typeof v[i] !== 'number' || !isFinite(v[i])) notFinite(name, i, v[i]);
-    return v;
+    var tag = TA_TAG.call(v);
+    if (tag === 'Float32Array' || tag === 'Float64Array') {
+      var len = TA_LENGTH.call(v);
+      if (len !== n) fail(name + ' has ' + len + ' values, expected ' + n);
+      return v;
+    }
+    if (!Array.isArray(v)) fail(name + ' must be a Float32Array or an array of numbers, not ' + show(v));
+    var m = v.length;
+    if (m !== n) fail(name + ' has ' + show(m) + ' values, expected ' + n);
+    var copy = new Float64Array(n);
+    for (var i = 0; i < n; i++) {
+      var x = v[i];
+      if (typeof x !== 'number' || !isFinite(x)) notFinite(name, i, x);
+      copy[i] = x;
+    }
+    return copy;
   }
 
-  function notFinite(name, i, v) { fail(name + '[' + i + '] is ' + String(v) + ', not a finite number'); }
+  function notFinite(name, i, v) {
+    if (typeof v === 'number' && isFinite(v)) fail(name + '[' + i + '] is ' + v + ', beyond float32\'s range (+-3.4e38)');
+    fail(name + '[' + i + '] is ' + show(v) + ', not a finite number');
+  }
 
-  function keyMask(o, L) {
-    var km = o.keyMask;
-    if (!(Array.isArray(km) || ArrayBuffer.isView(km)) || km.length !== L)
-      fail('keyMask must be an array of ' + L + ' booleans or 0/1 values');
-    return km;
+  /* The key mask as 0/1 bytes (truthy -> 1), read once: an array or any typed array of L
+     values. A new copy per call: a getter may call the engine again before this one is used. */
+  function keyMask(km, L) {
+    var n = TA_TAG.call(km) ? TA_LENGTH.call(km) : Array.isArray(km) ? km.length : -1;
+    if (n !== L) fail('keyMask must be an array of ' + L + ' booleans or 0/1 values');
+    var mask = new Uint8Array(L);
+    for (var j = 0; j < L; j++) mask[j] = km[j] ? 1 : 0;
+    return mask;
   }
 
   function Engine(mod) {
@@ -274,21 +407,24 @@
   /* Size of the wasm memory in bytes (it grows on demand and never shrinks). */
   Engine.prototype.heapBytes = function () { return this._m.HEAPU8.length; };
 
-  /* Runs fn(base, module, errPtr) on the heap block (see _block). */
-  Engine.prototype._call = function (bytes, fn) {
-    var base = this._block(bytes);
+  /* Runs fn(base, module, errPtr) on the heap block (see _block); `what` names the call. */
+  Engine.prototype._call = function (bytes, fn, what) {
+    var base = this._block(bytes, what);
     return fn(base, this._m, base + bytes);
   };
 
   /* The heap block for a call of `bytes` plus an error record: kept for the next call and only
-     replaced by a larger one, so repeated calls neither malloc nor grow the heap. */
-  Engine.prototype._block = function (bytes) {
+     replaced by a larger one, so repeated calls neither malloc nor grow the heap. `about` (a
+     Layout, or a string naming the call) is what an out-of-memory message names. Requests past
+     the heap's maximum are refused before the old block is freed. */
+  Engine.prototype._block = function (bytes, about) {
     var m = this._m, need = bytes + ERR_BYTES;
     if (need > this._arenaBytes) {
+      if (need > HEAP_MAX) outOfMemory(about || 'this call', need, false);
       if (this._arena) m._free(this._arena);
       this._arenaBytes = 0;
       this._arena = m._malloc(Math.max(need, 1 << 16));
-      if (!this._arena) fail('out of memory: could not allocate ' + need + ' bytes');
+      if (!this._arena) outOfMemory(about || 'this call', need, true);
       this._arenaBytes = Math.max(need, 1 << 16);
     }
     return this._arena;
@@ -303,46 +439,62 @@
     fail(msg || ('status ' + status));
   };
 
-  /* Runs a call with a finished layout: checks every input (and `into`) before anything is
-     written, copies the inputs in, writes the records, calls invoke(module, addresses, errPtr)
-     and returns the outputs: views of one fresh buffer (or of the pool), or copied into the
-     arrays of `into` (a previous result of the same call, reused so that repeated calls
-     allocate nothing). */
-  Engine.prototype._run = function (lay, o, invoke, into) {
-    var ins = lay.ins, n = ins.length, vals = new Array(n), i, d;
-    for (i = 0; i < n; i++) {
-      d = ins[i];
-      vals[i] = d[4] === 'm' ? keyMask(o, d[2]) : floats(o, d[1], d[2], d[3]);
+  /* Runs a call with a finished layout: reads and checks every input (and `into`) before
+     anything is written, copies the inputs in, writes the records, calls invoke(module,
+     addresses, errPtr) and returns the outputs: views of one fresh buffer (or of the pool), or
+     copied into the arrays of `into` (a previous result of the same call, reused so that
+     repeated calls allocate nothing). `fn` names the call for messages; invoke also gets the
+     layout and `arg`. */
+  Engine.prototype._run = function (lay, o, invoke, into, fn, arg) {
+    var ins = lay.ins, n = ins.length, vals = new Array(n), outs = lay.outs, dst = null, whole = null;
+    var late = false, i, d;
+    /* The caller's code (getters, Proxy traps, elements of plain arrays) runs in this block only:
+       `into` is read first and checked after the inputs (their errors come first). */
+    try {
+      if (into !== undefined) dst = readInto(into, lay);
+      for (i = 0; i < n; i++) {
+        d = ins[i];
+        var given = o[d[1]];
+        vals[i] = d[4] === 'm' ? keyMask(given, d[2]) : floats(given, d[1], d[2], d[3]);
+        if (vals[i] !== given) late = true;   /* a copy: the caller's code may have run */
+      }
+    } catch (e) {
+      rethrow(e, fn);
     }
-    var outs = lay.outs, dst = null;
-    if (into !== undefined) dst = targets(into, outs);
-    var m = this._m, base = this._block(lay.bytes), p = lay.at(base), heap = m.HEAPF32;
+    /* An input checked before the caller's code ran may have been detached or resized by it. */
+    if (late)
+      for (i = 0; i < n; i++)
+        if (ins[i][4] === 'f' && vals[i] !== null && TA_LENGTH.call(vals[i]) !== ins[i][2])
+          fail(ins[i][1] + ' was detached or resized while the arguments were read');
+    if (dst !== null) whole = intoPlan(lay, dst);
+    var m = this._m, base = this._block(lay.bytes, lay), p = lay.at(base), heap = m.HEAPF32;
     var inAt = lay.inAt;
     for (i = 0; i < n; i++) {
-      d = ins[i];
-      if (d[4] === 'f') heap.set(vals[i], inAt[i] >> 2);
-      else for (var j = 0, km = vals[i], at = inAt[i]; j < d[2]; j++) m.HEAPU8[at + j] = km[j] ? 1 : 0;
+      if (ins[i][4] === 'f') heap.set(vals[i], inAt[i] >> 2);
+      else m.HEAPU8.set(vals[i], inAt[i]);
     }
     if (lay.records.length) m.HEAP32.set(lay.words, lay.wordsAt >> 2);
     /* NaN / infinity in a float input (as float32: a Float64Array's 1e300 is one too) */
     var bad = lay.floatIns.length ? m._bl__first_nonfinite_of(p.finite, lay.floatIns.length) : -1;
     if (bad >= 0) {
       d = lay.floatIns[bad];
-      var at2 = m._bl__first_nonfinite(p[d[0]], d[2]), src = o[d[1]];
-      notFinite(d[1], at2, src[at2]);
+      var at2 = m._bl__first_nonfinite(p[d[0]], d[2]);
+      notFinite(d[1], at2, vals[lay.floatAt[bad]][at2]);
     }
-    this._check(invoke(m, p, base + lay.bytes), base + lay.bytes);
+    this._check(invoke(m, p, base + lay.bytes, lay, arg), base + lay.bytes);
     /* re-read HEAPF32: memory may have grown */
     var views = lay.views(m.HEAPF32, (base + lay.outAt) >> 2);
     if (dst) {
-      var whole = lay.outFloats * 4 <= POOL_MAX ? intoAll(lay, dst) : null;
       if (whole) whole.set(lay._all);
-      else for (i = 0; i < outs.length; i++) dst[i].set(views[i]);
+      else for (i = 0; i < outs.length; i++) TA_SET.call(dst[i], views[i]);
+      var gateTo = dst[outs.length + 1];   /* a gated result without its gate gets it (= hidden) */
+      if (gateTo) gateTo.gate = dst[lay.gate.hidden];
       return into;
     }
     var bytes = lay.outFloats * 4, buf, off;
     if (bytes <= POOL_MAX) {
-      if (this._poolUsed + bytes > POOL_BYTES) {
+      /* a new pool when this one is full, or gone: transferred to a worker with a result */
+      if (this._poolUsed + bytes > POOL_BYTES || this._pool.byteLength === 0) {
         this._pool = new ArrayBuffer(POOL_BYTES);
         this._poolF32 = new Float32Array(this._pool);
         this._poolUsed = 0;
@@ -366,40 +518,82 @@
       if (path.length === 1) res[path[0]] = v;
       else (res[path[0]] || (res[path[0]] = {}))[path[1]] = v;
     }
+    if (lay.gate) {   /* gated: the hidden layer is also called the gate */
+      var g = lay.gate.path.length ? res[lay.gate.path[0]] : res;
+      g.gate = g.hidden;
+    }
     return res;
   };
 
-  /* The arrays of `into` that receive each output, checked: Float32Arrays of the right size. */
-  function targets(into, outs) {
-    if (into === null || typeof into !== 'object') fail('into must be a previous result of the same call');
-    var dst = new Array(outs.length);
-    for (var i = 0; i < outs.length; i++) {
-      var path = outs[i][3], v = path.length === 1 ? into[path[0]] : (into[path[0]] || {})[path[1]];
-      if (!(v instanceof Float32Array) || v.length !== outs[i][2])
-        fail('into.' + path.join('.') + (v instanceof Float32Array ? ' has ' + v.length +
-          ' values, expected ' + outs[i][2] : ' must be a Float32Array (pass a previous result of the same call)'));
-      dst[i] = v;
+  /* The arrays of `into` that receive each output, read once (checked by intoPlan), or false
+     when `into` is no object. For a gated FFN two more entries: its gate as read, and the
+     object to add the gate to when it is absent and the object can take one (else null). */
+  function readInto(into, lay) {
+    if (into === null || typeof into !== 'object') return false;
+    var outs = lay.outs, dst = new Array(outs.length + 2), parts = null, i;
+    for (i = 0; i < outs.length; i++) {
+      var path = outs[i][3], holder = into;
+      if (path.length === 2) {
+        parts = parts || {};
+        holder = parts[path[0]];
+        if (holder === undefined) {
+          holder = into[path[0]];
+          if (holder === null || typeof holder !== 'object') holder = null;
+          parts[path[0]] = holder;
+        }
+      }
+      dst[i] = holder ? holder[path[path.length - 1]] : undefined;
+    }
+    dst[i + 1] = null;
+    if (lay.gate) {
+      var gh = lay.gate.path.length ? parts[lay.gate.path[0]] : into;
+      if (gh) {
+        dst[i] = gh.gate;
+        if (dst[i] === undefined && Object.isExtensible(gh)) dst[i + 1] = gh;
+      }
     }
     return dst;
   }
 
-  /* One view over all the arrays of `into` when they sit back to back in one buffer as the
-     outputs do in the heap (any small fresh result does), so one copy fills them all; else null.
-     The answer is kept for the same arrays' next call (a typed array never moves): reading
-     .buffer and .byteOffset costs more than the copies it saves. Small results only, so the
-     layout cache holds on to little memory. */
-  function intoAll(lay, dst) {
-    var last = lay._intoArrs, i;
-    if (last && last.length === dst.length) {
-      for (i = 0; i < dst.length && dst[i] === last[i]; i++);
-      if (i === dst.length) return lay._intoView;
+  /* Checks the arrays of `into` (from readInto): real Float32Arrays of the right lengths that do
+     not overlap, a gated FFN's gate its hidden array or absent. Returns one view over them all
+     when they sit back to back in one buffer as the outputs do in the heap (any small fresh
+     result does), so one copy fills them all; else null. For the same arrays as the last call
+     (a typed array never moves) only their lengths are checked again (a buffer can be
+     detached or resized) and the view is reused; kept for small results only, so the layout
+     cache holds on to little memory. */
+  function intoPlan(lay, dst) {
+    if (dst === false) fail('into must be a previous result of the same call');
+    var last = lay._intoArrs, outs = lay.outs, n = outs.length, same = last !== null, i, j;
+    for (i = 0; i < n && same; i++) same = dst[i] === last[i];
+    for (i = 0; i < n; i++) {
+      if (!same && TA_TAG.call(dst[i]) !== 'Float32Array')
+        fail('into.' + outs[i][3].join('.') + ' must be a Float32Array (pass a previous result of the same call)');
+      var len = TA_LENGTH.call(dst[i]);
+      if (len !== outs[i][2]) fail('into.' + outs[i][3].join('.') + ' has ' + len + ' values, expected ' + outs[i][2]);
     }
-    var outs = lay.outs, buf = dst[0].buffer, at = dst[0].byteOffset, view = null;
-    for (i = 1; i < dst.length; i++)
-      if (dst[i].buffer !== buf || dst[i].byteOffset !== at + outs[i][1] * 4) break;
-    if (i === dst.length) view = new Float32Array(buf, at, lay.outFloats);
-    lay._intoArrs = dst;
-    lay._intoView = view;
+    if (lay.gate && dst[n] !== undefined && dst[n] !== dst[lay.gate.hidden]) {
+      var at = lay.gate.path.length ? lay.gate.path[0] + '.' : '';
+      fail('into.' + at + 'gate must be into.' + at + 'hidden (the same array, as in a result) or absent');
+    }
+    if (same) return lay._intoView;
+    var buf = new Array(n), off = new Array(n);
+    for (i = 0; i < n; i++) {
+      buf[i] = TA_BUFFER.call(dst[i]);
+      off[i] = TA_OFFSET.call(dst[i]);
+    }
+    for (i = 0; i < n; i++)
+      for (j = i + 1; j < n; j++)
+        if (buf[i] === buf[j] && off[i] < off[j] + outs[j][2] * 4 && off[j] < off[i] + outs[i][2] * 4)
+          fail('into.' + outs[i][3].join('.') + ' and into.' + outs[j][3].join('.') +
+            ' overlap (pass a previous result of the same call)');
+    for (i = 1; i < n; i++)
+      if (buf[i] !== buf[0] || off[i] !== off[0] + outs[i][1] * 4) break;
+    var view = i === n ? new Float32Array(buf[0], off[0], lay.outFloats) : null;
+    if (lay.outFloats * 4 <= POOL_MAX) {
+      lay._intoArrs = dst;
+      lay._intoView = view;
+    }
     return view;
   }
 
@@ -426,22 +620,19 @@
   function given(o, k) { return o[k] !== undefined && o[k] !== null ? 1 : 0; }
 
   function activationOf(o) {
-    var a = o.activation === undefined ? 'relu' : o.activation;
-    var idx = ACTIVATIONS.indexOf(a);
-    if (idx < 0) fail('activation "' + String(a) + '" is not one of ' + ACTIVATIONS.join(', '));
-    return idx;
+    return o.activation === undefined ? 0 : oneOf(o.activation, 'activation', ACTIVATIONS);
   }
 
   /* Gated FFNs accept Llama-style names: Wg/bg = W1/b1, Wu/bu = W3/b3, Wd/bd = W2/b2. */
   var FFN_ALIAS = { Wg: 'W1', bg: 'b1', Wu: 'W3', bu: 'b3', Wd: 'W2', bd: 'b2' };
   var FFN_PLAIN = { W1: 'W1', b1: 'b1', W3: 'W3', b3: 'b3', W2: 'W2', b2: 'b2' };
   function ffnWeights(o) {
-    if (o.Wg === undefined && o.bg === undefined && o.Wu === undefined && o.bu === undefined &&
-        o.Wd === undefined && o.bd === undefined) return FFN_PLAIN;   /* the common case */
+    if (o.Wg == null && o.bg == null && o.Wu == null && o.bu == null && o.Wd == null && o.bd == null)
+      return FFN_PLAIN;   /* the common case */
     var alias = FFN_ALIAS, r = {};
     for (var k in alias) {
-      if (o[k] !== undefined && o[alias[k]] !== undefined) fail('give ' + k + ' or ' + alias[k] + ', not both');
-      r[alias[k]] = o[k] !== undefined ? k : alias[k];
+      if (o[k] != null && o[alias[k]] != null) fail('give ' + k + ' or ' + alias[k] + ', not both');
+      r[alias[k]] = o[k] != null ? k : alias[k];
     }
     return r;
   }
@@ -451,7 +642,7 @@
     var act = activationOf(o), gated = !!GATED[ACTIVATIONS[act]], n = ffnWeights(o);
     elems('hidden (L x dFF)', L, F);
     elems(n.W1 + ' (dModel x dFF)', D, F);
-    if (!gated && (o[n.W3] !== undefined || o[n.b3] !== undefined))
+    if (!gated && (o[n.W3] != null || o[n.b3] != null))
       fail(n.W3 + '/' + n.b3 + ' are only used by gated activations (swiglu, geglu), not ' + ACTIVATIONS[act]);
     var key = n === FFN_PLAIN ? act * 8 + (o.b1 != null ? 4 : 0) + (o.b3 != null ? 2 : 0) + (o.b2 != null ? 1 : 0)
       : act * 8 + given(o, n.b1) * 4 + given(o, n.b3) * 2 + given(o, n.b2);
@@ -472,6 +663,7 @@
     }
     lay.input(prefix + 'W2', n.W2, F * D, true);
     if (given(o, n.b2)) lay.input(prefix + 'b2', n.b2, D, false);
+    if (f.gated) lay.gate = { path: at, hidden: lay.outs.length };
     lay.output(prefix + 'hidden', L * F, at.concat('hidden'));
     if (f.gated) lay.output(prefix + 'up', L * F, at.concat('up'));
     lay.output(prefix + 'activated', L * F, at.concat('activated'));
@@ -489,25 +681,47 @@
   }
 
   /* Fresh FFN results as object literals (one shape each, cheaper than a store per path), in
-     addFfn's output order; gated ones carry gate as gateAlias would. */
+     addFfn's output order; gated ones call the hidden layer the gate too. */
   function ffnResult(a) { return { hidden: a[0], activated: a[1], out: a[2] }; }
   function gatedResult(a) { return { hidden: a[0], up: a[1], activated: a[2], out: a[3], gate: a[0] }; }
-
-  /* Gated activations: the hidden layer is also called the gate. */
-  function gateAlias(r) { if (r.up && r.gate !== r.hidden) r.gate = r.hidden; return r; }
 
   function prefixed(prefix, names) { return names.map(function (k) { return prefix + k; }); }
 
   function ffnInvoke(m, p, err) { return m._bl_ffn_forward(p.desc, p.outs, err); }
 
+  /* Every call's option names (beyond these, a name is refused as unknown). */
+  var FFN_NAMES = ['activation', 'W1', 'b1', 'W3', 'b3', 'W2', 'b2', 'Wg', 'bg', 'Wu', 'bu', 'Wd', 'bd'];
+  var ATTN_NAMES = ['Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Wo', 'bo', 'causal', 'scale', 'keyMask'];
+  var FFN_ARGS = optionNames(['L', 'dModel', 'dFF', 'x'].concat(FFN_NAMES), function (o) {
+    return { L: o.L, dModel: o.dModel, dFF: o.dFF, x: o.x, activation: o.activation, W1: o.W1, b1: o.b1,
+      W3: o.W3, b3: o.b3, W2: o.W2, b2: o.b2, Wg: o.Wg, bg: o.bg, Wu: o.Wu, bu: o.bu, Wd: o.Wd, bd: o.bd };
+  });
+  var ATTN_ARGS = optionNames(['L', 'dModel', 'nHeads', 'x'].concat(ATTN_NAMES), function (o) {
+    return { L: o.L, dModel: o.dModel, nHeads: o.nHeads, x: o.x, Wq: o.Wq, bq: o.bq, Wk: o.Wk, bk: o.bk,
+      Wv: o.Wv, bv: o.bv, Wo: o.Wo, bo: o.bo, causal: o.causal, scale: o.scale, keyMask: o.keyMask };
+  });
+  function readNorm(o) { return { L: o.L, d: o.d, x: o.x, gamma: o.gamma, beta: o.beta, eps: o.eps }; }
+  var NORM_ARGS = optionNames(['L', 'd', 'x', 'gamma', 'beta', 'eps'], readNorm);
+  var RMS_ARGS = optionNames(['L', 'd', 'x', 'gamma', 'eps'], function (o) {
+    return { L: o.L, d: o.d, x: o.x, gamma: o.gamma, eps: o.eps, beta: o.beta };
+  }, ['beta']);   /* beta: refused by name */
+  var BLOCK_ARGS = optionNames(['L', 'dModel', 'nHeads', 'dFF', 'x', 'norm', 'eps', 'ln1Gamma', 'ln1Beta',
+    'ln2Gamma', 'ln2Beta'].concat(ATTN_NAMES, FFN_NAMES), function (o) {
+    return { L: o.L, dModel: o.dModel, nHeads: o.nHeads, dFF: o.dFF, x: o.x, norm: o.norm, eps: o.eps,
+      ln1Gamma: o.ln1Gamma, ln1Beta: o.ln1Beta, ln2Gamma: o.ln2Gamma, ln2Beta: o.ln2Beta,
+      Wq: o.Wq, bq: o.bq, Wk: o.Wk, bk: o.bk, Wv: o.Wv, bv: o.bv, Wo: o.Wo, bo: o.bo,
+      causal: o.causal, scale: o.scale, keyMask: o.keyMask, activation: o.activation, W1: o.W1, b1: o.b1,
+      W3: o.W3, b3: o.b3, W2: o.W2, b2: o.b2, Wg: o.Wg, bg: o.bg, Wu: o.Wu, bu: o.bu, Wd: o.Wd, bd: o.bd };
+  });
+
   Engine.prototype.ffn = function (o, into) {
-    options(o, 'ffn');
-    var L = dim(o, 'L'), D = dim(o, 'dModel'), F = dim(o, 'dFF');
+    o = args(o, 'ffn', FFN_ARGS);
+    var L = dim(o.L, 'L'), D = dim(o.dModel, 'dModel'), F = dim(o.dFF, 'dFF');
     elems('hidden (L x dFF)', L, F);
     elems('x (L x dModel)', L, D);
     var f = ffnSig(o, L, D, F);
     var lay = this._same('ffn', L, D, F, f.key) || this._layout('ffn', L, D, F, f.key, function () {
-      var lay = new Layout(['x', 'desc', 'outs'].concat(FFN_PTRS));
+      var lay = new Layout(['x', 'desc', 'outs'].concat(FFN_PTRS), 'ffn (L ' + L + ', dModel ' + D + ', dFF ' + F + ')');
       lay.input('x', 'x', L * D, true);
       addFfn(lay, o, L, D, F, f, '', []);
       lay.struct('desc', 'bl_ffn_desc', Object.assign({ L: L, d_model: D, d_ff: F,
@@ -516,7 +730,7 @@
       lay.make = f.gated ? gatedResult : ffnResult;
       return lay;
     });
-    return gateAlias(this._run(lay, o, ffnInvoke, into));
+    return this._run(lay, o, ffnInvoke, into, 'ffn');
   };
 
   var ATTN_W = ['Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Wo', 'bo'];
@@ -525,7 +739,7 @@
   /* The attention part of a call: checks that need no arrays, and its cache-key fragment. */
   function attnSig(o, L, D, H) {
     elems('Wq (dModel x dModel)', D, D);
-    var causal = flag(o, 'causal', false), noScale = !flag(o, 'scale', true);
+    var causal = flag(o.causal, 'causal', false), noScale = !flag(o.scale, 'scale', true);
     /* named loads, not given(o, k): this runs on every call */
     var mask = o.keyMask != null ? 1 : 0;
     var key = (causal ? 64 : 0) + (noScale ? 32 : 0) + mask * 16 + (o.bq != null ? 8 : 0) +
@@ -565,14 +779,15 @@
   function attnInvoke(m, p, err) { return m._bl_attention_forward(p.desc, p.outs, 0, err); }
 
   Engine.prototype.attention = function (o, into) {
-    options(o, 'attention');
-    var L = dim(o, 'L'), D = dim(o, 'dModel'), H = dim(o, 'nHeads');
+    o = args(o, 'attention', ATTN_ARGS);
+    var L = dim(o.L, 'L'), D = dim(o.dModel, 'dModel'), H = dim(o.nHeads, 'nHeads');
     if (D % H !== 0) fail('dModel (' + D + ') must be divisible by nHeads (' + H + ')');
     elems('scores (nHeads x L x L)', H * L, L);
     elems('x (L x dModel)', L, D);
     var a = attnSig(o, L, D, H);
     var lay = this._same('attn', L, D, H, a.key) || this._layout('attn', L, D, H, a.key, function () {
-      var lay = new Layout(['desc', 'outs'].concat(ATTN_DESC_PTRS, ATTN_OUT));
+      var lay = new Layout(['desc', 'outs'].concat(ATTN_DESC_PTRS, ATTN_OUT),
+        'attention (L ' + L + ', dModel ' + D + ', nHeads ' + H + ')');
       lay.input('x', 'x', L * D, true);
       addAttention(lay, o, L, D, H, a, []);
       lay.struct('desc', 'bl_attention_desc', Object.assign({ L: L, d_model: D, n_heads: H,
@@ -581,40 +796,48 @@
       lay.make = attnResult;
       return lay;
     });
-    return this._run(lay, o, attnInvoke, into);
+    return this._run(lay, o, attnInvoke, into, 'attention');
   };
 
+  /* eps: a positive number that is one in float32 too (1e-60 is 0 there, 1e39 infinity). */
   function epsOf(o) {
     var eps = o.eps === undefined ? 1e-5 : o.eps;
-    if (typeof eps !== 'number' || !(eps > 0) || !isFinite(eps) || Math.fround(eps) === 0)
-      fail('eps (' + String(eps) + ') must be a positive finite number');
+    if (typeof eps !== 'number') fail('eps must be a positive number, not ' + show(eps));
+    var f = Math.fround(eps);
+    if (!(eps > 0) || !(f > 0) || f === Infinity)
+      fail('eps (' + eps + ') must be a positive number that float32 can hold (1.4e-45 to 3.4e38)');
     return eps;
   }
 
   /* kind: 'layer' | 'rms' | 'batch'. Statistics are per token, or per feature for batch. */
   Engine.prototype._norm = function (o, kind, into) {
-    options(o, kind + 'Norm');
-    var L = dim(o, 'L'), d = dim(o, 'd'), eps = epsOf(o);
-    var nStat = kind === 'batch' ? d : L;
+    var fn = kind + 'Norm';
+    o = args(o, fn, kind === 'rms' ? RMS_ARGS : NORM_ARGS);
+    var L = dim(o.L, 'L'), d = dim(o.d, 'd'), eps = epsOf(o);
     elems('x (L x d)', L, d);
     if (kind === 'rms' && o.beta !== undefined) fail('beta is not used by rmsNorm');
-    var lay = this._layout(kind, L, d, 0, given(o, 'gamma') * 2 + given(o, 'beta'), function () {
-      var lay = new Layout(['x', 'gamma', 'beta', 'out', 'mean', 'rstd']);
+    var code = (o.gamma != null ? 2 : 0) + (o.beta != null ? 1 : 0);
+    var lay = this._same(kind, L, d, 0, code) || this._layout(kind, L, d, 0, code, function () {
+      var lay = new Layout(['x', 'gamma', 'beta', 'out', 'mean', 'rstd'], fn + ' (L ' + L + ', d ' + d + ')');
+      var nStat = kind === 'batch' ? d : L;
       lay.input('x', 'x', L * d, true);
-      if (given(o, 'gamma')) lay.input('gamma', 'gamma', d, false);
-      if (kind !== 'rms' && given(o, 'beta')) lay.input('beta', 'beta', d, false);
+      if (code & 2) lay.input('gamma', 'gamma', d, false);
+      if (code & 1) lay.input('beta', 'beta', d, false);
       lay.output('out', L * d, ['out']);
       if (kind !== 'rms') lay.output('mean', nStat, ['mean']);
       lay.output('rstd', nStat, ['rstd']);
+      lay.norm = [kind, L, d];
       return lay;
     });
-    return this._run(lay, o, function (m, p, err) {
-      if (kind === 'rms')
-        return m._bl_rmsnorm_forward(p.out, p.rstd, p.x, p.gamma, L, d, eps, err);
-      var fn = kind === 'layer' ? m._bl_layernorm_forward : m._bl_batchnorm_forward;
-      return fn(p.out, p.mean, p.rstd, p.x, p.gamma, p.beta, L, d, eps, err);
-    }, into);
+    return this._run(lay, o, normInvoke, into, fn, eps);
   };
+
+  function normInvoke(m, p, err, lay, eps) {
+    var kind = lay.norm[0], L = lay.norm[1], d = lay.norm[2];
+    if (kind === 'rms') return m._bl_rmsnorm_forward(p.out, p.rstd, p.x, p.gamma, L, d, eps, err);
+    var f = kind === 'layer' ? m._bl_layernorm_forward : m._bl_batchnorm_forward;
+    return f(p.out, p.mean, p.rstd, p.x, p.gamma, p.beta, L, d, eps, err);
+  }
   Engine.prototype.layerNorm = function (o, into) { return this._norm(o, 'layer', into); };
   Engine.prototype.rmsNorm = function (o, into) { return this._norm(o, 'rms', into); };
   Engine.prototype.batchNorm = function (o, into) { return this._norm(o, 'batch', into); };
@@ -623,24 +846,31 @@
   var BLOCK_OUT = ['resid1', 'norm1', 'resid2', 'norm2', 'out'];
 
   Engine.prototype.encoderLayer = function (o, into) {
-    options(o, 'encoderLayer');
-    var L = dim(o, 'L'), D = dim(o, 'dModel'), H = dim(o, 'nHeads'), F = dim(o, 'dFF');
+    o = args(o, 'encoderLayer', BLOCK_ARGS);
+    var L = dim(o.L, 'L'), D = dim(o.dModel, 'dModel'), H = dim(o.nHeads, 'nHeads'), F = dim(o.dFF, 'dFF');
     var norm = o.norm === undefined ? 'post' : o.norm, eps = epsOf(o);
-    if (norm !== 'post' && norm !== 'pre') fail('norm "' + String(norm) + '" must be "post" or "pre"');
+    if (typeof norm !== 'string') fail('norm must be "post" or "pre", not ' + show(norm));
+    if (norm !== 'post' && norm !== 'pre') fail('norm "' + cut(norm) + '" must be "post" or "pre"');
     if (D % H !== 0) fail('dModel (' + D + ') must be divisible by nHeads (' + H + ')');
     elems('hidden (L x dFF)', L, F);
     elems('scores (nHeads x L x L)', H * L, L);
     elems('x (L x dModel)', L, D);
     var a = attnSig(o, L, D, H), f = ffnSig(o, L, D, F);
-    var code = F + ':' + norm + ':' + eps + ':' + a.key + ':' + f.key + ':' +
-      LN_KEYS.map(function (k) { return given(o, k); }).join('');
-    var lay = this._layout('block', L, D, H, code, function () {
+    /* the signature as one number where it can be (F, norm, attention and norm-input bits, the
+       FFN's key), with eps and Llama-style names appended when they are not the defaults */
+    var ln = (o.ln1Gamma != null ? 8 : 0) + (o.ln1Beta != null ? 4 : 0) + (o.ln2Gamma != null ? 2 : 0) +
+      (o.ln2Beta != null ? 1 : 0);
+    var code = (((F * 2 + (norm === 'pre' ? 1 : 0)) * 128 + a.key) * 16 + ln) * 64;
+    code = typeof f.key === 'number' ? code + f.key : code + ':' + f.key;
+    if (eps !== 1e-5) code = code + ':' + eps;
+    var lay = this._same('block', L, D, H, code) || this._layout('block', L, D, H, code, function () {
       var lay = new Layout(['desc', 'outs'].concat(ATTN_DESC_PTRS, ATTN_OUT, LN_KEYS,
-        prefixed('f_', FFN_PTRS), BLOCK_OUT));
+        prefixed('f_', FFN_PTRS), BLOCK_OUT),
+      'encoderLayer (L ' + L + ', dModel ' + D + ', nHeads ' + H + ', dFF ' + F + ')');
       lay.input('x', 'x', L * D, true);
       addAttention(lay, o, L, D, H, a, ['attn']);
       addFfn(lay, o, L, D, F, f, 'f_', ['ffn']);
-      LN_KEYS.forEach(function (k) { if (given(o, k)) lay.input(k, k, D, false); });
+      LN_KEYS.forEach(function (k, i) { if (ln & (8 >> i)) lay.input(k, k, D, false); });
       BLOCK_OUT.forEach(function (k) { lay.output(k, L * D, [k]); });
       lay.struct('desc', 'bl_block_desc', Object.assign({ L: L, d_model: D, n_heads: H, d_ff: F,
         activation: f.act, pre_ln: norm === 'pre', causal: a.causal, no_scale: a.noScale,
@@ -652,9 +882,7 @@
         norm1: { p: 'norm1' }, resid2: { p: 'resid2' }, norm2: { p: 'norm2' }, out: { p: 'out' } });
       return lay;
     });
-    var r = this._run(lay, o, function (m, p, err) {
-      return m._bl_block_forward(p.desc, p.outs, 0, err);
-    }, into);
-    gateAlias(r.ffn);
-    return r;
+    return this._run(lay, o, blockInvoke, into, 'encoderLayer');
   };
+
+  function blockInvoke(m, p, err) { return m._bl_block_forward(p.desc, p.outs, 0, err); }
