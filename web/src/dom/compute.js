@@ -27,6 +27,7 @@ export function createCompute(opts) {
   const BL = opts.engine;
   const mirror = createModel(null);          // stages as the Worker sent them
   let local = null, worker = null, workerReady = false, seq = 0, latest = null, broken = null, bootTimer = 0;
+  let shown = null;   // the spec of the latest answer
   let wantWorker = typeof Worker === 'function' && opts.workerUrl !== false &&
     !!(opts.workerUrl || (typeof Blob === 'function' && URL.createObjectURL));
 
@@ -34,6 +35,7 @@ export function createCompute(opts) {
     if (!latest || latest.id !== id) return;
     const job = latest;
     latest = null;
+    if (!err) shown = job.spec;
     if (err) job.cb(err); else job.cb(null, from.result(job.spec));
     later();
   }
@@ -75,6 +77,9 @@ export function createCompute(opts) {
         clearTimeout(bootTimer);
         if (url) URL.revokeObjectURL(url);
         if (latest && !local) send(latest);   // it waited for an engine
+        // Warm-up: the Worker computes what the page shows now (id 0 answers nobody; its stages
+        // are absorbed), so the next change finds the weights already drawn there.
+        else if (!latest && shown) worker.postMessage({ id: 0, spec: shown });
       } else if (m.type === 'progress') progress(m.id, m.stage, m.done, m.total);
       // Every reply is absorbed, stale or not: the Worker sends each stage once.
       else if (m.type === 'done') { mirror.absorb(m.stages); finish(m.id, null, mirror); }

@@ -26,7 +26,7 @@ const pick = (o, keys) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 const engineLoading = typeof BlockLens === 'object' && BlockLens ? BlockLens.load() : null;
 if (engineLoading) engineLoading.catch(() => {});   // reported through the compute's first answer
 const views = new Map(), tools = new Map(), marked = new Set();
-let ctl, controls, progress, slices, lastHash = '', drawing = false;
+let ctl, controls, progress, slices, lastHash = '', drawing = false, pending = new Set();
 
 const lang = () => resolveLang(ctl.state.lang);
 const t = (k, v) => translator(lang())(k, v);
@@ -70,9 +70,19 @@ function render(all) {
   applyI18n(document.body, c.lang);
   slices.cancel();
   drawing = false;
+  // Figures of a sliced drawing that a newer render cut short have text but unfinished canvases.
+  const unfinished = pending;
+  pending = new Set();
   if (!res) return;
   const fresh = (k) => ctl.fresh(views.get(k).reads), look = c.lang + ' ' + c.scheme.name;
-  const todo = VIEWS.filter((k) => { const d = views.get(k).drawn(); return fresh(k) || (d && (all || d.look !== look)); });
+  // A figure whose settings (its `reads`), language and theme are what it already shows is
+  // left alone: picking a token redraws the rows figure, not all six.
+  const same = (k, d) => d.look === look && views.get(k).reads.every((key) => d.state[key] === c.state[key]);
+  const todo = VIEWS.filter((k) => {
+    const d = views.get(k).drawn();
+    if (all || !d || unfinished.has(k)) return fresh(k) || !!d;
+    return fresh(k) ? !same(k, d) : d.look !== look;
+  });
   const draw = (k) => {
     const t0 = timing() ? performance.now() : 0;
     if (fresh(k)) views.get(k).update(res, c); else views.get(k).redraw(c);
@@ -89,8 +99,9 @@ function render(all) {
   // what is left of this one.
   c.defer = slices.add;
   drawing = true;
+  pending = new Set(todo);
   todo.forEach((k) => slices.add(() => draw(k)));
-  slices.add(() => { drawing = false; drawn(c); showStatus(); });
+  slices.add(() => { drawing = false; pending = new Set(); drawn(c); showStatus(); });
 }
 
 // The settings a figure was drawn with, in the page's current language and theme.

@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+/* tools/bench/changes.js - how the page answers a settings change, as a reader feels it: for
+   each change (a preset, the seed, the activation, a token pick, the causal mask, the attention
+   view), the time from the input to every figure it touches being redrawn (the page's
+   'blocklens:draw:<view>' measures; the slices' last job for large sizes) and the longest
+   main-thread task in between (PerformanceObserver longtask: tasks over 50 ms). Headless
+   Chromium, served page. A benchmark: prints numbers, asserts nothing.
+   Usage: node tools/bench/changes.js [--runs 3] [--size bert|classic|both] */
+'use strict';
+const path = require('path');
+const { chromium } = require('playwright-core');
+const { start } = require('../serve.js');
+const { CHROMIUM_ARGS } = require('../screenshot.js');
+
+const args = process.argv.slice(2);
+const opt = (name, def) => { const i = args.indexOf('--' + name); return i >= 0 ? args[i + 1] : def; };
+const RUNS = Number(opt('runs', 3)), SIZE = opt('size', 'both');
+const WORDS64 = Array.from({ length: 64 }, (_, i) => 'tok' + i).join(' ');
+const START = {
+  classic: 'lang=en',
+  bert: 'lang=en&d=768&dff=3072&heads=12&act=gelu&tokens=' + encodeURIComponent(WORDS64)
+};
+// Each change, done inside the page (element events, no driver round trip in the timing).
+// Text fields wait for a pause in typing (250 ms) by design; the table says which ones do.
+const typeInto = (sel, v) => (p) => p.evaluate(([s2, v2]) => {
+  const e = document.querySelector(s2); e.value = v2; e.dispatchEvent(new Event('input', { bubbles: true }));
+}, [sel, v]);
+const choose = (sel, v) => (p) => p.evaluate(([s2, v2]) => {
+  const e = document.querySelector(s2); e.value = v2; e.dispatchEvent(new Event('change', { bubbles: true }));
+}, [sel, v]);
+const press = (sel) => (p) => p.evaluate((s2) => document.querySelector(s2).click(), sel);
+const CHANGES = {
+  classic: [
+    ['seed 42 -> 7 (typed)', typeInto('#controls [name="seed"]', '7')],
+    ['activation relu -> gelu', choose('#controls [name="act"]', 'gelu')],
+    ['token pick', press('#fig-rows .tok[data-index="3"]')],
+    ['causal on', press('#controls [name="causal"]')],
+    ['attention view: raw scores', press('#fig-attention .seg-btn[data-mode="raw"]')],
+    ['preset: BERT-base widths', press('button[data-i18n="quick_bert"]')]
+  ],
+  bert: [
+    ['seed 42 -> 7 (typed)', typeInto('#controls [name="seed"]', '7')],
+    ['activation gelu -> relu', choose('#controls [name="act"]', 'relu')],
+    ['token pick', press('#fig-rows .tok[data-index="3"]')],
+    ['causal on', press('#controls [name="causal"]')],
+    ['attention view: raw scores', press('#fig-attention .seg-btn[data-mode="raw"]')],
+    ['preset: classic example', press('button[data-i18n="quick_classic"]')]
+  ]
+};
+
+function observe() {
+  window.__long = [];
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push({ start: e.startTime, dur: e.duration }); })
+    .observe({ type: 'longtask', buffered: true });
+  window.__draws = [];
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) if (e.name.startsWith('blocklens:draw:')) window.__draws.push({ name: e.name, end: e.startTime + e.duration }); })
+    .observe({ type: 'measure', buffered: true });
+}
+
+async function one(browser, base, size, change) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(observe);
+  const page = await context.newPage();
+  await page.goto(base + '#' + START[size]);
+  await page.waitForFunction(() => document.body.dataset.status === 'ready', null, { timeout: 60000 });
+  await page.waitForTimeout(3000);   // the Worker starts after the first answer and warms up
+  const t0 = await page.evaluate(() => { window.__long = []; window.__draws = []; window.__t0 = performance.now(); return window.__t0; });
+  await change[1](page);
+  await page.waitForTimeout(300);    // typing debounce, then the answer
+  await page.waitForFunction(() => document.body.dataset.status === 'ready', null, { timeout: 60000 });
+  await page.waitForTimeout(400);
+  const r = await page.evaluate(() => ({ draws: window.__draws, long: window.__long, t0: window.__t0,
+    ready: performance.now(), compute: document.body.dataset.compute }));
+  await context.close();
+  const last = r.draws.length ? Math.max(...r.draws.map((d) => d.end)) - t0 : NaN;
+  return { last, n: new Set(r.draws.map((d) => d.name)).size, longest: Math.max(0, ...r.long.map((e) => e.dur)), compute: r.compute };
+}
+
+(async () => {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const srv = await start({ port: 0, root: path.join(__dirname, '..', '..', 'web') });
+  const med = (a) => { const s = a.slice().sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
+  try {
+    for (const size of SIZE === 'both' ? ['classic', 'bert'] : [SIZE]) {
+      console.log(`\n${size === 'bert' ? 'BERT-base widths, 64 tokens' : 'classic example'} (${RUNS} runs each, medians; long task = over 50 ms)`);
+      console.log('change'.padEnd(30) + 'redrawn after'.padStart(14) + 'figures'.padStart(9) + 'longest task'.padStart(14));
+      for (const ch of CHANGES[size]) {
+        const rs = [];
+        for (let i = 0; i < RUNS; i++) rs.push(await one(browser, srv.url, size, ch));
+        console.log(ch[0].padEnd(30) + (med(rs.map((r) => r.last)).toFixed(0) + ' ms').padStart(14) +
+          String(med(rs.map((r) => r.n))).padStart(9) + (med(rs.map((r) => r.longest)) ? med(rs.map((r) => r.longest)).toFixed(0) + ' ms' : '< 50 ms').padStart(14));
+      }
+    }
+  } finally {
+    await browser.close();
+    await new Promise((r) => srv.server.close(r));
+  }
+})().catch((e) => { console.error(e); process.exit(1); });
