@@ -37,6 +37,7 @@ test('bert_base_sizes_render_and_stay_interactive', async () => {
     assert.ok(pick < 3000, `token pick redraws in ${pick} ms`);
     // Opening a 64 x 3072 data table shows a bounded, labelled part of it.
     await page.click('#fig-activation .panel summary');
+    await page.waitForSelector('#fig-activation .panel table caption');   // built on the toggle event, a task later
     const caption = await page.$eval('#fig-activation .panel table caption', (c) => c.textContent);
     assert.match(caption, /first 64 of 3072 columns/);
     await settle(page);
