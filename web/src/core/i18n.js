@@ -27,10 +27,8 @@ export function resolve(lang, languages) {
 }
 
 // A translate function bound to one language.
-const lookup = t;
-export function translator(lang) { return (key, vars) => lookup(lang, key, vars); }
+export function translator(lang) { return (key, vars) => t(lang, key, vars); }
 
-export { DICTS };
 
 // A checking error { key, code, vars } as "<field>: <what is wrong>".
 export function message(tr, e) {

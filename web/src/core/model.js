@@ -239,11 +239,4 @@ function create(engine) {
     absorb: function (entries) { Object.keys(entries).forEach(function (n) { cache[n] = entries[n]; }); } };
 }
 
-// All weights at once (the numpy example's order), as the model draws them.
-function drawWeights(engine, seed, L, d, dff, gated) {
-  let steps = weightSteps(engine, { seed: seed, L: L, d: d, dff: dff, gated: gated }), w;
-  steps.forEach(function (st) { w = st.run(); });
-  return w;
-}
-
-export { create, resolve, drawWeights, attnStats, zeroedMarks, collapseGap, meanWeights, ORDER as STAGES };
+export { create, resolve, attnStats, zeroedMarks, collapseGap, meanWeights, ORDER as STAGES };

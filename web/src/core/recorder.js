@@ -273,4 +273,4 @@ R.replay = function (g, scale) {
 
 function create(w, h) { return new Recorder(w, h); }
 
-export { create, textWidth, esc as escape, FAMILY };
+export { create, textWidth, FAMILY };

@@ -1,6 +1,6 @@
 /* embedcode.js - "Embed" under each figure of the page: for the current view and state, an
    iframe snippet (embed.html with the state in its hash) and a script + <block-lens> snippet,
-   each in a read-only box with a Copy button. Pure snippet builders are exported for tests. */
+   each in a read-only box with a Copy button. */
 import * as i18n from './i18n-dom.js';
 import * as params from '../core/params.js';
 import { el } from './el.js';
@@ -168,4 +168,4 @@ function create(view) {
   };
 }
 
-export { create, snippets };
+export { create };

@@ -161,4 +161,4 @@ function refresh(canvas) {
   if (cur && !cur.el.hidden && document.activeElement === canvas) placeCursor(canvas, cur);
 }
 
-export { attach, refresh, hide as hideTip };
+export { attach, refresh };
