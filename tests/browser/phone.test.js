@@ -70,6 +70,7 @@ test('escape_hides_a_hovered_cells_tooltip', async () => {
   try {
     const canvas = '#fig-activation canvas.hm';
     await page.$eval(canvas, (c) => c.scrollIntoView({ block: 'center' }));
+    await frames(page);   // the scroll event (which hides tooltips) comes a frame later: let it pass first
     const at = await cellPos(page, canvas, 2, 3), box = await page.$eval(canvas, (c) => c.getBoundingClientRect().toJSON());
     await page.mouse.move(box.x + at.x, box.y + at.y);
     assert.ok(await tipShown(page), 'hovering a cell shows its value');
