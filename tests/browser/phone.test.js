@@ -30,6 +30,7 @@ test('tooltip_of_a_tapped_cell_goes_away_on_scroll_and_on_a_tap_elsewhere', asyn
   try {
     const canvas = '#fig-activation canvas.hm';
     await page.$eval(canvas, (c) => c.scrollIntoView({ block: 'center' }));
+    await frames(page);   // let the scroll event pass before the tap (it hides tooltips)
     const at = await cellPos(page, canvas, 1, 2);
     const tap = async () => {
       await page.tap(canvas, { position: at });
@@ -42,6 +43,7 @@ test('tooltip_of_a_tapped_cell_goes_away_on_scroll_and_on_a_tap_elsewhere', asyn
     assert.ok(!(await tipShown(page)), 'scrolling the page hides the tooltip');
 
     await page.$eval(canvas, (c) => c.scrollIntoView({ block: 'center' }));
+    await frames(page);
     await tap();
     await page.tap('#s-activation .explain p');
     assert.ok(!(await tipShown(page)), 'a tap elsewhere hides the tooltip');
