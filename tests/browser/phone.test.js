@@ -232,6 +232,11 @@ function tableState(page) {
   });
 }
 
+function fadeSettles(page, opacity) {
+  return page.waitForFunction((o) => getComputedStyle(document.querySelector('.scroll-cue:has(table.presets) .scroll-frame'), '::after').opacity === o,
+    opacity, { timeout: 5000 }).catch(() => assert.fail(`the right edge's fade never reaches opacity ${opacity}`));
+}
+
 for (const lang of ['en', 'zh']) {
   test(`parameter_table_fits_at_1280px_${lang}`, async () => {
     const { page, close } = await open(env.browser, FILE_URL, 'lang=' + lang, { viewport: { width: 1280, height: 800 } });
@@ -254,13 +259,14 @@ for (const lang of ['en', 'zh']) {
       if (s.sw <= s.cw) return assert.strictEqual(s.hint, false);
       assert.ok(s.hint && s.hintText.length > 4, `a visible line says the table scrolls ("${s.hintText}")`);
       assert.strictEqual(s.more, 'right');
-      assert.strictEqual(s.fade, '1', 'the right edge fades');
+      // The fade eases in over 0.15 s: wait for its end value (a timeout fails the test).
+      await fadeSettles(page, '1');
       // Scrolled to the end: no more fade on the right, and the model names stay in view.
       await page.$eval('table.presets', (t) => { t.parentNode.scrollLeft = t.parentNode.scrollWidth; });
-      await page.waitForTimeout(250);
+      await page.waitForFunction(() => document.querySelector('.scroll-cue:has(table.presets)').dataset.more === 'left', null, { timeout: 5000 });
+      await fadeSettles(page, '0');
       const e = await tableState(page);
       assert.strictEqual(e.more, 'left');
-      assert.strictEqual(e.fade, '0');
       assert.ok(Math.abs(e.first) <= 1, `the model column stays put (${e.first} px from the edge)`);
     } finally { await close(); }
   });
