@@ -12,9 +12,13 @@ test.before(async () => { env = await setup(); });
 test.after(async () => { await env.close(); });
 
 test('both_languages_have_the_same_keys', () => {
-  const dicts = {};
-  for (const l of ['en', 'zh']) dicts[l] = require(path.join(WEB, 'src', 'core', 'i18n', l + '.js')).default;
+  const dicts = require(path.join(WEB, 'src', 'core', 'i18n.js')).DICTS;
   assert.deepStrictEqual(Object.keys(dicts.zh).sort(), Object.keys(dicts.en).sort());
+  // Each figure's own strings file too, so a missing translation names its file.
+  for (const f of require('fs').readdirSync(path.join(WEB, 'src', 'core', 'i18n')).filter((n) => !/^(en|zh)\.js$/.test(n))) {
+    const part = require(path.join(WEB, 'src', 'core', 'i18n', f)).default;
+    assert.deepStrictEqual(Object.keys(part.zh).sort(), Object.keys(part.en).sort(), f);
+  }
 });
 
 const HAN = /[\u3400-\u9fff\uff01-\uff5e\u3001-\u3011]/;

@@ -39,6 +39,7 @@ export function createController(compute, change, reads) {
     const bad = invalid(), eff = Object.assign({}, state);
     bad.forEach((k) => { if (k in kept) eff[k] = kept[k]; });
     if (eff.d % eff.heads !== 0) { eff.heads = headsFor(eff.d, eff.heads); bad.add('heads'); }
+    if (eff.topk > eff.experts) { eff.topk = eff.experts; bad.add('topk'); }
     return { eff, bad };
   }
 

@@ -1,9 +1,18 @@
 /* i18n.js - the two languages: lookup with {named} variables and the browser's language as the
-   default. Strings live in i18n/en.js and i18n/zh.js (same keys); text only, never HTML. */
-import en from './i18n/en.js';
-import zh from './i18n/zh.js';
+   default. Strings live in i18n/en.js and i18n/zh.js, and the figures added later each in their
+   own i18n/<view>.js ({ en, zh }); the same keys in both languages (the i18n test checks the
+   merged dictionaries). Text only, never HTML. */
+import enBase from './i18n/en.js';
+import zhBase from './i18n/zh.js';
+import block from './i18n/block.js';
+import moe from './i18n/moe.js';
+import norms from './i18n/norms.js';
+import saturation from './i18n/saturation.js';
 
-const DICTS = { en, zh };
+const PARTS = [block, norms, saturation, moe];
+const merged = (base, lang) => Object.freeze(Object.assign({}, base, ...PARTS.map((p) => p[lang])));
+export const DICTS = Object.freeze({ en: merged(enBase, 'en'), zh: merged(zhBase, 'zh') });
+const en = DICTS.en;
 const own = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
 // Missing keys show as the key itself: visible in review, never a crash.

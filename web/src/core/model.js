@@ -4,9 +4,11 @@
    The work is cut into named, cached stages of short steps, so that a Worker (worker.js) or the
    page itself can run it in slices; compute(state) runs them all at once. */
 import { isGated, tokenize } from './params.js';
+import EXTRA from './stages/index.js';
 
 // The stages in the order they run; each is cached under a key of exactly what it reads.
-const ORDER = ['weights', 'ffn', 'attn', 'pert', 'split', 'presets'];
+// The later figures' stages live in stages/<name>.js: { name, key(s, keys), steps(engine, s, get) }.
+const ORDER = ['weights', 'ffn', 'attn', 'pert', 'split', 'presets', ...EXTRA.map((x) => x.name)];
 // Random values per step (about 15 ms at BERT-base on a laptop) and rough costs in ns, used
 // only to size slices and to show progress.
 const CHUNK = 1 << 18, NS_PER_DRAW = 55, NS_PER_FLOP = 0.12;
@@ -50,14 +52,18 @@ function resolve(state) {
   const tokens = tokenize(state.tokens), L = tokens.length;
   return { tokens: tokens, L: L, d: state.d, dff: state.dff, heads: state.heads, act: state.act,
     gated: isGated(state.act), causal: !!state.causal, scale: !!state.scale, seed: state.seed,
-    sel: Math.min(state.sel, L - 1), pert: Math.min(state.pert, L - 1), pval: state.pval };
+    sel: Math.min(state.sel, L - 1), pert: Math.min(state.pert, L - 1), pval: state.pval,
+    init: state.init || 'classic', ln: state.ln || 'post', masks: state.masks || 'one',
+    experts: state.experts || 8, topk: Math.min(state.topk || 2, state.experts || 8) };
 }
 
 function keysOf(s) {
-  const w = [s.seed, s.L, s.d, s.dff, s.gated].join('|'), f = w + '|' + s.act;
+  const w = [s.seed, s.L, s.d, s.dff, s.gated, s.init].join('|'), f = w + '|' + s.act;
   const a = [w, s.heads, s.causal, s.scale].join('|');
-  return { weights: w, ffn: f, attn: a, pert: [f, a, s.pert, s.pval].join('|'),
+  const keys = { weights: w, ffn: f, attn: a, pert: [f, a, s.pert, s.pval].join('|'),
     split: [s.d, s.dff, s.heads, s.gated].join('|'), presets: 'all' };
+  EXTRA.forEach((x) => { keys[x.name] = x.key(s, keys); });
+  return keys;
 }
 
 // Every weight from one numpyRandom(seed) stream, in a fixed order:
@@ -65,6 +71,8 @@ function keysOf(s) {
 // [gated: W3 (d,dff), b3 (dff)] then Wq, bq, Wk, bk, Wv, bv, Wo, bo (d,d) / (d).
 // The attention draws are divided by sqrt(d) (like nn.Linear's init), so q·k has the
 // variance d_k that the 1/sqrt(d_k) scaling is meant for; their biases are drawn and zeroed.
+// init 'scaled' divides the FFN matrices by sqrt(fan_in) too (W1, W3 by sqrt(d), W2 by
+// sqrt(d_ff)): at wide sizes unit-variance weights push the hidden values to +-100 and more.
 // Drawn in chunks: the stream (and numpy's cached second normal) carries over between calls,
 // so the values are bit-identical to one call per array.
 function weightSteps(engine, s) {
@@ -82,8 +90,9 @@ function weightSteps(engine, s) {
     } };
   }
   steps.push({ cost: 1e4, run: function () { r = engine.numpyRandom(s.seed); } });
-  draw('x', L * d); draw('W1', d * dff); draw('b1', dff); draw('W2', dff * d); draw('b2', d);
-  if (s.gated) { draw('W3', d * dff); draw('b3', dff); }
+  const sc = s.init === 'scaled', inD = sc ? 1 / Math.sqrt(d) : undefined, inF = sc ? 1 / Math.sqrt(dff) : undefined;
+  draw('x', L * d); draw('W1', d * dff, inD); draw('b1', dff); draw('W2', dff * d, inF); draw('b2', d);
+  if (s.gated) { draw('W3', d * dff, inD); draw('b3', dff); }
   ['q', 'k', 'v', 'o'].forEach(function (n) { draw('W' + n, d * d, 1 / Math.sqrt(d)); draw(null, d); });
   steps.push({ cost: 0, run: function () {
     ['q', 'k', 'v', 'o'].forEach(function (n) { w['b' + n] = new Float32Array(d); });
@@ -134,6 +143,8 @@ const STAGES = {
     } }];
   }
 };
+
+EXTRA.forEach((x) => { STAGES[x.name] = x.steps; });
 
 // What the attention figures say about the softmax: the spread (std) of the raw scores and
 // the peak, the mean over heads and rows of each row's largest weight (1/L uniform, 1 one-hot).
@@ -222,10 +233,13 @@ function create(engine) {
   // The figures' input, from the cached stages (all present: plan(s) has run).
   function result(s) {
     const w = get('weights');
-    return { tokens: s.tokens, L: s.L, d: s.d, dff: s.dff, heads: s.heads, dk: s.d / s.heads,
+    const r = { tokens: s.tokens, L: s.L, d: s.d, dff: s.dff, heads: s.heads, dk: s.d / s.heads,
       act: s.act, gated: s.gated, causal: s.causal, scale: s.scale, seed: s.seed, sel: s.sel,
+      init: s.init, ln: s.ln, masks: s.masks, experts: s.experts, topk: s.topk,
       weights: w, x: w.x, ffn: get('ffn'), attn: get('attn'), pert: get('pert'),
       split: get('split'), presets: get('presets') };
+    EXTRA.forEach((x) => { r[x.name] = get(x.name); });
+    return r;
   }
 
   function compute(state) {
@@ -239,4 +253,4 @@ function create(engine) {
     absorb: function (entries) { Object.keys(entries).forEach(function (n) { cache[n] = entries[n]; }); } };
 }
 
-export { create, resolve, attnStats, zeroedMarks, collapseGap, meanWeights, ORDER as STAGES };
+export { create, resolve, attnStats, zeroedMarks, collapseGap, meanWeights, ffnCall, attnCall, attnFlops, ORDER as STAGES, CHUNK, NS_PER_DRAW, NS_PER_FLOP };

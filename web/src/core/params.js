@@ -2,7 +2,7 @@
    Pure functions, no DOM: the page, the browser tests and a later embed page share this list. */
 
 // Page limits (tighter than the engine's): keep a redraw interactive on a laptop.
-const LIMITS = { tokens: 128, tokenText: 8000, dModel: 1024, dFF: 4096, heads: 64 };
+const LIMITS = { tokens: 128, tokenText: 8000, dModel: 1024, dFF: 4096, heads: 64, experts: 64 };
 
 const ACTIVATIONS = ['relu', 'gelu', 'gelu_tanh', 'silu', 'identity', 'swiglu', 'geglu'];
 
@@ -21,6 +21,11 @@ const PARAMS = [
   { key: 'pval', kind: 'float', def: 1000, min: -1e6, max: 1e6 },           // value it is set to
   { key: 'show', kind: 'enum', def: 'weights', options: ['weights', 'scaled', 'raw'] },
   { key: 'head', kind: 'int', def: 1, min: 1, max: LIMITS.heads },          // head shown large (many heads)
+  { key: 'init', kind: 'enum', def: 'classic', options: ['classic', 'scaled'] },   // unit randn | randn/sqrt(fan_in)
+  { key: 'ln', kind: 'enum', def: 'post', options: ['post', 'pre'] },        // the block figure's norm placement
+  { key: 'masks', kind: 'enum', def: 'one', options: ['one', 'both'] },      // attention: BERT and GPT masks side by side
+  { key: 'experts', kind: 'int', def: 8, min: 1, max: LIMITS.experts },      // mixture of experts
+  { key: 'topk', kind: 'int', def: 2, min: 1, max: LIMITS.experts },
   { key: 'lang', kind: 'enum', def: 'auto', options: ['auto', 'zh', 'en'] },
   { key: 'theme', kind: 'enum', def: 'auto', options: ['auto', 'light', 'dark'] }
 ];
@@ -105,6 +110,7 @@ function validate(s) {
   if (n === 0) errors.push({ key: 'tokens', code: 'tokensEmpty', vars: {} });
   if (n > LIMITS.tokens) errors.push({ key: 'tokens', code: 'tokensMany', vars: { n: n, max: LIMITS.tokens } });
   if (s.d % s.heads !== 0) errors.push({ key: 'heads', code: 'divisible', vars: { d: s.d, heads: s.heads } });
+  if (s.topk > s.experts) errors.push({ key: 'topk', code: 'topk', vars: { k: s.topk, n: s.experts } });
   return errors;
 }
 

@@ -11,6 +11,7 @@ const FIELDS = [
   { key: 'heads', type: 'text' },
   { key: 'dff', type: 'text', extra: 'ratio' },
   { key: 'act', type: 'select' },
+  { key: 'init', type: 'select' },
   { key: 'seed', type: 'text' },
   { key: 'causal', type: 'checkbox' },
   { key: 'scale', type: 'checkbox' }
@@ -20,7 +21,7 @@ const FIELDS = [
 const PAGE_ONLY = ['lang', 'theme'];
 const SIZES = {
   classic: Object.fromEntries(params.PARAMS.filter((p) => !PAGE_ONLY.includes(p.key)).map((p) => [p.key, p.def])),
-  bert: { d: 768, dff: 3072, heads: 12, act: 'gelu' }
+  bert: { d: 768, dff: 3072, heads: 12, act: 'gelu', init: 'scaled' }
 };
 
 function mount(root, ctx) {
@@ -38,8 +39,8 @@ function mount(root, ctx) {
     let input;
     if (fd.type === 'select') {
       input = el('select');
-      params.ACTIVATIONS.forEach(function (a) {
-        const o = el('option'); o.value = a; o.setAttribute('data-i18n', 'act_' + a); input.appendChild(o);
+      params.byKey[fd.key].options.forEach(function (a) {
+        const o = el('option'); o.value = a; o.setAttribute('data-i18n', fd.key + '_' + a); input.appendChild(o);
       });
     } else if (fd.type === 'textarea') {
       input = el('textarea');
@@ -126,6 +127,7 @@ function mount(root, ctx) {
     f.heads.hint.textContent = state.d % state.heads === 0 ? t('hint_heads', { dk: state.d / state.heads })
       : attn ? t('hint_heads_kept', { d: attn.d, h: attn.heads, dk: attn.d / attn.heads }) : '';
     f.act.hint.textContent = t('hint_act_' + (params.isGated(state.act) ? 'gated' : 'plain'));
+    f.init.hint.textContent = t('hint_init_' + state.init);
     f.seed.hint.textContent = t('hint_seed');
     f.causal.hint.textContent = t(state.causal ? 'hint_causal_on' : 'hint_causal_off');
     f.scale.hint.textContent = t('hint_scale');

@@ -5,12 +5,17 @@
    come after W1..b2 in the one random stream, so attention figures read d_ff and act too. */
 import activation from './activation.js';
 import attention from './attention.js';
+import block from './block.js';
+import moe from './moe.js';
+import norms from './norms.js';
 import paramsplit from './paramsplit.js';
 import pipeline from './pipeline.js';
 import positionwise from './positionwise.js';
 import rows from './rows.js';
+import saturation from './saturation.js';
 
-export const FIGURES = new Map([pipeline, activation, rows, attention, positionwise, paramsplit].map((f) => [f.view, f]));
+export const FIGURES = new Map([pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit]
+  .map((f) => [f.view, f]));
 export const VIEWS = Array.from(FIGURES.keys());
 
 export function figure(view) {
