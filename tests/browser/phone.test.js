@@ -7,7 +7,8 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');
-const { setup, open, ready, settle, FILE_URL } = require('./helpers.js');
+const { setup, open, ready, settle, FILE_URL, WEB } = require('./helpers.js');
+const { VIEWS } = require(require('path').join(WEB, 'src', 'figures', 'index.js'));
 
 let env;
 test.before(async () => { env = await setup(); });
@@ -90,7 +91,7 @@ test('phone_shows_the_table_of_contents_on_the_first_screen', async () => {
       const r = a.getBoundingClientRect();
       return { text: a.textContent.trim(), top: r.top, bottom: r.bottom, h: r.height, visible: r.width > 0 && getComputedStyle(a).visibility !== 'hidden' };
     }));
-    assert.strictEqual(links.length, 6);
+    assert.strictEqual(links.length, VIEWS.length);
     for (const l of links) {
       assert.ok(l.visible && l.text, `link "${l.text}" is shown`);
       assert.ok(l.top >= 0 && l.bottom <= 844, `link "${l.text}" is on the first screen (${Math.round(l.top)}..${Math.round(l.bottom)})`);
@@ -98,16 +99,16 @@ test('phone_shows_the_table_of_contents_on_the_first_screen', async () => {
   } finally { await close(); }
 });
 
-test('from_the_fifth_figure_a_setting_changes_without_scrolling_to_the_top', async () => {
+test('from_a_figure_far_down_a_setting_changes_without_scrolling_to_the_top', async () => {
   const { page, log, close } = await open(env.browser, FILE_URL, 'lang=en', PHONE);
   try {
     await page.$eval('#s-positionwise', (s) => s.scrollIntoView());
     await frames(page);
     const y0 = await page.evaluate(() => scrollY);
-    assert.ok(y0 > 3000, `the fifth figure is far down (${y0} px)`);
+    assert.ok(y0 > 3000, `the position-wise figure is far down (${y0} px)`);
     const bar = await page.$eval('#quickbar', (b) => b.getBoundingClientRect().toJSON());
     assert.ok(bar.top >= 0 && bar.bottom <= 844 && bar.height > 30 && bar.height < 120, `the bar is in view: ${JSON.stringify(bar)}`);
-    assert.strictEqual(await page.textContent('.qb-menu-num'), '5 / 6', 'the bar says which figure is on screen');
+    assert.strictEqual(await page.textContent('.qb-menu-num'), (VIEWS.indexOf('positionwise') + 1) + ' / ' + VIEWS.length, 'the bar says which figure is on screen');
 
     // heads 2 -> 4 from the bar: the attention figure redraws with four heads, the URL and the
     // settings form follow, and the page has not moved to the top.
@@ -120,7 +121,7 @@ test('from_the_fifth_figure_a_setting_changes_without_scrolling_to_the_top', asy
     assert.strictEqual(await page.$$eval('#fig-attention .heads > .panel', (p) => p.length), 4);
     // (Figure 4 above grew by two heads; the browser keeps the reader where they were.)
     const top5 = await page.$eval('#s-positionwise', (s) => s.getBoundingClientRect().top);
-    assert.ok(top5 > -400 && top5 < 844, `the fifth figure is still on screen (top at ${Math.round(top5)} px)`);
+    assert.ok(top5 > -400 && top5 < 844, `the position-wise figure is still on screen (top at ${Math.round(top5)} px)`);
 
     await page.selectOption('#qb-act', 'gelu');
     await settle(page);
@@ -143,7 +144,7 @@ test('from_the_fifth_figure_a_setting_changes_without_scrolling_to_the_top', asy
     assert.strictEqual(await page.getAttribute('#qb-d', 'aria-invalid'), null);
     assert.match(page.url(), /[#&]d=16(&|$)/);
 
-    // The bar's menu goes to the sixth figure and keeps the settings.
+    // The bar's menu goes to the last figure and keeps the settings.
     await page.tap('.qb-menu-btn');
     await page.tap('.qb-menu-list a[href="#s-paramsplit"]');
     await page.waitForFunction(() => { const r = document.getElementById('s-paramsplit').getBoundingClientRect(); return Math.abs(r.top - document.getElementById('quickbar').offsetHeight) < 30; }, null, { timeout: 5000 });
