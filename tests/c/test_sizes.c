@@ -138,6 +138,21 @@ static void workspace_sizes_at_the_largest_dims(void) {
     bl_block_out bo = {0};
     CHECK(bl_block_workspace_size(&b, &bo) == (size_t)BL_MAX_DIM);
     CHECK(bl_attention_workspace_size(NULL, &o) == 0);
+    /* the decoder's: L (12 d_model + d_ff + 1), refused past 2^28 floats, never wrapped */
+    bl_decoder_desc d = {.n_layer = 1, .d_model = 16384, .n_head = 1, .d_ff = BL_MAX_DIM,
+                         .vocab = 1, .n_positions = 16384, .L = 16384};
+    CHECK(bl_decoder_workspace_size(&d) == 0);                    /* 2^14 x (13 x 2^16 + 1) */
+    d.d_model = 1, d.d_ff = 16371;                                 /* 2^14 x 2^14: the most */
+    CHECK(bl_decoder_workspace_size(&d) == (size_t)1 << 28);
+    d.d_ff = 16372;                                                /* 2^14 x (2^14 + 1) */
+    CHECK(bl_decoder_workspace_size(&d) == 0);
+    int32_t id = 0;
+    bl_decoder_layer w = {.wq = one, .wk = one, .wv = one, .wo = one, .w1 = one, .w2 = one};
+    bl_decoder_out out = {.logits = one};
+    d.ids = &id, d.wte = one, d.wpe = one, d.layers = &w;
+    bl_error err;
+    CHECK_STATUS(bl_decoder_forward(&d, &out, one, &err), BL_ERR_TOO_LARGE);
+    CHECK(strstr(err.message, "workspace (16384 x 16385)") != NULL);
 }
 
 int main(void) {

@@ -1,0 +1,447 @@
+/* test_decoder.c - the whole decoder (bl_decoder_forward) against plain double loops written
+   here from the header's formulas, on small random weights; and every argument it refuses. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "harness.h"
+
+#define ATOL 1e-5
+#define RTOL 1e-5
+
+/* ---- a small random model ------------------------------------------------------------------ */
+static uint32_t lcg = 12345u;
+static float uniform(float scale) {   /* in [-scale, scale) */
+    lcg = lcg * 1664525u + 1013904223u;
+    return ((float)(lcg >> 8) / 16777216.0f * 2.0f - 1.0f) * scale;
+}
+static float *rnd(size_t n, float scale) {
+    float *p = malloc(n * sizeof(float));
+    for (size_t i = 0; i < n; i++) p[i] = uniform(scale);
+    return p;
+}
+static float *around_one(size_t n) {   /* a layer norm's gamma */
+    float *p = rnd(n, 0.2f);
+    for (size_t i = 0; i < n; i++) p[i] += 1.0f;
+    return p;
+}
+
+typedef struct {
+    bl_decoder_desc d;
+    bl_decoder_layer *layers;
+    int32_t *ids;
+} model;
+
+/* Random weights for these sizes; biases and norm parameters left NULL when `bare`. */
+static model make_model(int NL, int D, int H, int F, int V, int P, int L, bl_activation act,
+                        int bare) {
+    model m;
+    m.layers = calloc((size_t)NL, sizeof *m.layers);
+    m.ids = malloc((size_t)L * sizeof *m.ids);
+    for (int i = 0; i < L; i++) m.ids[i] = (int32_t)((lcg = lcg * 1664525u + 1013904223u) >> 8) % V;
+    for (int l = 0; l < NL; l++) {
+        bl_decoder_layer *w = &m.layers[l];
+        float s = 1.0f / sqrtf((float)D);
+        w->wq = rnd((size_t)D * D, 2 * s);
+        w->wk = rnd((size_t)D * D, 2 * s);
+        w->wv = rnd((size_t)D * D, s);
+        w->wo = rnd((size_t)D * D, s);
+        w->w1 = rnd((size_t)D * F, 2 * s);
+        w->w2 = rnd((size_t)F * D, 1.0f / sqrtf((float)F));
+        if (!bare) {
+            w->ln1_gamma = around_one(D); w->ln1_beta = rnd(D, 0.1f);
+            w->ln2_gamma = around_one(D); w->ln2_beta = rnd(D, 0.1f);
+            w->bq = rnd(D, 0.1f); w->bk = rnd(D, 0.1f); w->bv = rnd(D, 0.1f); w->bo = rnd(D, 0.1f);
+            w->b1 = rnd(F, 0.1f); w->b2 = rnd(D, 0.1f);
+        }
+    }
+    m.d = (bl_decoder_desc){
+        .n_layer = NL, .d_model = D, .n_head = H, .d_ff = F, .vocab = V, .n_positions = P,
+        .activation = act, .eps = bare ? 0.0f : 1e-5f, .L = L, .ids = m.ids,
+        .wte = rnd((size_t)V * D, 1.0f), .wpe = rnd((size_t)P * D, 0.5f), .layers = m.layers,
+        .lnf_gamma = bare ? NULL : around_one(D), .lnf_beta = bare ? NULL : rnd(D, 0.1f)};
+    return m;
+}
+
+static void free_model(model *m) {
+    for (int l = 0; l < m->d.n_layer; l++) {
+        const float **p = (const float **)&m->layers[l];
+        for (size_t i = 0; i < sizeof m->layers[l] / sizeof(float *); i++) free((void *)p[i]);
+    }
+    free(m->layers);
+    free(m->ids);
+    free((void *)m->d.wte);
+    free((void *)m->d.wpe);
+    free((void *)m->d.lnf_gamma);
+    free((void *)m->d.lnf_beta);
+}
+
+/* ---- the reference: plain loops in double ---------------------------------------------------- */
+typedef struct {
+    double *ln1, *q, *k, *v, *scores, *weights, *context, *concat, *attn_out, *resid1, *ln2,
+        *hidden, *activated, *ffn_out, *resid2;
+} ref_layer;
+
+static double act_ref(double x, bl_activation a) {
+    switch (a) {
+    case BL_ACT_RELU: return x > 0 ? x : 0;
+    case BL_ACT_GELU: return 0.5 * x * (1 + erf(x / sqrt(2.0)));
+    case BL_ACT_GELU_TANH: return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+    case BL_ACT_SILU: return x / (1 + exp(-x));
+    default: return x;
+    }
+}
+
+/* y (L, m) = x (L, n) @ w (n, m) + b */
+static double *lin(const double *x, const float *w, const float *b, int L, int n, int m) {
+    double *y = malloc(sizeof(double) * (size_t)L * m);
+    for (int i = 0; i < L; i++)
+        for (int j = 0; j < m; j++) {
+            double s = b ? b[j] : 0;
+            for (int c = 0; c < n; c++) s += x[i * n + c] * w[c * m + j];
+            y[i * m + j] = s;
+        }
+    return y;
+}
+
+static double *ln_ref(const double *x, const float *g, const float *b, int L, int D, double eps) {
+    double *y = malloc(sizeof(double) * (size_t)L * D);
+    for (int i = 0; i < L; i++) {
+        double mean = 0, var = 0;
+        for (int c = 0; c < D; c++) mean += x[i * D + c];
+        mean /= D;
+        for (int c = 0; c < D; c++) var += (x[i * D + c] - mean) * (x[i * D + c] - mean);
+        double r = 1 / sqrt(var / D + eps);
+        for (int c = 0; c < D; c++)
+            y[i * D + c] = (x[i * D + c] - mean) * r * (g ? g[c] : 1) + (b ? b[c] : 0);
+    }
+    return y;
+}
+
+static double *sum(const double *a, const double *b, size_t n) {
+    double *y = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < n; i++) y[i] = a[i] + b[i];
+    return y;
+}
+
+/* Every layer's intermediates (r[n_layer]), the final hidden state and the logits. */
+static void reference(const bl_decoder_desc *d, ref_layer *r, double **hidden, double **logits) {
+    int L = d->L, D = d->d_model, H = d->n_head, F = d->d_ff, V = d->vocab, dk = D / H;
+    double eps = d->eps == 0.0f ? (double)1e-5f : (double)d->eps;
+    double *h = malloc(sizeof(double) * (size_t)L * D);
+    for (int i = 0; i < L; i++)
+        for (int c = 0; c < D; c++)
+            h[i * D + c] = (double)d->wte[d->ids[i] * D + c] + d->wpe[i * D + c];
+    for (int l = 0; l < d->n_layer; l++) {
+        const bl_decoder_layer *w = &d->layers[l];
+        ref_layer *o = &r[l];
+        o->ln1 = ln_ref(h, w->ln1_gamma, w->ln1_beta, L, D, eps);
+        o->q = lin(o->ln1, w->wq, w->bq, L, D, D);
+        o->k = lin(o->ln1, w->wk, w->bk, L, D, D);
+        o->v = lin(o->ln1, w->wv, w->bv, L, D, D);
+        o->scores = calloc((size_t)H * L * L, sizeof(double));
+        o->weights = calloc((size_t)H * L * L, sizeof(double));
+        o->context = calloc((size_t)H * L * dk, sizeof(double));
+        o->concat = calloc((size_t)L * D, sizeof(double));
+        for (int hh = 0; hh < H; hh++)
+            for (int i = 0; i < L; i++) {
+                double *s = o->scores + ((size_t)hh * L + i) * L, *p = o->weights + ((size_t)hh * L + i) * L;
+                double m = -INFINITY, z = 0;
+                for (int j = 0; j < L; j++) {
+                    for (int c = 0; c < dk; c++) s[j] += o->q[i * D + hh * dk + c] * o->k[j * D + hh * dk + c];
+                    if (j <= i && s[j] / sqrt(dk) > m) m = s[j] / sqrt(dk);
+                }
+                for (int j = 0; j <= i; j++) z += p[j] = exp(s[j] / sqrt(dk) - m);
+                for (int j = 0; j <= i; j++) p[j] /= z;
+                for (int c = 0; c < dk; c++) {
+                    double acc = 0;
+                    for (int j = 0; j <= i; j++) acc += p[j] * o->v[j * D + hh * dk + c];
+                    o->context[((size_t)hh * L + i) * dk + c] = acc;
+                    o->concat[i * D + hh * dk + c] = acc;
+                }
+            }
+        o->attn_out = lin(o->concat, w->wo, w->bo, L, D, D);
+        o->resid1 = sum(h, o->attn_out, (size_t)L * D);
+        o->ln2 = ln_ref(o->resid1, w->ln2_gamma, w->ln2_beta, L, D, eps);
+        o->hidden = lin(o->ln2, w->w1, w->b1, L, D, F);
+        o->activated = malloc(sizeof(double) * (size_t)L * F);
+        for (size_t i = 0; i < (size_t)L * F; i++) o->activated[i] = act_ref(o->hidden[i], d->activation);
+        o->ffn_out = lin(o->activated, w->w2, w->b2, L, F, D);
+        o->resid2 = sum(o->resid1, o->ffn_out, (size_t)L * D);
+        free(h);
+        h = malloc(sizeof(double) * (size_t)L * D);
+        memcpy(h, o->resid2, sizeof(double) * (size_t)L * D);
+    }
+    *hidden = ln_ref(h, d->lnf_gamma, d->lnf_beta, L, D, eps);
+    *logits = malloc(sizeof(double) * (size_t)L * V);
+    for (int i = 0; i < L; i++)
+        for (int t = 0; t < V; t++) {
+            double s = 0;
+            for (int c = 0; c < D; c++) s += (*hidden)[i * D + c] * d->wte[t * D + c];
+            (*logits)[i * V + t] = s;
+        }
+    free(h);
+}
+
+static void free_ref(ref_layer *r, int n) {
+    for (int l = 0; l < n; l++) {
+        double **p = (double **)&r[l];
+        for (size_t i = 0; i < sizeof r[l] / sizeof(double *); i++) free(p[i]);
+    }
+}
+
+/* |got - want| <= ATOL + RTOL |want| everywhere; prints the max difference. */
+static void expect_close(const char *what, const float *got, const double *want, size_t n) {
+    double maxd = 0;
+    size_t bad = n;
+    for (size_t i = 0; i < n; i++) {
+        double diff = fabs((double)got[i] - want[i]);
+        if (!(diff <= ATOL + RTOL * fabs(want[i])) && bad == n) bad = i;
+        if (!(diff <= maxd)) maxd = diff;
+    }
+    printf("       %-14s max diff %.3g (%zu values)\n", what, maxd, n);
+    if (bad < n) fprintf(stderr, "  %s[%zu]: got %.9g, want %.9g\n", what, bad, got[bad], want[bad]);
+    CHECK(bad == n);
+}
+
+static float *out_buf(size_t n) {   /* NaN-filled: anything not written shows */
+    float *p = malloc(n * sizeof(float));
+    for (size_t i = 0; i < n; i++) p[i] = NAN;
+    return p;
+}
+
+/* Runs the model keeping every intermediate of layer `keep`, only the weights of layer
+   `weights_only` (if >= 0), and compares all of it with the reference. */
+static void compare_with_reference(model *m, int keep, int weights_only) {
+    const bl_decoder_desc *d = &m->d;
+    int L = d->L, D = d->d_model, H = d->n_head, F = d->d_ff, V = d->vocab;
+    size_t n = (size_t)L * D, s = (size_t)H * L * L, f = (size_t)L * F;
+    bl_decoder_layer_out k = {
+        .ln1 = out_buf(n), .q = out_buf(n), .k = out_buf(n), .v = out_buf(n), .scores = out_buf(s),
+        .weights = out_buf(s), .context = out_buf(n), .concat = out_buf(n), .attn_out = out_buf(n),
+        .resid1 = out_buf(n), .ln2 = out_buf(n), .hidden = out_buf(f), .activated = out_buf(f),
+        .ffn_out = out_buf(n), .resid2 = out_buf(n)};
+    bl_decoder_layer_out wo = {.weights = out_buf(s)};
+    bl_decoder_layer_out **keep_list = calloc((size_t)d->n_layer, sizeof *keep_list);
+    keep_list[keep] = &k;
+    if (weights_only >= 0) keep_list[weights_only] = &wo;
+    bl_decoder_out o = {.logits = out_buf((size_t)L * V), .embed = out_buf(n),
+                        .hidden = out_buf(n), .layers = keep_list};
+    size_t wsn = bl_decoder_workspace_size(d);
+    CHECK(wsn == (size_t)L * (12 * (size_t)D + F + 1));
+    float *ws = out_buf(wsn);
+    bl_error err;
+    CHECK_STATUS(bl_decoder_forward(d, &o, ws, &err), BL_OK);
+    CHECK(err.message[0] == '\0');
+
+    ref_layer *r = calloc((size_t)d->n_layer, sizeof *r);
+    double *hidden, *logits, *embed = malloc(sizeof(double) * n);
+    reference(d, r, &hidden, &logits);
+    for (int i = 0; i < L; i++)
+        for (int c = 0; c < D; c++) embed[i * D + c] = (double)d->wte[d->ids[i] * D + c] + d->wpe[i * D + c];
+    expect_close("embed", o.embed, embed, n);
+    const ref_layer *e = &r[keep];
+    expect_close("ln1", k.ln1, e->ln1, n);
+    expect_close("q", k.q, e->q, n);
+    expect_close("k", k.k, e->k, n);
+    expect_close("v", k.v, e->v, n);
+    expect_close("scores", k.scores, e->scores, s);
+    expect_close("weights", k.weights, e->weights, s);
+    expect_close("context", k.context, e->context, n);
+    expect_close("concat", k.concat, e->concat, n);
+    expect_close("attn_out", k.attn_out, e->attn_out, n);
+    expect_close("resid1", k.resid1, e->resid1, n);
+    expect_close("ln2", k.ln2, e->ln2, n);
+    expect_close("hidden", k.hidden, e->hidden, f);
+    expect_close("activated", k.activated, e->activated, f);
+    expect_close("ffn_out", k.ffn_out, e->ffn_out, n);
+    expect_close("resid2", k.resid2, e->resid2, n);
+    if (weights_only >= 0) expect_close("weights (2nd)", wo.weights, r[weights_only].weights, s);
+    expect_close("final hidden", o.hidden, hidden, n);
+    expect_close("logits", o.logits, logits, (size_t)L * V);
+
+    free_ref(r, d->n_layer);
+    free(r);
+    free(hidden);
+    free(logits);
+    free(embed);
+    float **p = (float **)&k;
+    for (size_t i = 0; i < sizeof k / sizeof(float *); i++) free(p[i]);
+    free(wo.weights);
+    free(keep_list);
+    free(o.logits);
+    free(o.embed);
+    free(o.hidden);
+    free(ws);
+}
+
+static void decoder_matches_plain_loops_with_gelu_tanh(void) {
+    model m = make_model(3, 16, 4, 40, 23, 12, 9, BL_ACT_GELU_TANH, 0);
+    compare_with_reference(&m, 1, 2);
+    compare_with_reference(&m, 0, -1);
+    free_model(&m);
+}
+
+static void decoder_matches_plain_loops_with_relu_and_default_norms_and_biases(void) {
+    model m = make_model(2, 12, 3, 20, 31, 10, 10, BL_ACT_RELU, 1);   /* L = n_positions */
+    compare_with_reference(&m, 1, 0);
+    free_model(&m);
+}
+
+static void decoder_of_one_token_with_one_head(void) {
+    model m = make_model(1, 8, 1, 8, 5, 4, 1, BL_ACT_GELU, 0);
+    compare_with_reference(&m, 0, -1);
+    free_model(&m);
+}
+
+/* The logits must not depend on which intermediates are kept (they come from the workspace
+   otherwise), and a prefix's logits equal the first rows of a longer run (causal). */
+static void decoder_logits_do_not_depend_on_what_is_kept_nor_on_later_tokens(void) {
+    model m = make_model(2, 16, 2, 32, 17, 16, 11, BL_ACT_GELU_TANH, 0);
+    bl_decoder_desc *d = &m.d;
+    size_t nl = (size_t)d->L * d->vocab;
+    float *a = out_buf(nl), *b = out_buf(nl), *c = out_buf(nl);
+    float *ws = out_buf(bl_decoder_workspace_size(d));
+    float *w0 = out_buf((size_t)d->n_head * d->L * d->L), *h1 = out_buf((size_t)d->L * d->d_ff);
+    bl_decoder_layer_out k0 = {.weights = w0}, k1 = {.hidden = h1};
+    bl_decoder_layer_out *both[2] = {&k0, &k1};
+    bl_decoder_out oa = {.logits = a}, ob = {.logits = b, .layers = both};
+    CHECK_STATUS(bl_decoder_forward(d, &oa, ws, NULL), BL_OK);
+    CHECK_STATUS(bl_decoder_forward(d, &ob, ws, NULL), BL_OK);
+    CHECK(memcmp(a, b, nl * sizeof(float)) == 0);
+    int full = d->L;
+    d->L = 6;
+    bl_decoder_out oc = {.logits = c};
+    CHECK_STATUS(bl_decoder_forward(d, &oc, ws, NULL), BL_OK);
+    double maxd = 0;
+    for (size_t i = 0; i < (size_t)6 * d->vocab; i++) maxd = fmax(maxd, fabs(c[i] - a[i]));
+    printf("       prefix of 6 vs 11 tokens: max diff %.3g\n", maxd);
+    CHECK(maxd <= 1e-5);
+    CHECK(!isnan(c[6 * d->vocab - 1]) && isnan(c[6 * d->vocab]));   /* wrote only L rows */
+    d->L = full;
+    free(a); free(b); free(c); free(ws); free(w0); free(h1);
+    free_model(&m);
+}
+
+static void decoder_workspace_size_follows_the_sizes(void) {
+    model m = make_model(1, 8, 2, 16, 5, 6, 4, BL_ACT_RELU, 0);
+    bl_decoder_desc d = m.d;
+    CHECK(bl_decoder_workspace_size(&d) == 4 * (12 * 8 + 16 + 1));
+    CHECK(bl_decoder_workspace_size(NULL) == 0);
+    d.L = 7;                                   /* past n_positions */
+    CHECK(bl_decoder_workspace_size(&d) == 0);
+    d.L = 4;
+    d.n_head = 3;                              /* 8 % 3 */
+    CHECK(bl_decoder_workspace_size(&d) == 0);
+    /* L 65536 x (12 * 65536 + 1 + 1) passes 2^32 floats: refused, never wrapped */
+    bl_decoder_desc big = {.n_layer = 1, .d_model = 65536, .n_head = 1, .d_ff = 1, .vocab = 1,
+                           .n_positions = 65536, .L = 65536};
+    CHECK(bl_decoder_workspace_size(&big) == 0);
+    big.d_model = big.L = 1024;                /* 2^10 x (12 x 2^10 + 2): 12.6 M floats */
+    CHECK(bl_decoder_workspace_size(&big) == (size_t)1024 * (12 * 1024 + 2));
+    free_model(&m);
+}
+
+/* One refused call: the status, a message containing `part`, and nothing written. */
+static void refused(const bl_decoder_desc *d, const bl_decoder_out *o, float *ws, bl_status want,
+                    const char *part) {
+    bl_error err;
+    float before = o && o->logits ? o->logits[0] : 0.0f;
+    bl_status got = bl_decoder_forward(d, o, ws, &err);
+    if (got != want || !strstr(err.message, part))
+        fprintf(stderr, "  want %d \"%s\": got %d \"%s\"\n", want, part, got, err.message);
+    CHECK(got == want);
+    CHECK(err.status == got);
+    CHECK(strstr(err.message, part) != NULL);
+    if (o && o->logits) CHECK(isnan(o->logits[0]) && isnan(before));
+    CHECK(bl_decoder_forward(d, o, ws, NULL) == want);   /* err may be NULL */
+}
+
+static void decoder_refuses_every_bad_argument_by_name(void) {
+    model m = make_model(2, 8, 2, 16, 5, 6, 4, BL_ACT_RELU, 0);
+    float *logits = out_buf(4 * 5), *ws = out_buf(bl_decoder_workspace_size(&m.d));
+    bl_decoder_out o = {.logits = logits};
+    bl_decoder_desc d;
+    refused(NULL, &o, ws, BL_ERR_NULL, "desc");
+    refused(&m.d, NULL, ws, BL_ERR_NULL, "out");
+#define WITH(field, value, status, part) \
+    do { d = m.d; d.field = value; refused(&d, &o, ws, status, part); } while (0)
+    WITH(n_layer, 0, BL_ERR_SIZE, "n_layer (0)");
+    WITH(d_model, -1, BL_ERR_SIZE, "d_model (-1)");
+    WITH(n_head, 0, BL_ERR_SIZE, "n_head (0)");
+    WITH(d_ff, 65537, BL_ERR_SIZE, "d_ff (65537)");
+    WITH(vocab, 0, BL_ERR_SIZE, "vocab (0)");
+    WITH(n_positions, 0, BL_ERR_SIZE, "n_positions (0)");
+    WITH(L, 0, BL_ERR_SIZE, "L (0)");
+    WITH(n_head, 3, BL_ERR_SHAPE, "d_model (8) must be divisible by n_head (3)");
+    WITH(L, 7, BL_ERR_SHAPE, "L (7) must be at most n_positions (6)");
+    WITH(activation, (bl_activation)99, BL_ERR_ACTIVATION, "activation (99)");
+    WITH(activation, BL_ACT_SWIGLU, BL_ERR_ACTIVATION, "swiglu is gated");
+    WITH(eps, -1.0f, BL_ERR_VALUE, "eps (-1)");
+    WITH(eps, NAN, BL_ERR_VALUE, "eps (nan)");
+    WITH(eps, INFINITY, BL_ERR_VALUE, "eps (inf)");
+    d = m.d; d.vocab = 65536; d.d_model = 65536; d.n_head = 1;
+    refused(&d, &o, ws, BL_ERR_TOO_LARGE, "wte (65536 x 65536)");
+    d = m.d; d.n_positions = 65536; d.d_model = 8192;
+    refused(&d, &o, ws, BL_ERR_TOO_LARGE, "wpe (65536 x 8192)");
+    d = m.d; d.L = 65536; d.n_positions = 65536; d.vocab = 8192;
+    refused(&d, &o, ws, BL_ERR_TOO_LARGE, "logits (65536 x 8192)");
+    d = m.d; d.d_model = 16384; d.d_ff = 65536; d.n_head = 1;
+    refused(&d, &o, ws, BL_ERR_TOO_LARGE, "w1 (16384 x 65536)");
+    d = m.d; d.L = 4096; d.n_positions = 4096; d.n_head = 32; d.d_model = 32;
+    refused(&d, &o, ws, BL_ERR_TOO_LARGE, "scores (131072 x 4096)");
+    d = m.d; d.L = 8192; d.n_positions = 8192; d.d_model = 4096; d.vocab = 1;   /* each part fits */
+    refused(&d, &o, ws, BL_ERR_TOO_LARGE, "workspace (8192 x 49169)");
+    WITH(ids, NULL, BL_ERR_NULL, "ids must not be NULL");
+    WITH(wte, NULL, BL_ERR_NULL, "wte must not be NULL");
+    WITH(wpe, NULL, BL_ERR_NULL, "wpe must not be NULL");
+    WITH(layers, NULL, BL_ERR_NULL, "layers must not be NULL");
+    refused(&m.d, &o, NULL, BL_ERR_NULL, "workspace must not be NULL");
+    bl_decoder_out no_logits = {.embed = logits};
+    refused(&m.d, &no_logits, ws, BL_ERR_NULL, "logits must not be NULL");
+
+    /* each required weight of each layer, named with its layer */
+    static const char *const names[] = {"wq", "wk", "wv", "wo", "w1", "w2"};
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; i < 6; i++) {
+            bl_decoder_layer layers[2] = {m.layers[0], m.layers[1]}, *w = &layers[l];
+            const float **slot[] = {&w->wq, &w->wk, &w->wv, &w->wo, &w->w1, &w->w2};
+            *slot[i] = NULL;
+            d = m.d;
+            d.layers = layers;
+            char part[64];
+            snprintf(part, sizeof part, "layers[%d].%s must not be NULL", l, names[i]);
+            refused(&d, &o, ws, BL_ERR_NULL, part);
+        }
+
+    /* ids out of range: the position and the value */
+    int32_t ids[4] = {0, 1, 2, 3};
+    d = m.d;
+    d.ids = ids;
+    ids[2] = 5;
+    refused(&d, &o, ws, BL_ERR_VALUE, "ids[2] (5) must be in [0, vocab 5)");
+    ids[2] = 2;
+    ids[3] = -1;
+    refused(&d, &o, ws, BL_ERR_VALUE, "ids[3] (-1) must be in [0, vocab 5)");
+    ids[3] = INT32_MIN;
+    refused(&d, &o, ws, BL_ERR_VALUE, "ids[3] (-2147483648)");
+    ids[3] = 4;   /* the largest valid id */
+    bl_error err;
+    CHECK_STATUS(bl_decoder_forward(&d, &o, ws, &err), BL_OK);
+    CHECK(err.status == BL_OK && err.message[0] == '\0');
+#undef WITH
+    free(logits);
+    free(ws);
+    free_model(&m);
+}
+
+int main(void) {
+    bl_run("decoder_matches_plain_loops_with_gelu_tanh", decoder_matches_plain_loops_with_gelu_tanh);
+    bl_run("decoder_matches_plain_loops_with_relu_and_default_norms_and_biases",
+           decoder_matches_plain_loops_with_relu_and_default_norms_and_biases);
+    bl_run("decoder_of_one_token_with_one_head", decoder_of_one_token_with_one_head);
+    bl_run("decoder_logits_do_not_depend_on_what_is_kept_nor_on_later_tokens",
+           decoder_logits_do_not_depend_on_what_is_kept_nor_on_later_tokens);
+    bl_run("decoder_workspace_size_follows_the_sizes", decoder_workspace_size_follows_the_sizes);
+    bl_run("decoder_refuses_every_bad_argument_by_name", decoder_refuses_every_bad_argument_by_name);
+    return bl_summary();
+}
