@@ -137,6 +137,47 @@ typedef struct bl_ffn_out {
 
 bl_status bl_ffn_forward(const bl_ffn_desc *desc, const bl_ffn_out *out, bl_error *err);
 
+/* ---- mixture of experts ----------------------------------------------------------------
+   A sparse FFN as in Mixtral: a router sends each token to top_k of n_experts FFNs.
+   logits     = x @ Wr                       (L, n_experts); Wr (d_model, n_experts), no bias
+   top_index  = per token the top_k experts by logit, largest first; equal logits: the lower
+                expert index first                                           (L, top_k)
+   top_weight = softmax over those top_k logits only                         (L, top_k)
+   out[i]     = sum over k of top_weight[i,k] * FFN_e(x[i]), e = top_index[i,k]  (L, d_model)
+   probs      = softmax over all n_experts logits (what a figure shows; out does not use it)
+   Each expert is an FFN exactly as bl_ffn_forward computes it (ungated, or gated with W1 the
+   gate, W3 the up projection, W2 the down projection), its weights stacked on a leading
+   expert axis: expert e's W1 is w1 + e * d_model * d_ff. Each expert runs once, on the tokens
+   routed to it (gathered into the workspace), and its output is added back weighted. */
+#define BL_MOE_MAX_EXPERTS 64
+
+typedef struct bl_moe_desc {
+    int L, d_model, d_ff;       /* d_ff per expert */
+    int n_experts;              /* 1..BL_MOE_MAX_EXPERTS */
+    int top_k;                  /* 1..n_experts: experts per token */
+    bl_activation activation;
+    const float *x;             /* (L, d_model) */
+    const float *wr;            /* (d_model, n_experts) the router */
+    const float *w1, *b1;       /* (n_experts, d_model, d_ff), (n_experts, d_ff) */
+    const float *w3, *b3;       /* gated only: as w1, b1; must be NULL otherwise */
+    const float *w2, *b2;       /* (n_experts, d_ff, d_model), (n_experts, d_model) */
+} bl_moe_desc;
+
+typedef struct bl_moe_out {
+    float *logits;              /* (L, n_experts) optional (needs more workspace when NULL) */
+    float *probs;               /* (L, n_experts) optional: softmax over every expert */
+    int32_t *top_index;         /* (L, top_k)     required */
+    float *top_weight;          /* (L, top_k)     required */
+    int32_t *load;              /* (n_experts)    optional: tokens routed to each expert */
+    float *out;                 /* (L, d_model)   required */
+} bl_moe_out;
+
+/* Floats of scratch that bl_moe_forward needs for these outputs (0 when the sizes are refused):
+   L * (2 d_model + d_ff), plus L * d_ff when gated, plus L * n_experts without logits. */
+size_t bl_moe_workspace_size(const bl_moe_desc *desc, const bl_moe_out *out);
+bl_status bl_moe_forward(const bl_moe_desc *desc, const bl_moe_out *out, float *workspace,
+                         bl_error *err);
+
 /* ---- multi-head self-attention ---------------------------------------------------------
    q = x Wq + bq, k = x Wk + bk, v = x Wv + bv                           (L, d_model) each
    head h uses columns [h*d_k, (h+1)*d_k) with d_k = d_model / n_heads

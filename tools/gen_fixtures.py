@@ -812,6 +812,129 @@ def gen_params():
           % (tot["bert-base"], tot["gpt2"], tot["llama-2-7b"], tot["transformer-base"]))
 
 
+# ---- moe.json: Mixtral-style mixture of experts ------------------------------------------
+def moe_route(logits, k):
+    """Per token the k largest logits, largest first; among equal logits the lower expert index
+    first (the stated rule: torch.topk promises no order for ties)."""
+    return [sorted(range(len(row)), key=lambda j: (-row[j], j))[:k] for row in logits.tolist()]
+
+
+def moe_expert(x, inp, p, e, dt):
+    """Expert e's FFN on every token: x (L, d) -> (L, d), its weights sliced from the stack."""
+    E, d, dff = p["n_experts"], p["d_model"], p["d_ff"]
+
+    def W(n, r, c):
+        return T(inp[n], dt).reshape(E, r, c)[e]
+
+    def b(n, c):
+        return T(inp[n], dt).reshape(E, c)[e] if n in inp else 0.0
+
+    h = mm(x, W("w1", d, dff)) + b("b1", dff)
+    a = ACT[p["activation"]](h)
+    if p["activation"] in GATED:
+        a = a * (mm(x, W("w3", d, dff)) + b("b3", dff))
+    return mm(a, W("w2", dff, d)) + b("b2", d)
+
+
+def moe_ref(inp, p, dt):
+    """Dense reference: every expert on every token, then per token the weighted sum of its
+    chosen experts' outputs."""
+    L, d, E, K = p["L"], p["d_model"], p["n_experts"], p["top_k"]
+    x = T(inp["x"], dt).reshape(L, d)
+    logits = mm(x, T(inp["wr"], dt).reshape(d, E))
+    idx = moe_route(logits, K)
+    ys = [moe_expert(x, inp, p, e, dt) for e in range(E)]
+    w = torch.stack([torch.softmax(logits[i, idx[i]], dim=-1) for i in range(L)])
+    out = torch.stack([sum(w[i, k] * ys[idx[i][k]][i] for k in range(K)) for i in range(L)])
+    load = [sum(e in row for row in idx) for e in range(E)]
+    return {"logits": logits, "probs": torch.softmax(logits, dim=-1), "top_weight": w,
+            "out": out}, idx, load
+
+
+def moe_mixtral_check(inp, p, ref, idx, tie):
+    """The same numbers the way Mixtral's code computes them: softmax over all experts, top-k,
+    renormalise; each expert on its gathered tokens, index_add_ back."""
+    L, d, E, K = p["L"], p["d_model"], p["n_experts"], p["top_k"]
+    x = T(inp["x"], F64).reshape(L, d)
+    probs = F.softmax(x @ T(inp["wr"], F64).reshape(d, E), dim=-1)
+    tw, ti = torch.topk(probs, K, dim=-1)
+    tw = tw / tw.sum(dim=-1, keepdim=True)
+    assert torch.allclose(tw, ref["top_weight"], rtol=1e-12, atol=1e-12)
+    if not tie:  # topk's order among equal values is unspecified
+        assert ti.tolist() == idx
+    sel = torch.tensor(idx)
+    final = torch.zeros(L, d, dtype=F64)
+    for e in range(E):
+        tok, slot = torch.where(sel == e)
+        if len(tok):
+            y = moe_expert(x[tok], inp, p, e, F64) * ref["top_weight"][tok, slot, None]
+            final.index_add_(0, tok, y)
+    assert torch.allclose(final, ref["out"], rtol=1e-12, atol=1e-12)
+
+
+def gen_moe():
+    rng = np.random.default_rng(8072)
+    # name, L, d, dff, E, K, activation, biases, tie (columns a < b of the router equal)
+    specs = [("top1_relu", 7, 8, 16, 4, 1, "relu", True, None),
+             ("top2_relu", 9, 8, 32, 8, 2, "relu", True, None),
+             ("top2_gelu_nobias", 6, 12, 20, 5, 2, "gelu", False, None),
+             ("top2_swiglu_mixtral_nobias", 9, 8, 24, 8, 2, "swiglu", False, None),
+             ("top3_swiglu_bias", 5, 6, 10, 6, 3, "swiglu", True, None),
+             ("tie_top1_relu", 8, 8, 16, 4, 1, "relu", True, (1, 3)),
+             ("tie_top2_swiglu", 8, 8, 12, 6, 2, "swiglu", True, (2, 4))]
+    cases = []
+    for name, L, d, dff, E, K, act, bias, tie in specs:
+        gated = act in GATED
+        while True:
+            if tie:  # dyadic values: every logit exact in any precision and order, ties too
+                x = rng.integers(-16, 17, (L, d)) / 8.0
+                wr = rng.integers(-4, 5, (d, E)) / 4.0
+                wr[:, tie[1]] = wr[:, tie[0]]
+            else:
+                x = rng.standard_normal((L, d))
+                wr = rng.standard_normal((d, E)) / math.sqrt(d)
+            lg = x @ wr
+            ranks = np.array([sorted(row, reverse=True)[:K + 1] for row in lg])
+            if tie:  # the tie decides the choice (one of the pair in, one out) for 2+ tokens
+                a, b = tie
+                order = moe_route(torch.tensor(lg), E)
+                deciding = sum(row.index(a) == K - 1 and row.index(b) == K for row in order)
+                if deciding >= 2:
+                    break
+            elif K == E or np.min(-np.diff(ranks, axis=1)) > 1e-3:
+                break  # float32 rounding cannot reorder the top K + 1 logits
+        inp = {"x": flat(f32(x)), "wr": flat(f32(wr))}
+        inp["w1"] = flat(f32(rng.standard_normal((E, d, dff)) / math.sqrt(d)))
+        if bias:
+            inp["b1"] = flat(f32(0.1 * rng.standard_normal((E, dff))))
+        if gated:
+            inp["w3"] = flat(f32(rng.standard_normal((E, d, dff)) / math.sqrt(d)))
+            if bias:
+                inp["b3"] = flat(f32(0.1 * rng.standard_normal((E, dff))))
+        inp["w2"] = flat(f32(rng.standard_normal((E, dff, d)) / math.sqrt(dff)))
+        if bias:
+            inp["b2"] = flat(f32(0.1 * rng.standard_normal((E, d))))
+        p = {"L": L, "d_model": d, "d_ff": dff, "n_experts": E, "top_k": K, "activation": act,
+             "bias": bias, "tie": list(tie) if tie else None}
+        ref_t, idx, load = moe_ref(inp, p, F64)
+        moe_mixtral_check(inp, p, ref_t, idx, tie)
+        if tie:
+            assert any(tie[0] in row and tie[1] not in row for row in idx)
+        ref = to_np(ref_t)
+        got = []
+        for fn in (lambda: moe_ref(inp, p, F32), lambda: run_seq(moe_ref, inp, p, F32)):
+            g, gidx, gload = fn()
+            assert gidx == idx and gload == load, name  # float32 routes every token the same
+            got.append(to_np(g))
+        atol = choose_atol(ref, got, max(d, dff))
+        expected = {k: flat(v) for k, v in ref.items()}
+        expected["top_index"] = [j for row in idx for j in row]
+        expected["load"] = load
+        cases.append({"name": "%s_L%d_d%d_ff%d_E%d" % (name, L, d, dff, E), "params": p,
+                      "inputs": inp, "expected": expected, "atol": atol, "rtol": RTOL})
+    write("moe.json", cases, "Mixtral-style top-k + index_add_ cross-check ok")
+
+
 def main():
     os.makedirs(OUT_DIR, exist_ok=True)
     gen_rng()
@@ -820,6 +943,7 @@ def main():
     gen_norms()
     gen_block()
     gen_params()
+    gen_moe()
 
 
 if __name__ == "__main__":

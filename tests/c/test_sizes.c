@@ -155,6 +155,32 @@ static void workspace_sizes_at_the_largest_dims(void) {
     CHECK(strstr(err.message, "workspace (16384 x 16385)") != NULL);
 }
 
+/* The mixture of experts: stacked expert weights (n_experts x d_model x d_ff reaches 2^38) and
+   its workspace L (2 d_model + 2 d_ff + n_experts), refused past 2^28 floats, never wrapped. */
+static void moe_sizes_past_2_28_are_refused_never_wrapped(void) {
+    float one[1];
+    int32_t idx[1];
+    bl_moe_desc m = {.L = 1, .d_model = BL_MAX_DIM, .d_ff = BL_MAX_DIM, .n_experts = 64,
+                     .top_k = 1, .x = one, .wr = one, .w1 = one, .w2 = one};
+    bl_moe_out mo = {.top_index = idx, .top_weight = one, .out = one};
+    bl_error err;
+    CHECK(bl_moe_workspace_size(&m, &mo) == 0);
+    CHECK_STATUS(bl_moe_forward(&m, &mo, one, &err), BL_ERR_TOO_LARGE);
+    CHECK(strstr(err.message, "(4194304 x 65536)") != NULL);
+    m.n_experts = 1, m.d_model = 4096, m.d_ff = 4096, m.L = BL_MAX_DIM;   /* x, hidden: 2^28 */
+    m.activation = BL_ACT_SWIGLU, m.w3 = one;
+    CHECK(bl_moe_workspace_size(&m, &mo) == 0);                         /* 2^16 x 2^14 + 2^16 */
+    CHECK_STATUS(bl_moe_forward(&m, &mo, one, &err), BL_ERR_TOO_LARGE);
+    CHECK(strstr(err.message, "workspace (1073807360 floats)") != NULL);
+    m.L = 16383, m.d_model = 1, m.d_ff = 8191, m.n_experts = 1;        /* just under 2^28 */
+    mo.logits = one;
+    CHECK(bl_moe_workspace_size(&m, &mo) == (size_t)16383 * (2 + 2 * 8191));
+    m.L = 16384;                                                         /* 2^14 x 2^14 */
+    CHECK(bl_moe_workspace_size(&m, &mo) == (size_t)1 << 28);
+    mo.logits = NULL;                                                    /* + L logits */
+    CHECK(bl_moe_workspace_size(&m, &mo) == 0);
+}
+
 int main(void) {
     printf("     size_t is %d bits\n", (int)(8 * sizeof(size_t)));
     bl_run("attention_small_head_path_only_for_products_up_to_4096",
@@ -164,5 +190,7 @@ int main(void) {
     bl_run("products_past_2_32_are_refused_before_touching_buffers",
            products_past_2_32_are_refused_before_touching_buffers);
     bl_run("workspace_sizes_at_the_largest_dims", workspace_sizes_at_the_largest_dims);
+    bl_run("moe_sizes_past_2_28_are_refused_never_wrapped",
+           moe_sizes_past_2_28_are_refused_never_wrapped);
     return bl_summary();
 }
