@@ -61,8 +61,26 @@ async function targets() {
   ];
 }
 
+// Trained weights as a classic script (dom/assets.js loads it on demand; from file:// a fetch of
+// the sibling files would be refused): web/models/<name>/{model.safetensors,config.json,vocab.json}
+// -> web/dist/blocklens-<name>.js. The safetensors bytes travel as base64.
+const MODELS = ['poems'];
+function assetScripts() {
+  for (const name of MODELS) {
+    const dir = path.join(WEB, 'models', name);
+    if (!fs.existsSync(path.join(dir, 'model.safetensors'))) continue;
+    const read = (f) => fs.readFileSync(path.join(dir, f));
+    const body = { config: JSON.parse(read('config.json')), vocab: JSON.parse(read('vocab.json')),
+      weights: read('model.safetensors').toString('base64') };
+    fs.writeFileSync(path.join(DIST, 'blocklens-' + name + '.js'), '/* BlockLens trained weights "' + name +
+      '" (web/models/' + name + '/, see its README); loaded by the page only when asked for. */\n' +
+      '(self.BlockLensAssets = self.BlockLensAssets || {})[' + JSON.stringify(name) + '] = ' + JSON.stringify(body) + ';\n');
+  }
+}
+
 async function bundle() {
   for (const opts of await targets()) await esbuild.build(opts);
+  assetScripts();
 }
 
 function sizes(file) {

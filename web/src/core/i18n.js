@@ -6,10 +6,11 @@ import enBase from './i18n/en.js';
 import zhBase from './i18n/zh.js';
 import block from './i18n/block.js';
 import moe from './i18n/moe.js';
+import next from './i18n/next.js';
 import norms from './i18n/norms.js';
 import saturation from './i18n/saturation.js';
 
-const PARTS = [block, norms, saturation, moe];
+const PARTS = [block, norms, saturation, moe, next];
 const merged = (base, lang) => Object.freeze(Object.assign({}, base, ...PARTS.map((p) => p[lang])));
 export const DICTS = Object.freeze({ en: merged(enBase, 'en'), zh: merged(zhBase, 'zh') });
 const en = DICTS.en;

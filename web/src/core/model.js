@@ -3,7 +3,7 @@
    Weights follow the classic numpy order (x, W1, b1, W2, b2 from one seed), then the rest.
    The work is cut into named, cached stages of short steps, so that a Worker (worker.js) or the
    page itself can run it in slices; compute(state) runs them all at once. */
-import { isGated, tokenize } from './params.js';
+import { MODELS, isGated, tokenize, tokensFor } from './params.js';
 import EXTRA from './stages/index.js';
 
 // The stages in the order they run; each is cached under a key of exactly what it reads.
@@ -49,6 +49,7 @@ function diff(a, b, L, d) {
 
 // Page state -> spec: everything the stages read, tokens already split.
 function resolve(state) {
+  if (state.weights === 'poems') return resolveTrained(state, MODELS.poems);
   const tokens = tokenize(state.tokens), L = tokens.length;
   return { tokens: tokens, L: L, d: state.d, dff: state.dff, heads: state.heads, act: state.act,
     gated: isGated(state.act), causal: !!state.causal, scale: !!state.scale, seed: state.seed,
@@ -57,8 +58,19 @@ function resolve(state) {
     experts: state.experts || 8, topk: Math.min(state.topk || 2, state.experts || 8) };
 }
 
+// A trained model: its sizes, a causal scaled attention (a GPT), the characters as tokens.
+function resolveTrained(state, m) {
+  const tokens = tokensFor(state), L = tokens.length;
+  return { tokens: tokens, L: L, d: m.d, dff: m.dff, heads: m.heads, act: m.act, gated: false,
+    causal: true, scale: true, seed: state.seed, sel: Math.min(state.sel, L - 1), pert: Math.min(state.pert, L - 1),
+    pval: state.pval, init: 'trained', ln: 'pre', masks: state.masks || 'one', experts: state.experts || 8,
+    topk: Math.min(state.topk || 2, state.experts || 8), weights: 'poems', layer: Math.min(state.layer || 1, m.layers) };
+}
+
 function keysOf(s) {
-  const w = [s.seed, s.L, s.d, s.dff, s.gated, s.init].join('|'), f = w + '|' + s.act;
+  const w = s.weights === 'poems' ? ['poems', s.layer, s.tokens.join('\u0001')].join('|')
+    : [s.seed, s.L, s.d, s.dff, s.gated, s.init].join('|');
+  const f = w + '|' + s.act;
   const a = [w, s.heads, s.causal, s.scale].join('|');
   const keys = { weights: w, ffn: f, attn: a, pert: [f, a, s.pert, s.pval].join('|'),
     split: [s.d, s.dff, s.heads, s.gated].join('|'), presets: 'all' };
@@ -103,29 +115,46 @@ function weightSteps(engine, s) {
 
 // Each stage as steps [{ cost, run }]; the last run() returns the stage's value. get(name)
 // reads an earlier stage when the step runs (earlier stages always finish first).
+// A trained model's block `layer`: its weights, and the inputs it really sees for the tokens:
+// x, the residual stream entering the block; xAttn = LN1(x); xFfn = LN2(x + attention). One
+// forward of the whole model gives them and the next-character logits.
+function trainedSteps(engine, s, get, assets) {
+  return [{ cost: 2 * s.L * 330000 * NS_PER_FLOP + 5e5, run: function () {
+    const m = assets.model(engine, s.weights), ids = m.encode(s.tokens.slice(1).join(''));
+    const i = s.layer - 1, out = m.forward(ids), lw = m.layerWeights(i), lay = out.layers[i];
+    const V = m.config.vocab_size, last = out.logits.slice((ids.length - 1) * V, ids.length * V);
+    let unknown = 0;
+    for (let k = 1; k < ids.length; k++) if (ids[k] === m.unkId) unknown++;
+    return Object.assign({}, lw, { x: lay.input, xAttn: lay.ln1, xFfn: lay.ln2, ids: ids, unknown: unknown,
+      next: { logits: last, vocab: m.vocab }, layers: m.config.n_layer });
+  } }];
+}
+
 const STAGES = {
-  weights: weightSteps,
+  weights: function (engine, s, get, assets) {
+    return s.weights === 'poems' ? trainedSteps(engine, s, get, assets) : weightSteps(engine, s);
+  },
   ffn: function (engine, s, get) {
     return [{ cost: 2 * s.L * s.d * s.dff * (s.gated ? 3 : 2) * NS_PER_FLOP, run: function () {
-      const w = get('weights'), f = ffnCall(engine, s, w, w.x);
+      const w = get('weights'), f = ffnCall(engine, s, w, w.xFfn || w.x);
       f.negBefore = countBelow(f.hidden, 0);
       f.negAfter = countBelow(f.activated, 0);
       return f;
     } }];
   },
   attn: function (engine, s, get) {
-    return [{ cost: attnFlops(s) * NS_PER_FLOP, run: function () { const w = get('weights'); return attnCall(engine, s, w, w.x); } }];
+    return [{ cost: attnFlops(s) * NS_PER_FLOP, run: function () { const w = get('weights'); return attnCall(engine, s, w, w.xAttn || w.x); } }];
   },
   // Position-wise experiment: row `pert` of x set to `pval`, everything else unchanged.
+  // (With trained weights the FFN and attention read their own normed inputs: the row is set in each.)
   pert: function (engine, s, get) {
-    let x2 = null, f2 = null;
+    let f2 = null;
+    const perturbed = (x) => { const x2 = new Float32Array(x); x2.fill(s.pval, s.pert * s.d, (s.pert + 1) * s.d); return x2; };
     return [{ cost: 2 * s.L * s.d * s.dff * (s.gated ? 3 : 2) * NS_PER_FLOP, run: function () {
       const w = get('weights');
-      x2 = new Float32Array(w.x);
-      x2.fill(s.pval, s.pert * s.d, (s.pert + 1) * s.d);
-      f2 = ffnCall(engine, s, w, x2);
+      f2 = ffnCall(engine, s, w, perturbed(w.xFfn || w.x));
     } }, { cost: attnFlops(s) * NS_PER_FLOP, run: function () {
-      const a2 = attnCall(engine, s, get('weights'), x2);
+      const w = get('weights'), a2 = attnCall(engine, s, w, perturbed(w.xAttn || w.x));
       return { index: s.pert, value: s.pval, ffn: diff(f2.out, get('ffn').out, s.L, s.d),
         attn: diff(a2.out, get('attn').out, s.L, s.d) };
     } }];
@@ -161,11 +190,21 @@ function attnStats(A, H, L) {
   return { sd: Math.sqrt(v / n), peak: peak };
 }
 
-// Cells the activation set to exactly 0 from a non-zero input: (L*dff) 0/1 marks and their count.
-function zeroedMarks(ffn) {
-  let h = ffn.hidden, a = ffn.activated, marks = new Uint8Array(h.length), n = 0;
-  for (let i = 0; i < marks.length; i++) if (a[i] === 0 && h[i] !== 0) { marks[i] = 1; n++; }
-  return { marks: marks, count: n };
+// Cells the activation sets to 0 by its definition: (L*dff) 0/1 marks and their count. ReLU:
+// x <= 0. GELU (erf, tanh), SiLU, identity: x = 0 only. Gated, act(g) * up: g = 0 (SiLU and
+// GELU are 0 there and nowhere else) or up = 0. Any other exact 0 of the output is float32
+// rounding, not the function: GELU(x) below about -5.5 (1 + erf(x/sqrt 2) rounds to 0), a
+// product of two tiny numbers. Those are counted apart (underflow) and never marked; with
+// gate = act(g) (gated), gateUnderflow counts its own such zeros.
+function zeroedMarks(ffn, act, gate) {
+  const h = ffn.hidden, a = ffn.activated, up = isGated(act) ? ffn.up : null, n = h.length, marks = new Uint8Array(n);
+  let count = 0, underflow = 0, gateUnderflow = 0;
+  for (let i = 0; i < n; i++) {
+    if (act === 'relu' ? h[i] <= 0 : h[i] === 0 || (up !== null && up[i] === 0)) { marks[i] = 1; count++; }
+    else if (a[i] === 0) underflow++;
+    if (gate && gate[i] === 0 && h[i] !== 0) gateUnderflow++;
+  }
+  return { marks: marks, count: count, underflow: underflow, gateUnderflow: gateUnderflow };
 }
 
 // With the identity, W1·W2 is one (d x d) matrix: the largest relative gap between the FFN's
@@ -199,7 +238,7 @@ function attnFlops(s) { return 8 * s.L * s.d * s.d + 4 * s.L * s.L * s.d; }
 // One model per engine; it remembers the last value of each stage so that view-only changes
 // (selected token, language) cost nothing and token edits skip nothing needed. Without an
 // engine (create(null)) it is a mirror: absorb() fills it with stages computed elsewhere.
-function create(engine) {
+function create(engine, assets) {
   const cache = {}, partial = {};
   function get(name) { return cache[name].value; }
   function has(name, key) { return !!cache[name] && cache[name].key === key; }
@@ -211,7 +250,7 @@ function create(engine) {
     ORDER.forEach(function (name) {
       if (has(name, keys[name])) return;
       let p = partial[name];
-      if (!p || p.key !== keys[name]) p = partial[name] = { key: keys[name], next: 0, steps: STAGES[name](engine, s, get) };
+      if (!p || p.key !== keys[name]) p = partial[name] = { key: keys[name], next: 0, steps: STAGES[name](engine, s, get, assets) };
       p.steps.slice(p.next).forEach(function (st) { out.push({ stage: name, cost: st.cost, run: stepper(name, p, st) }); });
     });
     return out;
@@ -235,7 +274,7 @@ function create(engine) {
     const w = get('weights');
     const r = { tokens: s.tokens, L: s.L, d: s.d, dff: s.dff, heads: s.heads, dk: s.d / s.heads,
       act: s.act, gated: s.gated, causal: s.causal, scale: s.scale, seed: s.seed, sel: s.sel,
-      init: s.init, ln: s.ln, masks: s.masks, experts: s.experts, topk: s.topk,
+      init: s.init, ln: s.ln, masks: s.masks, experts: s.experts, topk: s.topk, trained: s.weights === 'poems' ? s.weights : '', layer: s.layer || 0,
       weights: w, x: w.x, ffn: get('ffn'), attn: get('attn'), pert: get('pert'),
       split: get('split'), presets: get('presets') };
     EXTRA.forEach((x) => { r[x.name] = get(x.name); });

@@ -2,13 +2,16 @@
    Pure functions, no DOM: the page, the browser tests and a later embed page share this list. */
 
 // Page limits (tighter than the engine's): keep a redraw interactive on a laptop.
-const LIMITS = { tokens: 128, tokenText: 8000, dModel: 1024, dFF: 4096, heads: 64, experts: 64 };
+const LIMITS = { tokens: 128, tokenText: 8000, dModel: 1024, dFF: 4096, heads: 64, experts: 64, layers: 48 };
 
 const ACTIVATIONS = ['relu', 'gelu', 'gelu_tanh', 'silu', 'identity', 'swiglu', 'geglu'];
 
 // key: name in the URL hash; kind: how a string is parsed; def: the classic numpy example.
 const PARAMS = [
   { key: 'tokens', kind: 'text', def: '远方有颗苹果树', maxLength: LIMITS.tokenText },
+  { key: 'weights', kind: 'enum', def: 'random', options: ['random', 'poems'] },  // numpy streams | the trained poem model
+  { key: 'layer', kind: 'int', def: 1, min: 1, max: LIMITS.layers },         // the trained model's block the figures show
+  { key: 'temp', kind: 'float', def: 1, min: 0.05, max: 5 },                 // next-character temperature
   { key: 'd', kind: 'int', def: 8, min: 1, max: LIMITS.dModel },
   { key: 'dff', kind: 'int', def: 32, min: 1, max: LIMITS.dFF },
   { key: 'heads', kind: 'int', def: 2, min: 1, max: LIMITS.heads },
@@ -103,13 +106,29 @@ function tokenize(text) {
   return out;
 }
 
+// The trained models the page knows: their sizes (config.json's, so that settings can be checked
+// before the weights are loaded); a model reads text one character at a time after a <s>.
+const MODELS = Object.freeze({
+  poems: Object.freeze({ d: 64, dff: 256, heads: 4, layers: 2, positions: 64, act: 'relu' })
+});
+const BOS = '<s>';
+
+// Tokens as the figures label them: the page's tokenizer for random weights; for a trained
+// model <s> and then every character but whitespace.
+function tokensFor(s) {
+  if (s.weights !== 'poems') return tokenize(s.tokens);
+  return [BOS].concat(Array.from(String(s.tokens)).filter((ch) => !/\s/u.test(ch)));
+}
+
 // Checks that involve several fields, on an already coerced state.
 function validate(s) {
   const errors = [];
-  const n = tokenize(s.tokens).length;
+  const trained = s.weights === 'poems' ? MODELS.poems : null;
+  const n = tokensFor(s).length - (trained ? 1 : 0), max = trained ? trained.positions - 1 : LIMITS.tokens;
   if (n === 0) errors.push({ key: 'tokens', code: 'tokensEmpty', vars: {} });
-  if (n > LIMITS.tokens) errors.push({ key: 'tokens', code: 'tokensMany', vars: { n: n, max: LIMITS.tokens } });
-  if (s.d % s.heads !== 0) errors.push({ key: 'heads', code: 'divisible', vars: { d: s.d, heads: s.heads } });
+  if (n > max) errors.push({ key: 'tokens', code: 'tokensMany', vars: { n: n, max: max } });
+  if (trained && s.layer > trained.layers) errors.push({ key: 'layer', code: 'range', vars: { value: String(s.layer), min: 1, max: trained.layers } });
+  if (!trained && s.d % s.heads !== 0) errors.push({ key: 'heads', code: 'divisible', vars: { d: s.d, heads: s.heads } });
   if (s.topk > s.experts) errors.push({ key: 'topk', code: 'topk', vars: { k: s.topk, n: s.experts } });
   return errors;
 }
@@ -152,4 +171,4 @@ function toHash(s) {
 
 function isGated(act) { return act === 'swiglu' || act === 'geglu'; }
 
-export { LIMITS, ACTIVATIONS, PARAMS, BY_KEY as byKey, defaults, coerce, tokenize, validate, parseHash, toHash, isGated, quote };
+export { LIMITS, ACTIVATIONS, MODELS, BOS, tokensFor, PARAMS, BY_KEY as byKey, defaults, coerce, tokenize, validate, parseHash, toHash, isGated, quote };

@@ -6,6 +6,7 @@ import * as format from './format.js';
 import { FONT, layout as heatLayout, record } from './heatmap.js';
 import { CURVE_MAX_H, curve, curveLayout, links, linksLayout } from './plots.js';
 import { textWidth } from './recorder.js';
+import { nextchars } from './sheet-next.js';
 
 const PAD = 18;
 const FONT_AT = FONT.replace('12px', '{size}px');
@@ -192,6 +193,7 @@ function flowItem(sh, it, x, y, cardH) {
 
 // ---- the blocks ------------------------------------------------------------------------------
 const BLOCKS = {
+  nextchars,
   headline(sh, b) { sh.para(b.text, 13, sh.sc.css.fg, true); },
   note(sh, b) { sh.para(b.text, 12); },
   stats(sh, b) {

@@ -3,6 +3,7 @@
    draws the same blocks for the SVG/PNG export. Text goes in as text only. */
 import * as format from '../core/format.js';
 import { CURVE_MAX_H, curve, curveLayout, links, linksLayout } from '../core/plots.js';
+import { nextchars } from './block-next.js';
 import { el } from './el.js';
 import * as flow from './flow.js';
 import { draw as drawHeatmap, sizeCanvas } from './heatmap-canvas.js';
@@ -32,6 +33,7 @@ export function setData(node, data) {
 // Each maker returns { root, update(block, ctx, res) }; a slot keeps its elements across
 // updates, so focus, open tables and canvases survive a redraw.
 const MAKERS = {
+  nextchars,
   headline() {
     const p = el('p', 'fig-note result');
     return { root: p, update: (b) => { p.textContent = b.text; } };

@@ -5,8 +5,10 @@
    instead of compiling it again, and takes every later request. The page keeps a mirror of the Worker's stages; the newest request
    wins. Where no Worker can start (a CSP without it, an old browser) the page computes in
    slices of ~30 ms. */
+import { createAssets } from '../core/assets.js';
 import { create as createModel, resolve } from '../core/model.js';
 import { runner } from '../core/runner.js';
+import { loadAsset } from './assets.js';
 
 const BOOT_TIMEOUT = 15000;   // a Worker that never says ready is treated as one that failed
 const AT_ONCE = 4e6;          // estimated ns below which the page's engine answers in the same task
@@ -21,11 +23,13 @@ export function ownWorkerUrl(url) {
 }
 
 // opts: { engine: the BlockLens API, loading: a promise of BlockLens.load() already under way
-// (optional), workerUrl: string | null (a Blob) | false (none), workerCode, onProgress(info) }. Returns { request(state, cb(err, res)), cancel(), busy(), mode() }.
+// (optional), workerUrl: string | null (a Blob) | false (none), workerCode, onProgress(info),
+// assetUrl(name): where dist/blocklens-<name>.js is (trained weights, loaded when first asked) }. Returns { request(state, cb(err, res)), cancel(), busy(), mode() }.
 // cb runs once, for the newest request only; synchronously when nothing needs computing.
 export function createCompute(opts) {
   const BL = opts.engine;
   const mirror = createModel(null);          // stages as the Worker sent them
+  const assets = createAssets(), assetFiles = new Map();   // trained weights, here and sent to the Worker
   let local = null, worker = null, workerReady = false, seq = 0, latest = null, broken = null, bootTimer = 0;
   let shown = null;   // the spec of the latest answer
   let wantWorker = typeof Worker === 'function' && opts.workerUrl !== false &&
@@ -70,6 +74,7 @@ export function createCompute(opts) {
       return;
     }
     bootTimer = setTimeout(dropWorker, BOOT_TIMEOUT);
+    assetFiles.forEach((files, name) => postAsset(name, files));
     worker.onmessage = (e) => {
       const m = e.data;
       if (m.type === 'ready') {
@@ -99,10 +104,33 @@ export function createCompute(opts) {
     if (latest && (wasReady || !local)) send(latest);
   }
 
+  // A copy of the bytes for the Worker (which keeps its own; ours stay for the page's engine).
+  function postAsset(name, files) {
+    const weights = files.weights.slice();
+    worker.postMessage({ type: 'asset', name, files: { weights, config: files.config, vocab: files.vocab } }, [weights.buffer]);
+  }
+
+  // Trained weights a request needs: fetched once, then given to both engines. The request
+  // waits in `latest` meanwhile; a failed fetch answers it with the error.
+  function needAsset(job) {
+    const name = job.spec.weights;
+    if (!name || name === 'random' || assetFiles.has(name)) return false;
+    const url = opts.assetUrl ? opts.assetUrl(name) : 'dist/blocklens-' + name + '.js';
+    loadAsset(name, url).then((files) => {
+      if (!assetFiles.has(name)) {
+        assetFiles.set(name, files);
+        assets.add(name, files);
+        if (worker) postAsset(name, files);
+      }
+      if (latest) { const again = latest; if (!answerHere(again)) send(again); }
+    }, (err) => { if (latest && latest.spec.weights === name) finish(latest.id, err); });
+    return true;
+  }
+
   // ---- the engine on the page, in slices ----
   function startLocal() {
     (opts.loading || BL.load()).then((engine) => {
-      const model = createModel(engine);
+      const model = createModel(engine, assets);
       local = { engine, model, run: runner(model, {
         progress,
         done: (id) => finish(id, null, model),
@@ -120,7 +148,7 @@ export function createCompute(opts) {
   // at once by the page's engine, in the same task, so the figures follow without a frame
   // in between. Returns whether it did.
   function answerHere(job) {
-    if (workerReady || !local) return false;
+    if (workerReady || !local || assetWait(job)) return false;
     const steps = local.model.plan(job.spec);
     if (steps.reduce((t, st) => t + st.cost, 0) >= AT_ONCE) return false;
     cancelSent();
@@ -130,6 +158,7 @@ export function createCompute(opts) {
   }
 
   function send(job) {
+    if (assetWait(job)) return;   // sent when the weights arrive (needAsset)
     if (workerReady) worker.postMessage({ id: job.id, spec: job.spec });
     else if (local) local.run.request(job.id, job.spec);
     else if (broken && !worker) finish(job.id, broken);
@@ -145,8 +174,11 @@ export function createCompute(opts) {
       cancelSent();
       return finish(latest.id, null, have);
     }
+    if (needAsset(latest)) return;
     if (!answerHere(latest)) send(latest);
   }
+
+  const assetWait = (job) => !!job.spec.weights && job.spec.weights !== 'random' && !assetFiles.has(job.spec.weights);
 
   function cancelSent() {
     if (local) local.run.cancel(seq);

@@ -7,6 +7,8 @@ import { el } from './el.js';
 // key, control type, and which keys type into a text box (their input is debounced).
 const FIELDS = [
   { key: 'tokens', type: 'textarea' },
+  { key: 'weights', type: 'select' },
+  { key: 'layer', type: 'text' },
   { key: 'd', type: 'text' },
   { key: 'heads', type: 'text' },
   { key: 'dff', type: 'text', extra: 'ratio' },
@@ -21,7 +23,8 @@ const FIELDS = [
 const PAGE_ONLY = ['lang', 'theme'];
 const SIZES = {
   classic: Object.fromEntries(params.PARAMS.filter((p) => !PAGE_ONLY.includes(p.key)).map((p) => [p.key, p.def])),
-  bert: { d: 768, dff: 3072, heads: 12, act: 'gelu', init: 'scaled' }
+  bert: { weights: 'random', d: 768, dff: 3072, heads: 12, act: 'gelu', init: 'scaled' },
+  poems: { weights: 'poems', tokens: '床前明月光', layer: 1, sel: 0, pert: 3 }
 };
 
 function mount(root, ctx) {
@@ -120,7 +123,7 @@ function mount(root, ctx) {
       if (x.type === 'checkbox') x.input.checked = !!state[k];
       else if (!typing && !mine.length) x.input.value = String(state[k]);
     });
-    const n = params.tokenize(state.tokens).length;
+    const n = params.tokensFor(state).length;
     f.tokens.hint.textContent = t(n === 1 ? 'hint_tokens_one' : 'hint_tokens', { n: n });
     f.d.hint.textContent = t('hint_d');
     f.dff.hint.textContent = t('hint_dff', { r: (state.dff / state.d).toFixed(2).replace(/\.?0+$/, '') });
@@ -131,6 +134,16 @@ function mount(root, ctx) {
     f.seed.hint.textContent = t('hint_seed');
     f.causal.hint.textContent = t(state.causal ? 'hint_causal_on' : 'hint_causal_off');
     f.scale.hint.textContent = t('hint_scale');
+    f.weights.hint.textContent = t('hint_weights_' + state.weights);
+    // A trained model fixes the sizes, the activation, the mask and the initialisation.
+    const model = state.weights === 'random' ? null : params.MODELS[state.weights];
+    f.layer.hint.textContent = model ? t('hint_layer', { n: model.layers }) : '';
+    f.layer.input.closest('.field').hidden = !model;
+    const fixed = model ? { d: model.d, dff: model.dff, heads: model.heads, act: t('act_' + model.act), causal: t('ctl_causal'), init: t('weights_' + state.weights) } : {};
+    ['d', 'dff', 'heads', 'act', 'init', 'causal'].forEach(function (k) {
+      f[k].input.disabled = !!model;
+      if (model) f[k].hint.textContent = t('hint_fixed', { v: fixed[k] });
+    });
   }
   return { update: update };
 }

@@ -100,7 +100,7 @@ export function create(parent, opts) {
     if (started) return;
     started = true;
     if (!opts.engine || !opts.engine.load) return ctl.fail({ key: 'engine', code: 'noEngine', vars: {} });
-    ctl.attach(createCompute({ engine: opts.engine, workerUrl: opts.workerUrl, workerCode: opts.workerCode,
+    ctl.attach(createCompute({ engine: opts.engine, workerUrl: opts.workerUrl, workerCode: opts.workerCode, assetUrl: opts.assetUrl,
       onProgress: () => {} }));
   }
 

@@ -34,6 +34,8 @@ function defineElement(BL) {
   // This file as the Worker where it comes from the page's own origin (script-src 'self');
   // from elsewhere a Blob of its text (see ownWorkerUrl for sandboxed frames).
   let workerUrl = script ? ownWorkerUrl(script) : null;
+  // Trained weights (weights="poems") from the file beside this one, fetched only when asked for.
+  const assetUrl = (name) => (script ? script.replace(/[^/]*(\?.*)?$/, 'blocklens-' + name + '.js') : 'blocklens-' + name + '.js');
   try { if (workerUrl && new URL(script).origin !== location.origin) workerUrl = null; } catch (e) { workerUrl = null; }
 
   // One stylesheet object shared by every shadow root (constructable: allowed by style-src 'self').
@@ -106,7 +108,7 @@ function defineElement(BL) {
         this._built = key;
         const page = a.page;
         this._one = create(this._frame, { view: a.view, controls: a.controls, engine: BL, workerUrl,
-          workerCode: __WORKER_CODE__,
+          workerCode: __WORKER_CODE__, assetUrl,
           openUrl: (stateHash) => (page ? page + '#' + stateHash : ''),
           onTheme: (scheme) => { this._frame.dataset.theme = scheme; },
           onRender: (status) => this.dispatchEvent(new CustomEvent('blocklens:render', { detail: { status } })) });

@@ -1,19 +1,20 @@
 /* worker.js - the compute Worker: page -> { type: 'init', wasmModule? } first, then { id, spec }
-   (spec null: cancel). Worker -> { type: 'ready' }, { type: 'progress', id, stage, done, total },
+   (spec null: cancel) and { type: 'asset', name, files } (trained weights, before a spec needs them). Worker -> { type: 'ready' }, { type: 'progress', id, stage, done, total },
    { type: 'done', id, stages } with only the stages the page does not have yet,
    { type: 'failed', id, message }, { type: 'fatal', message }. The engine is self.BlockLens:
    prepended to this script (the Blob built from file://, the element bundle) or, for
    dist/blocklens-worker.js, loaded from the file beside it. */
+import { createAssets } from '../core/assets.js';
 import { create, STAGES } from '../core/model.js';
 import { copyForTransfer, runner } from '../core/runner.js';
 
 export function main(scope) {
-  const sent = {};
+  const sent = {}, assets = createAssets();
   let early = [], run = null, started = false;
   function start(wasmModule) {
     started = true;
     scope.BlockLens.load(wasmModule ? { wasmModule } : undefined).then((engine) => {
-      const model = create(engine);
+      const model = create(engine, assets);
       run = runner(model, {
         progress: (id, stage, done, total) => scope.postMessage({ type: 'progress', id, stage, done, total }),
         done: (id) => {
@@ -36,6 +37,7 @@ export function main(scope) {
   scope.onmessage = (e) => {
     const m = e.data;
     if (m && m.type === 'init') { if (!started) start(m.wasmModule); return; }
+    if (m && m.type === 'asset') { assets.add(m.name, m.files); return; }   // trained weights, before the requests that need them
     if (!started) start(null);
     if (run) run.request(m.id, m.spec); else early.push(m);
   };

@@ -7,6 +7,7 @@ import activation from './activation.js';
 import attention from './attention.js';
 import block from './block.js';
 import moe from './moe.js';
+import next from './next.js';
 import norms from './norms.js';
 import paramsplit from './paramsplit.js';
 import pipeline from './pipeline.js';
@@ -14,7 +15,7 @@ import positionwise from './positionwise.js';
 import rows from './rows.js';
 import saturation from './saturation.js';
 
-export const FIGURES = new Map([pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit]
+export const FIGURES = new Map([pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next]
   .map((f) => [f.view, f]));
 export const VIEWS = Array.from(FIGURES.keys());
 

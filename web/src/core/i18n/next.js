@@ -1,0 +1,45 @@
+/* i18n/next.js - the next-character figure and the trained-weights settings, English and 中文. */
+export default {
+  en: {
+    h_next: 'The next character, from a model trained on Tang poems',
+    p_next_1: 'With "Weights: trained" every figure on this page runs on a small GPT that this project trained on 45,000 Tang poems: two pre-LN blocks, d_model 64, four heads, d_ff 256, one token per character. Its attention patterns and FFN neurons were learned, not drawn at random, and the figures above show the block chosen under "Layer", on the real residual stream of your text.',
+    p_next_2: 'Here is what the whole model predicts next: the logits of the last position, divided by the temperature, through a softmax over all characters it knows. A low temperature sharpens the choice, a high one flattens it. Press a character to append it, or let the model draw one, and write a poem one character at a time.',
+    ctl_weights: 'Weights', weights_random: 'random (numpy streams)', weights_poems: 'trained: Tang poems',
+    ctl_layer: 'Layer', ctl_temp: 'Temperature',
+    hint_weights_random: 'Every weight drawn from the seed; the classic example is bit-exact with numpy.',
+    hint_weights_poems: 'A 2-layer GPT trained here on Tang poems: sizes, mask and activation are the model\u2019s.',
+    hint_layer: 'Which of the model\u2019s {n} blocks the figures show.',
+    hint_fixed: 'Set by the trained model: {v}.',
+    quick_poems: 'Tang poem model',
+    nextRandom: 'Random weights predict nothing: there is no next character to show. Switch to the trained model to see what a real (small) language model expects after your text.',
+    nextUsePoems: 'Use the trained model on \u201c床前明月光\u201d',
+    nextTitle: 'After \u201c{text}\u201d the model expects (temperature {T}):',
+    nextCaption: 'The {k} most likely next characters ({share} of the probability). Press one to append it.',
+    nextDraw: 'Append a character drawn at temperature {T}',
+    nextAppend: 'Append \u201c{ch}\u201d',
+    nextNote: '{L} tokens including <s>; every one is a character the model knows.',
+    nextUnknown: '{n} of the characters are not in the model\u2019s vocabulary and are read as <unk>.',
+    err_trainedLoad: 'The trained weights could not be loaded: {message}'
+  },
+  zh: {
+    h_next: '下一个字：一个用唐诗训练的模型',
+    p_next_1: '选择“权重：训练好的”后，本页的每张图都运行在本项目用 4.5 万首唐诗训练的小型 GPT 上：两个 Pre-LN Block，d_model 64，4 个头，d_ff 256，每个字一个 token。它的注意力模式和 FFN 神经元是学出来的，不是随机抽的；上面各图展示的是“层”选中的那个 Block，输入是你的文字真实的残差流。',
+    p_next_2: '这里是整个模型对下一个字的预测：取最后一个位置的 logits，除以温度，再对它认识的所有字做 softmax。温度低，选择更集中；温度高，分布更平。点一个字把它接到后面，或者让模型抽一个，一个字一个字地写诗。',
+    ctl_weights: '权重', weights_random: '随机（numpy 随机数流）', weights_poems: '训练好的：唐诗',
+    ctl_layer: '层', ctl_temp: '温度',
+    hint_weights_random: '所有权重都由随机种子生成；经典例子与 numpy 逐位一致。',
+    hint_weights_poems: '在本项目里用唐诗训练的两层 GPT：尺寸、掩码和激活函数都由模型决定。',
+    hint_layer: '各图展示模型 {n} 个 Block 中的哪一个。',
+    hint_fixed: '由训练好的模型决定：{v}。',
+    quick_poems: '唐诗模型',
+    nextRandom: '随机权重什么也预测不了，这里没有“下一个字”可显示。换成训练好的模型，看看一个真实的（小）语言模型在你的文字后面期待什么。',
+    nextUsePoems: '用训练好的模型读“床前明月光”',
+    nextTitle: '在“{text}”之后，模型预计（温度 {T}）：',
+    nextCaption: '最可能的 {k} 个字（合计 {share} 的概率）。点一个字把它接上。',
+    nextDraw: '按温度 {T} 抽一个字接上',
+    nextAppend: '接上“{ch}”',
+    nextNote: '共 {L} 个 token（含 <s>），每个字模型都认识。',
+    nextUnknown: '有 {n} 个字不在模型的词表里，按 <unk> 读入。',
+    err_trainedLoad: '训练好的权重加载失败：{message}'
+  }
+};

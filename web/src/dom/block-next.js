@@ -1,0 +1,48 @@
+/* block-next.js - the `nextchars` block on the page: the most likely next characters as a list
+   of buttons (character, probability bar, percent; a press appends it) and one action button
+   (append a draw at the temperature, or switch to the trained model). core/sheet-next.js draws
+   the same list for the export. */
+import { el } from './el.js';
+
+// A uniform number in [0, 1) for the draw (the one place randomness enters the page).
+function uniform() {
+  const a = new Uint32Array(1);
+  (self.crypto || crypto).getRandomValues(a);
+  return a[0] / 4294967296;
+}
+
+export function nextchars() {
+  const box = el('div', 'nextchars'), cap = el('p', 'fig-note next-cap'), list = el('ol', 'next-list');
+  const act = el('button', 'pill next-action');
+  act.type = 'button';
+  box.appendChild(cap); box.appendChild(list); box.appendChild(act);
+  let cur = null;
+  act.addEventListener('click', () => { if (cur && cur.action) cur.action.run(uniform()); });
+  return { root: box, update: (b, ctx) => {
+    cur = b;
+    cap.textContent = b.caption || '';
+    cap.hidden = !b.caption;
+    list.textContent = '';
+    list.hidden = !b.items.length;
+    const max = Math.max(1e-12, ...b.items.map((it) => it.p));
+    b.items.forEach((it, i) => {
+      const li = el('li'), btn = el('button', 'next-item'), bar = el('span', 'next-bar'), fill = el('i');
+      btn.type = 'button';
+      btn.title = it.hint;
+      btn.setAttribute('aria-label', it.hint + ' (' + it.label + ')');
+      btn.disabled = !it.run;
+      btn.dataset.rank = i + 1;
+      btn.appendChild(el('span', 'next-ch', it.ch));
+      fill.style.width = (100 * it.p / max) + '%';
+      fill.style.background = ctx.scheme.css.ffn;
+      bar.appendChild(fill);
+      btn.appendChild(bar);
+      btn.appendChild(el('span', 'next-p', it.label));
+      btn.addEventListener('click', () => { if (it.run) it.run(); });
+      li.appendChild(btn);
+      list.appendChild(li);
+    });
+    act.hidden = !b.action;
+    if (b.action) act.textContent = b.action.label;
+  } };
+}

@@ -1,0 +1,41 @@
+/* next.js - the trained model's next character after the text: the top 10 at the chosen
+   temperature, each a button that appends it, and "append a draw" to write on one character at
+   a time. With random weights there is nothing to predict: the figure says so and offers the
+   trained model. */
+import * as F from '../core/format.js';
+import { probabilities, sample, top } from '../core/nextchar.js';
+
+const K = 10, POEM = '床前明月光';
+
+export default {
+  view: 'next',
+  reads: ['tokens', 'weights', 'temp'],
+  controls: [{ type: 'number', key: 'temp', label: 'ctl_temp' }],
+  build(res, ctx) {
+    const t = ctx.t;
+    if (!res.trained) {
+      return { data: { trained: 'no' }, blocks: [
+        { type: 'note', text: t('nextRandom') },
+        { type: 'nextchars', items: [], action: { label: t('nextUsePoems'), run: () => ctx.set({ weights: 'poems', tokens: POEM, sel: 0 }) } }
+      ] };
+    }
+    const w = res.weights, T = ctx.state.temp, p = probabilities(w.next.logits, T), ids = top(p, K);
+    const text = res.tokens.slice(1).join(''), vocab = w.next.vocab;
+    const shown = (ch) => (ch === '<unk>' || ch === '<s>' ? ch : ch);
+    const items = ids.map((id) => ({ ch: shown(vocab[id]), p: p[id], label: F.pct(p[id]),
+      hint: t('nextAppend', { ch: vocab[id] }), run: vocab[id].length === 1 ? () => ctx.set({ tokens: text + vocab[id] }) : null }));
+    const covered = ids.reduce((a, id) => a + p[id], 0);
+    return {
+      data: { trained: 'yes', top: vocab[ids[0]], topP: p[ids[0]].toFixed(6) },
+      blocks: [
+        { type: 'headline', text: t('nextTitle', { text, T: F.short(T) }) },
+        { type: 'nextchars', items, caption: t('nextCaption', { k: K, share: F.pct(covered) }),
+          action: { label: t('nextDraw', { T: F.short(T) }), run: (u) => {
+            const id = sample(p, u);
+            if (vocab[id].length === 1) ctx.set({ tokens: text + vocab[id] });
+          } } },
+        { type: 'note', text: t(w.unknown ? 'nextUnknown' : 'nextNote', { n: w.unknown, L: res.L }) }
+      ]
+    };
+  }
+};
