@@ -9,6 +9,7 @@ set(BL_EXPORTS
   _bl_rng_normal_f32 _bl_linear_forward _bl_activation_apply _bl_ffn_forward
   _bl_attention_forward _bl_attention_workspace_size _bl_layernorm_forward
   _bl_rmsnorm_forward _bl_batchnorm_forward _bl_block_forward _bl_block_workspace_size
+  _bl_moe_forward _bl_moe_workspace_size
   _bl_preset_count _bl_preset_name _bl_config_param_count _bl__abi_layout _bl__abi_layout_names
   _bl__param_count_f64 _bl__preset_f64 _bl__first_nonfinite _bl__first_nonfinite_of _bl__set_fma)
 list(JOIN BL_EXPORTS "," BL_EXPORTS_CSV)

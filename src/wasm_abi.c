@@ -35,7 +35,13 @@
     F(bl_block_desc, w1) F(bl_block_desc, b1) F(bl_block_desc, w3) F(bl_block_desc, b3)           \
     F(bl_block_desc, w2) F(bl_block_desc, b2)                                                     \
     S(bl_block_out) F(bl_block_out, attn) F(bl_block_out, ffn) F(bl_block_out, resid1)            \
-    F(bl_block_out, norm1) F(bl_block_out, resid2) F(bl_block_out, norm2) F(bl_block_out, out)
+    F(bl_block_out, norm1) F(bl_block_out, resid2) F(bl_block_out, norm2) F(bl_block_out, out)    \
+    S(bl_moe_desc) F(bl_moe_desc, L) F(bl_moe_desc, d_model) F(bl_moe_desc, d_ff)                 \
+    F(bl_moe_desc, n_experts) F(bl_moe_desc, top_k) F(bl_moe_desc, activation)                    \
+    F(bl_moe_desc, x) F(bl_moe_desc, wr) F(bl_moe_desc, w1) F(bl_moe_desc, b1)                    \
+    F(bl_moe_desc, w3) F(bl_moe_desc, b3) F(bl_moe_desc, w2) F(bl_moe_desc, b2)                   \
+    S(bl_moe_out) F(bl_moe_out, logits) F(bl_moe_out, probs) F(bl_moe_out, top_index)             \
+    F(bl_moe_out, top_weight) F(bl_moe_out, load) F(bl_moe_out, out)
 
 #define BL__LAYOUT_SNAME(s) ";" #s
 #define BL__LAYOUT_FNAME(s, f) " " #f

@@ -35,6 +35,27 @@ export interface FfnResult {
   up?: Float32Array;         // gated: (L, dFF)
 }
 
+/** Mixtral-style mixture of experts: expert weights stacked on a leading expert axis, named as
+    in FfnOptions (gated: W1/Wg the gate, W3/Wu the up projection, W2/Wd the down projection). */
+export interface MoeOptions extends Omit<FfnOptions, 'L' | 'dModel' | 'dFF' | 'x'> {
+  L: number; dModel: number;
+  dFF: number;                         // per expert
+  nExperts: number;                    // 1..64
+  topK: number;                        // 1..nExperts: experts per token
+  x: FloatArray;                       // (L, dModel)
+  Wr: FloatArray;                      // (dModel, nExperts) the router, no bias
+  // W1 (nExperts, dModel, dFF), b1 (nExperts, dFF), W2 (nExperts, dFF, dModel), b2 (nExperts, dModel)
+}
+
+export interface MoeResult {
+  logits: Float32Array;      // (L, nExperts) x @ Wr
+  probs: Float32Array;       // (L, nExperts) softmax over every expert (not used by out)
+  topIndex: Int32Array;      // (L, topK) largest logit first; equal logits: the lower index first
+  topWeight: Float32Array;   // (L, topK) softmax over the chosen logits only
+  load: Int32Array;          // (nExperts) tokens routed to each expert
+  out: Float32Array;         // (L, dModel) sum of topWeight x the chosen experts' FFN outputs
+}
+
 export interface AttentionWeights {
   Wq: FloatArray; Wk: FloatArray; Wv: FloatArray; Wo: FloatArray;   // (dModel, dModel)
   bq?: FloatArray; bk?: FloatArray; bv?: FloatArray; bo?: FloatArray; // (dModel)
@@ -121,14 +142,15 @@ export interface Engine {
      needing more than the 2 GiB heap throws (naming its sizes) before anything is allocated.
      `into`: a previous result of the same call (same sizes and options); its arrays receive
      the outputs and it is returned, so repeated calls allocate nothing. Its arrays must be
-     real Float32Arrays of the output sizes, none overlapping another; a gated FFN's `gate`
-     must be its `hidden` array or absent (added when `into` is extensible); else it throws
-     and `into` is left untouched.
+     real Float32Arrays (Int32Arrays for moe's topIndex and load) of the output sizes, none
+     overlapping another; a gated FFN's `gate` must be its `hidden` array or absent (added when
+     `into` is extensible); else it throws and `into` is left untouched.
      Fresh results are Float32Arrays the caller owns. Small ones (4 KB of outputs or less, as at
      the page's sizes) are views of a shared 16 KB ArrayBuffer, never overlapping another
      result: copy an array (`.slice()`) before transferring its `.buffer` to a worker
      (transferring it detaches every result in that buffer; later calls start a new one). */
   ffn(options: FfnOptions, into?: FfnResult): FfnResult;
+  moe(options: MoeOptions, into?: MoeResult): MoeResult;
   attention(options: AttentionOptions, into?: AttentionResult): AttentionResult;
   layerNorm(options: NormOptions, into?: NormResult): NormResult;
   rmsNorm(options: NormOptions, into?: NormResult): NormResult;

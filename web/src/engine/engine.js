@@ -31,7 +31,10 @@
       bk: 56, wv: 60, bv: 64, wo: 68, bo: 72, ln1_gamma: 76, ln1_beta: 80, ln2_gamma: 84,
       ln2_beta: 88, w1: 92, b1: 96, w3: 100, b3: 104, w2: 108, b2: 112 },
     bl_block_out: { sizeof: 68, attn: 0, ffn: 32, resid1: 48, norm1: 52, resid2: 56, norm2: 60,
-      out: 64 }
+      out: 64 },
+    bl_moe_desc: { sizeof: 56, L: 0, d_model: 4, d_ff: 8, n_experts: 12, top_k: 16, activation: 20,
+      x: 24, wr: 28, w1: 32, b1: 36, w3: 40, b3: 44, w2: 48, b2: 52 },
+    bl_moe_out: { sizeof: 24, logits: 0, probs: 4, top_index: 8, top_weight: 12, load: 16, out: 20 }
   };
   var RNG_BYTES = ABI.bl_rng.sizeof, ERR_BYTES = ABI.bl_error.sizeof;
   /* bl_model_config's fields, in order (see src/wasm_abi.c). */
@@ -45,7 +48,8 @@
     n_experts: 'nExperts', top_k: 'topK', n_layers: 'nLayers', n_dec_layers: 'nDecLayers',
     max_positions: 'maxPositions', type_vocab: 'typeVocab', key_mask: 'keyMask',
     ln1_gamma: 'ln1Gamma', ln1_beta: 'ln1Beta', ln2_gamma: 'ln2Gamma', ln2_beta: 'ln2Beta',
-    w1: 'W1', w2: 'W2', w3: 'W3', wq: 'Wq', wk: 'Wk', wv: 'Wv', wo: 'Wo' };
+    w1: 'W1', w2: 'W2', w3: 'W3', wq: 'Wq', wk: 'Wk', wv: 'Wv', wo: 'Wo', wr: 'Wr',
+    top_index: 'topIndex', top_weight: 'topWeight' };
 
   /* The most wasm memory there can be (-sMAXIMUM_MEMORY in cmake/wasm.cmake): a call that needs
      more is refused before anything is allocated (sizes are counted in doubles, never cut). */
@@ -175,7 +179,8 @@
     this.bytes = 0;
     this.off = {};
     this.ins = [];          /* [heap name, property, length, required, kind] per input */
-    this.outs = [];         /* [heap name, float offset within the outputs, length, result path] */
+    this.outs = [];         /* [heap name, word offset within the outputs, length, result path,
+                               its kind: 'Float32Array' or 'Int32Array'] */
     this.outFloats = 0;
     this.outAt = 0;
     this.records = [];      /* [heap name, word list] */
@@ -190,6 +195,7 @@
     this.make = null;       /* arrays in output order -> a fresh result (else built by path) */
     this.gate = null;       /* gated FFN: { path: where its result sits, hidden: its index in outs } */
     this.norm = null;       /* norms: [kind, L, d] for the call */
+    this.work = 0;          /* moe: the workspace's floats */
     this._intoArrs = null;  /* see intoPlan() */
     this._intoView = null;
   }
@@ -204,9 +210,11 @@
     this.add(name, kind === 'm' ? n : n * 4);
     this.ins.push([name, prop, n, required, kind || 'f']);
   };
-  /* path: where the array sits in the result, e.g. ['out'] or ['ffn', 'hidden'] */
-  Layout.prototype.output = function (name, n, path) {
-    this.outs.push([name, this.outFloats, n, path]);
+  /* path: where the array sits in the result, e.g. ['out'] or ['ffn', 'hidden']; int: an
+     Int32Array (C's int32_t), else a Float32Array. Either is 4 bytes a value, so the outputs stay
+     one block of words, copied as floats: bit for bit (same-type typed array copies keep bits). */
+  Layout.prototype.output = function (name, n, path, int) {
+    this.outs.push([name, this.outFloats, n, path, int ? 'Int32Array' : 'Float32Array']);
     this.outFloats += n;
   };
   /* A record of 32-bit words: ints, pointer names {p: name}, floats {f: value}. */
@@ -269,8 +277,11 @@
   Layout.prototype.views = function (heap, start) {
     if (this._viewHeap === heap && this._viewStart === start) return this._views;
     var v = [];
-    for (var i = 0; i < this.outs.length; i++)
-      v.push(heap.subarray(start + this.outs[i][1], start + this.outs[i][1] + this.outs[i][2]));
+    for (var i = 0; i < this.outs.length; i++) {
+      var d = this.outs[i], at = start + d[1];
+      v.push(d[4] === 'Int32Array' ? new Int32Array(heap.buffer, heap.byteOffset + at * 4, d[2])
+        : heap.subarray(at, at + d[2]));
+    }
     this._views = v;
     this._all = heap.subarray(start, start + this.outFloats);
     this._viewHeap = heap;
@@ -433,7 +444,7 @@
   Engine.prototype._check = function (status, errPtr) {
     if (status === 0) return;
     var msg = this._m.UTF8ToString(errPtr + ABI.bl_error.message);
-    msg = msg.replace(/\b[a-z0-9]+(?:_[a-z0-9]+)+\b|\bw[1-3qkvo]\b/g, function (w) {
+    msg = msg.replace(/\b[a-z0-9]+(?:_[a-z0-9]+)+\b|\bw[1-3qkvor]\b/g, function (w) {
       return C_NAMES[w] || w;
     });
     fail(msg || ('status ' + status));
@@ -509,12 +520,12 @@
     }
     if (lay.make) {
       var arrs = new Array(outs.length);
-      for (i = 0; i < outs.length; i++) arrs[i] = new Float32Array(buf, off + outs[i][1] * 4, outs[i][2]);
+      for (i = 0; i < outs.length; i++) arrs[i] = outView(buf, off, outs[i]);
       return lay.make(arrs);
     }
     var res = {};
     for (i = 0; i < outs.length; i++) {
-      var path = outs[i][3], v = new Float32Array(buf, off + outs[i][1] * 4, outs[i][2]);
+      var path = outs[i][3], v = outView(buf, off, outs[i]);
       if (path.length === 1) res[path[0]] = v;
       else (res[path[0]] || (res[path[0]] = {}))[path[1]] = v;
     }
@@ -524,6 +535,11 @@
     }
     return res;
   };
+
+  /* Output d (a Layout.outs entry) of a fresh result whose outputs start at byte off of buf. */
+  function outView(buf, off, d) {
+    return d[4] === 'Int32Array' ? new Int32Array(buf, off + d[1] * 4, d[2]) : new Float32Array(buf, off + d[1] * 4, d[2]);
+  }
 
   /* The arrays of `into` that receive each output, read once (checked by intoPlan), or false
      when `into` is no object. For a gated FFN two more entries: its gate as read, and the
@@ -567,8 +583,9 @@
     var last = lay._intoArrs, outs = lay.outs, n = outs.length, same = last !== null, i, j;
     for (i = 0; i < n && same; i++) same = dst[i] === last[i];
     for (i = 0; i < n; i++) {
-      if (!same && TA_TAG.call(dst[i]) !== 'Float32Array')
-        fail('into.' + outs[i][3].join('.') + ' must be a Float32Array (pass a previous result of the same call)');
+      if (!same && TA_TAG.call(dst[i]) !== outs[i][4])
+        fail('into.' + outs[i][3].join('.') + ' must be a' + (outs[i][4] === 'Int32Array' ? 'n ' : ' ') +
+          outs[i][4] + ' (pass a previous result of the same call)');
       var len = TA_LENGTH.call(dst[i]);
       if (len !== outs[i][2]) fail('into.' + outs[i][3].join('.') + ' has ' + len + ' values, expected ' + outs[i][2]);
     }
@@ -731,6 +748,76 @@
       return lay;
     });
     return this._run(lay, o, ffnInvoke, into, 'ffn');
+  };
+
+  /* ---- mixture of experts: expert weights stacked on a leading expert axis, named as ffn's ---- */
+  var MAX_EXPERTS = 64;   /* BL_MOE_MAX_EXPERTS */
+  var MOE_ARGS = optionNames(['L', 'dModel', 'dFF', 'nExperts', 'topK', 'x', 'Wr'].concat(FFN_NAMES), function (o) {
+    return { L: o.L, dModel: o.dModel, dFF: o.dFF, nExperts: o.nExperts, topK: o.topK, x: o.x, Wr: o.Wr,
+      activation: o.activation, W1: o.W1, b1: o.b1, W3: o.W3, b3: o.b3, W2: o.W2, b2: o.b2, Wg: o.Wg, bg: o.bg,
+      Wu: o.Wu, bu: o.bu, Wd: o.Wd, bd: o.bd };
+  });
+
+  /* A count v (the option `name`): an integer in [1, max]; maxName names the bound's option. */
+  function count(v, name, max, maxName) {
+    var range = '1 and ' + (maxName ? maxName + ' (' + max + ')' : max);
+    if (typeof v !== 'number') fail(name + ' must be an integer between ' + range + ', not ' + show(v));
+    if (!Number.isInteger(v) || v < 1 || v > max) fail(name + ' (' + v + ') must be an integer between ' + range);
+    return v;
+  }
+
+  function moeResult(a) {
+    return { logits: a[0], probs: a[1], topIndex: a[2], topWeight: a[3], load: a[4], out: a[5] };
+  }
+
+  /* The workspace the layout holds is the one C asks for (the formula lives in both). */
+  function moeInvoke(m, p, err, lay) {
+    if (m._bl_moe_workspace_size(p.desc, p.outs) !== lay.work) fail('internal: moe workspace size disagrees with C');
+    return m._bl_moe_forward(p.desc, p.outs, p.work, err);
+  }
+
+  Engine.prototype.moe = function (o, into) {
+    o = args(o, 'moe', MOE_ARGS);
+    var L = dim(o.L, 'L'), D = dim(o.dModel, 'dModel'), F = dim(o.dFF, 'dFF');
+    var E = count(o.nExperts, 'nExperts', MAX_EXPERTS), K = count(o.topK, 'topK', E, 'nExperts');
+    elems('x (L x dModel)', L, D);
+    var f = ffnSig(o, L, D, F), n = f.n;
+    elems(n.W1 + ' (nExperts x dModel x dFF)', E * D, F);
+    /* bl_moe_workspace_size with logits given: gathered tokens, expert output, activated, up */
+    var work = L * (2 * D + (f.gated ? 2 : 1) * F);
+    if (work > MAX_ELEMS)
+      fail('workspace (L x (2 dModel + ' + (f.gated ? '2 ' : '') + 'dFF) = ' + work + ') exceeds ' + MAX_ELEMS + ' values');
+    var code = typeof f.key === 'number' ? (E * 65 + K) * 64 + f.key : E + ',' + K + ':' + f.key;
+    var lay = this._same('moe', L, D, F, code) || this._layout('moe', L, D, F, code, function () {
+      var lay = new Layout(['desc', 'outs', 'work', 'x', 'Wr', 'W1', 'b1', 'W3', 'b3', 'W2', 'b2', 'logits',
+        'probs', 'topIndex', 'topWeight', 'load', 'out'],
+      'moe (L ' + L + ', dModel ' + D + ', dFF ' + F + ', nExperts ' + E + ', topK ' + K + ')');
+      lay.input('x', 'x', L * D, true);
+      lay.input('Wr', 'Wr', D * E, true);
+      lay.input('W1', n.W1, E * D * F, true);
+      if (given(o, n.b1)) lay.input('b1', n.b1, E * F, false);
+      if (f.gated) {
+        lay.input('W3', n.W3, E * D * F, true);
+        if (given(o, n.b3)) lay.input('b3', n.b3, E * F, false);
+      }
+      lay.input('W2', n.W2, E * F * D, true);
+      if (given(o, n.b2)) lay.input('b2', n.b2, E * D, false);
+      lay.add('work', work * 4);
+      lay.work = work;
+      lay.output('logits', L * E, ['logits']);
+      lay.output('probs', L * E, ['probs']);
+      lay.output('topIndex', L * K, ['topIndex'], true);
+      lay.output('topWeight', L * K, ['topWeight']);
+      lay.output('load', E, ['load'], true);
+      lay.output('out', L * D, ['out']);
+      lay.struct('desc', 'bl_moe_desc', Object.assign({ L: L, d_model: D, d_ff: F, n_experts: E, top_k: K,
+        activation: f.act, x: { p: 'x' }, wr: { p: 'Wr' } }, ffnWeightFields('')));
+      lay.struct('outs', 'bl_moe_out', { logits: { p: 'logits' }, probs: { p: 'probs' },
+        top_index: { p: 'topIndex' }, top_weight: { p: 'topWeight' }, load: { p: 'load' }, out: { p: 'out' } });
+      lay.make = moeResult;
+      return lay;
+    });
+    return this._run(lay, o, moeInvoke, into, 'moe');
   };
 
   var ATTN_W = ['Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Wo', 'bo'];
