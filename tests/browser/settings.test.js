@@ -13,7 +13,7 @@ let env;
 test.before(async () => { env = await setup(); });
 test.after(async () => { await env.close(); });
 
-const VIEWS = ['pipeline', 'activation', 'rows', 'attention', 'positionwise', 'paramsplit'];
+const VIEWS = ['pipeline', 'activation', 'rows', 'attention', 'saturation', 'positionwise', 'norms', 'block', 'moe', 'paramsplit', 'next'];
 const staleViews = (page) => page.$$eval('#figures .figure', (fs) => fs.filter((f) => f.classList.contains('stale')).map((f) => f.id.slice(4)));
 const canvases = (page, view) => page.$$eval(`#fig-${view} canvas`, (cs) => cs.map((c) => c.toDataURL()).join('|'));
 const data = (page, view) => page.$eval(`#fig-${view}`, (e) => Object.assign({}, e.dataset));
