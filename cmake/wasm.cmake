@@ -9,7 +9,7 @@ set(BL_EXPORTS
   _bl_rng_normal_f32 _bl_linear_forward _bl_activation_apply _bl_ffn_forward
   _bl_attention_forward _bl_attention_workspace_size _bl_layernorm_forward
   _bl_rmsnorm_forward _bl_batchnorm_forward _bl_block_forward _bl_block_workspace_size
-  _bl_moe_forward _bl_moe_workspace_size
+  _bl_moe_forward _bl_moe_workspace_size _bl_decoder_forward _bl_decoder_workspace_size
   _bl_preset_count _bl_preset_name _bl_config_param_count _bl__abi_layout _bl__abi_layout_names
   _bl__param_count_f64 _bl__preset_f64 _bl__first_nonfinite _bl__first_nonfinite_of _bl__set_fma)
 list(JOIN BL_EXPORTS "," BL_EXPORTS_CSV)
@@ -57,8 +57,9 @@ target_link_options(blocklens_core PRIVATE ${BL_WASM_LINK_OPTIONS}
   "SHELL:--extern-pre-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine-pre.js"   # SHELL: keeps the repeated
   "SHELL:--extern-pre-js ${BL_SCALAR_JS}"                            # flag (CMake dedups options)
   "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine.js"
+  "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine-model.js"
   "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine-load.js")
 add_dependencies(blocklens_core blocklens_scalar)
 set_target_properties(blocklens_core PROPERTIES
   OUTPUT_NAME blocklens SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY ${BL_DIST}
-  LINK_DEPENDS "${CMAKE_SOURCE_DIR}/web/src/engine/engine.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-load.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-pre.js;${BL_SCALAR_JS}")
+  LINK_DEPENDS "${CMAKE_SOURCE_DIR}/web/src/engine/engine.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-model.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-load.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-pre.js;${BL_SCALAR_JS}")

@@ -41,7 +41,28 @@
     F(bl_moe_desc, x) F(bl_moe_desc, wr) F(bl_moe_desc, w1) F(bl_moe_desc, b1)                    \
     F(bl_moe_desc, w3) F(bl_moe_desc, b3) F(bl_moe_desc, w2) F(bl_moe_desc, b2)                   \
     S(bl_moe_out) F(bl_moe_out, logits) F(bl_moe_out, probs) F(bl_moe_out, top_index)             \
-    F(bl_moe_out, top_weight) F(bl_moe_out, load) F(bl_moe_out, out)
+    F(bl_moe_out, top_weight) F(bl_moe_out, load) F(bl_moe_out, out)                              \
+    S(bl_decoder_layer) F(bl_decoder_layer, ln1_gamma) F(bl_decoder_layer, ln1_beta)              \
+    F(bl_decoder_layer, wq) F(bl_decoder_layer, bq) F(bl_decoder_layer, wk)                       \
+    F(bl_decoder_layer, bk) F(bl_decoder_layer, wv) F(bl_decoder_layer, bv)                       \
+    F(bl_decoder_layer, wo) F(bl_decoder_layer, bo) F(bl_decoder_layer, ln2_gamma)                \
+    F(bl_decoder_layer, ln2_beta) F(bl_decoder_layer, w1) F(bl_decoder_layer, b1)                 \
+    F(bl_decoder_layer, w2) F(bl_decoder_layer, b2)                                               \
+    S(bl_decoder_desc) F(bl_decoder_desc, n_layer) F(bl_decoder_desc, d_model)                    \
+    F(bl_decoder_desc, n_head) F(bl_decoder_desc, d_ff) F(bl_decoder_desc, vocab)                 \
+    F(bl_decoder_desc, n_positions) F(bl_decoder_desc, activation) F(bl_decoder_desc, eps)        \
+    F(bl_decoder_desc, L) F(bl_decoder_desc, ids) F(bl_decoder_desc, wte)                         \
+    F(bl_decoder_desc, wpe) F(bl_decoder_desc, layers) F(bl_decoder_desc, lnf_gamma)              \
+    F(bl_decoder_desc, lnf_beta)                                                                  \
+    S(bl_decoder_layer_out) F(bl_decoder_layer_out, ln1) F(bl_decoder_layer_out, q)               \
+    F(bl_decoder_layer_out, k) F(bl_decoder_layer_out, v) F(bl_decoder_layer_out, scores)         \
+    F(bl_decoder_layer_out, weights) F(bl_decoder_layer_out, context)                             \
+    F(bl_decoder_layer_out, concat) F(bl_decoder_layer_out, attn_out)                             \
+    F(bl_decoder_layer_out, resid1) F(bl_decoder_layer_out, ln2) F(bl_decoder_layer_out, hidden)  \
+    F(bl_decoder_layer_out, activated) F(bl_decoder_layer_out, ffn_out)                           \
+    F(bl_decoder_layer_out, resid2)                                                               \
+    S(bl_decoder_out) F(bl_decoder_out, logits) F(bl_decoder_out, embed)                          \
+    F(bl_decoder_out, hidden) F(bl_decoder_out, layers)
 
 #define BL__LAYOUT_SNAME(s) ";" #s
 #define BL__LAYOUT_FNAME(s, f) " " #f

@@ -1,10 +1,13 @@
 #!/usr/bin/python3
 # Independent reference fixtures for the BlockLens engine: numpy's legacy RNG streams and
 # float64 torch references for the FFN, attention, norms, one block and parameter counts.
-# Writes tests/fixtures/*.json (committed, so the tests need neither numpy nor torch).
+# Writes tests/fixtures/*.json (committed, so the tests need neither numpy nor torch); last, the
+# shipped poem model's float64 forward (tools/train/reference.py -> tests/fixtures/poems.json).
 import json
 import math
 import os
+import subprocess
+import sys
 
 import numpy as np
 import torch
@@ -944,6 +947,13 @@ def main():
     gen_block()
     gen_params()
     gen_moe()
+    gen_poems()
+
+
+def gen_poems():
+    """poems.json: the trained model of web/models/poems through its own numpy reference."""
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "train", "reference.py")],
+                   check=True)
 
 
 if __name__ == "__main__":

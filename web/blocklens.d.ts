@@ -119,6 +119,76 @@ export interface ParamCount {
   printedTotal: number;      // the paper's / model card's figure for presets, else 0
 }
 
+/** GPT-2's config.json: the keys loadModel reads (others are ignored). */
+export interface Gpt2Config {
+  n_embd: number; n_layer: number; n_head: number; n_positions: number; vocab_size: number;
+  /** 'relu' | 'gelu' (erf) | 'gelu_new' / 'gelu_pytorch_tanh' (tanh approximation) | 'silu';
+      default 'gelu_new' */
+  activation_function?: string;
+  layer_norm_epsilon?: number;           // default 1e-5
+  n_inner?: number | null;               // null: 4 n_embd
+  bos_token_id?: number; unk_token_id?: number;   // used when the vocab has no "<s>" / "<unk>"
+  [key: string]: unknown;
+}
+
+export interface LoadModelOptions {
+  /** The bytes of a .safetensors file (F32, F16 or BF16) with GPT-2's tensor names (wte, wpe,
+      h.N.ln_1, h.N.attn.c_attn (n_embd, 3 n_embd), h.N.attn.c_proj, h.N.ln_2, h.N.mlp.c_fc,
+      h.N.mlp.c_proj, ln_f; a "transformer." prefix is accepted), Conv1D weights (in, out). */
+  weights: Uint8Array | ArrayBuffer;
+  config: Gpt2Config;
+  /** vocab_size distinct strings: token i is vocab[i]. */
+  vocab: string[];
+}
+
+/** One layer's intermediates (L tokens, d = n_embd, H = n_head). */
+export interface DecoderLayerResult {
+  x: Float32Array;            // (L, d) the layer's input: embeddings, or the previous resid2
+  input: Float32Array;        // the same array as x
+  ln1: Float32Array;          // (L, d)
+  attention: AttentionResult; // causal; context (H, L, d / H); out after c_proj
+  resid1: Float32Array;       // (L, d) x + attention.out
+  ln2: Float32Array;          // (L, d)
+  ffn: FfnResult;             // hidden, activated (L, n_inner); out (L, d)
+  resid2: Float32Array;       // (L, d) resid1 + ffn.out: the next layer's x
+}
+
+export interface DecoderResult {
+  logits: Float32Array;       // (L, vocab_size): row i predicts token i + 1
+  embeddings: Float32Array;   // (L, d) wte[ids] + wpe[0:L]
+  hidden: Float32Array;       // (L, d) after ln_f, before the tied unembedding
+  /** One entry per layer: null for the layers not asked for. */
+  layers: (DecoderLayerResult | null)[];
+}
+
+/** A loaded model: its weights live in the wasm heap (float32) until free(). */
+export interface Model {
+  readonly config: Gpt2Config;          // as read, n_inner filled in
+  readonly vocab: string[];
+  readonly nLayers: number; readonly dModel: number; readonly nHeads: number; readonly dFF: number;
+  readonly vocabSize: number; readonly nPositions: number;
+  readonly activation: Activation; readonly eps: number;
+  readonly bosId: number; readonly unkId: number;   // "<s>", "<unk>" (or the config's); -1: none
+  /** Bytes of wasm heap the weights hold. */
+  readonly heapBytes: number;
+  /** The id of "<s>", then one id per character (code point), "<unk>"'s for unknown ones. */
+  encode(text: string): Int32Array;
+  /** The vocabulary strings of ids, joined (special tokens as written: "<s>"). */
+  decode(ids: ArrayLike<number>): string;
+  /** ids: 1 to nPositions token ids. options.layers: which layers' intermediates (default all). */
+  forward(ids: Int32Array | number[], options?: { layers?: number[] }): DecoderResult;
+  /** Layer l's weights under the names engine.attention / ffn / encoderLayer take (copies;
+      Wq, Wk, Wv are c_attn's column blocks). */
+  layerWeights(l: number): {
+    ln1Gamma: Float32Array; ln1Beta: Float32Array; ln2Gamma: Float32Array; ln2Beta: Float32Array;
+    Wq: Float32Array; bq: Float32Array; Wk: Float32Array; bk: Float32Array;
+    Wv: Float32Array; bv: Float32Array; Wo: Float32Array; bo: Float32Array;
+    W1: Float32Array; b1: Float32Array; W2: Float32Array; b2: Float32Array;
+  };
+  /** Gives the heap memory back; any later call throws. Safe to call twice. */
+  free(): void;
+}
+
 export interface Engine {
   /** true when the wasm SIMD build runs, false for the scalar fallback. */
   readonly simd: boolean;
@@ -161,6 +231,10 @@ export interface Engine {
   presetConfig(name: PresetName): { config: Required<ModelConfig>; printedTotal: number };
   /** Bytes of wasm memory (grows on demand, never shrinks). */
   heapBytes(): number;
+  /** Parses and checks the whole file first (a truncated file, a bad header, a missing, misshapen
+      or overlapping tensor, an unknown dtype, a NaN: a BlockLens Error naming it), then copies
+      the weights into the heap once; a failed load leaves nothing allocated. */
+  loadModel(options: LoadModelOptions): Model;
 }
 
 export interface LoadOptions {

@@ -10,7 +10,8 @@ test('every field of the layout table sits where the wasm module puts it', async
   const bl = await BlockLens.load();
   const c = bl._abiFromC(), table = bl._abiTable();
   assert.deepEqual(Object.keys(table).sort(), ['bl_attention_desc', 'bl_attention_out', 'bl_block_desc',
-    'bl_block_out', 'bl_error', 'bl_ffn_desc', 'bl_ffn_out', 'bl_moe_desc', 'bl_moe_out', 'bl_rng']);
+    'bl_block_out', 'bl_decoder_desc', 'bl_decoder_layer', 'bl_decoder_layer_out', 'bl_decoder_out',
+    'bl_error', 'bl_ffn_desc', 'bl_ffn_out', 'bl_moe_desc', 'bl_moe_out', 'bl_rng']);
   for (const [s, fields] of Object.entries(table)) {
     assert.ok(Object.keys(fields).length > 2, `${s} lists its fields`);
     for (const [f, at] of Object.entries(fields)) assert.equal(c[s][f], at, `${s}.${f}`);
@@ -21,6 +22,8 @@ test('every field of the layout table sits where the wasm module puts it', async
   assert.equal(c.bl_rng.gauss, 2504);
   assert.equal(c.bl_block_out.ffn, c.bl_attention_out.sizeof);
   assert.equal(c.bl_moe_out.top_index, 8);   // int32_t pointers are 4 bytes too
+  assert.equal(c.bl_decoder_desc.eps, 28);
+  assert.equal(c.bl_decoder_layer.sizeof, 16 * 4);
   assert.doesNotThrow(() => bl._checkAbi(table));
 });
 

@@ -1,7 +1,7 @@
 /* engine-load.js - the rest of the JS API (parameter counts, numpy-compatible random streams),
    load() with its choice of build (the chosen module decoded here, never fetched; or a compiled
    one shared from another engine: load({ wasmModule })), and the export; appended after
-   engine.js in the same scope and closing the scope that engine-pre.js opened. */
+   engine.js and engine-model.js in the same scope, closing the scope engine-pre.js opened. */
 
   var CONFIG_ARGS = optionNames(CONFIG_KEYS, function (c) {
     var r = {};
