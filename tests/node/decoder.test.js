@@ -251,6 +251,38 @@ test('every malformed file throws a named BlockLens Error, and the engine keeps 
   assert.deepEqual(Array.from(load(good).forward(ids).logits), Array.from(before));
 });
 
+test('randomly corrupted files load or throw a BlockLens Error, nothing else', () => {
+  const good = randomModel({ dtype: 'F16' }), file = safetensors(good.tensors), r = bl.numpyRandom(11);
+  const hlen = new DataView(file.buffer).getUint32(0, true);
+  let loaded = 0, refused = 0;
+  for (let n = 0; n < 400; n++) {
+    const u = r.rand(8), b = file.slice();
+    const at = n % 4 === 0 ? Math.floor(u[0] * 8)                    // the header length
+      : n % 4 === 1 ? 8 + Math.floor(u[0] * hlen)                     // the JSON
+        : 8 + hlen + Math.floor(u[0] * (b.length - 8 - hlen));        // the data
+    b[at] ^= 1 << Math.floor(u[1] * 8);
+    if (u[2] < 0.3) b[Math.floor(u[3] * b.length)] = Math.floor(u[4] * 256);
+    const bytes = u[5] < 0.2 ? b.subarray(0, Math.floor(u[6] * b.length)) : b;
+    let m;
+    try {
+      m = bl.loadModel({ weights: bytes, config: good.config, vocab: good.vocab });
+    } catch (e) {
+      assert.ok(e instanceof Error && e.message.startsWith('BlockLens: '), `run ${n}: ${e && e.stack}`);
+      refused++;
+      continue;
+    }
+    assert.equal(m.forward([0, 1, 2]).logits.length, 3 * VOCAB.length);
+    m.free();
+    loaded++;
+  }
+  console.log(`# 400 corrupted files: ${loaded} loaded, ${refused} refused`);
+  assert.ok(loaded > 20 && refused > 100);
+  const a = load(good), b = load(randomModel({ dtype: 'F16' }));   // the engine still works
+  assert.deepEqual(Array.from(a.forward([0, 4]).logits), Array.from(b.forward([0, 4]).logits));
+  a.free();
+  b.free();
+});
+
 test('config and vocab errors are named', () => {
   const g = randomModel(), weights = safetensors(g.tensors);
   const cases = [
