@@ -6,6 +6,8 @@ import * as format from './format.js';
 import { FONT, layout as heatLayout, record } from './heatmap.js';
 import { CURVE_MAX_H, curve, curveLayout, links, linksLayout } from './plots.js';
 import { textWidth } from './recorder.js';
+import { drawCounts as counts } from './counts.js';
+import { drawGroups as groups } from './groups.js';
 import { nextchars } from './sheet-next.js';
 
 const PAD = 18;
@@ -194,6 +196,8 @@ function flowItem(sh, it, x, y, cardH) {
 // ---- the blocks ------------------------------------------------------------------------------
 const BLOCKS = {
   nextchars,
+  groups,
+  counts,
   headline(sh, b) { sh.para(b.text, 13, sh.sc.css.fg, true); },
   note(sh, b) { sh.para(b.text, 12); },
   stats(sh, b) {

@@ -4,7 +4,9 @@
 import * as format from '../core/format.js';
 import { CURVE_MAX_H, curve, curveLayout, links, linksLayout } from '../core/plots.js';
 import { nextchars } from './block-next.js';
+import { counts } from './counts.js';
 import { el } from './el.js';
+import { groups } from './groups.js';
 import * as flow from './flow.js';
 import { draw as drawHeatmap, sizeCanvas } from './heatmap-canvas.js';
 import * as panel from './panel.js';
@@ -34,6 +36,8 @@ export function setData(node, data) {
 // updates, so focus, open tables and canvases survive a redraw.
 const MAKERS = {
   nextchars,
+  groups,
+  counts,
   headline() {
     const p = el('p', 'fig-note result');
     return { root: p, update: (b) => { p.textContent = b.text; } };

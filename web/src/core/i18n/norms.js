@@ -1,11 +1,49 @@
 /* i18n/norms.js - the `norms` figure's strings, English and 中文 (same keys). */
 export default {
   en: {
-    h_norms: 'norms',
-    p_norms_1: '', p_norms_2: ''
+    h_norms: 'LayerNorm, BatchNorm, RMSNorm: which axis?',
+    p_norms_1: 'A norm rescales numbers by statistics taken over a group of them, and the three differ only in the group. LayerNorm takes each token\'s row: the mean μ and standard deviation σ of its d_model features, so each token is normalised on its own. BatchNorm takes each feature\'s column: that feature\'s mean and deviation across tokens (here the L tokens of one sentence stand in for a batch). RMSNorm, used by Llama, takes the row like LayerNorm but skips the mean: it only divides by the root mean square.',
+    p_norms_2: 'That is why Transformers use LayerNorm: like the FFN, it treats every position alone. Perturb one token and LayerNorm changes that row only, while BatchNorm changes every row, because the perturbed token sits in every column it averages. No learned scale or shift (γ, β) is applied here, so what you see is the normalisation itself.',
+    normsAxesHead: 'One x ({L} × {d}), grouped two ways: LayerNorm and RMSNorm take each of the {L} rows (one token, {d} values), BatchNorm each of the {d} columns (one feature, {L} values). Each group gets its own statistics, drawn as strips along its axis.',
+    normsPerToken: 'per token (row)', normsPerFeature: 'per feature (column)',
+    normsAxisRows: 'rows', normsAxisCols: 'columns',
+    normsRowName: 'row "{tok}"', normsColName: 'column {c}',
+    normsCardLabel: '{name}: x ({L} × {d}) with its {n} {axis} ruled as the groups it averages over',
+    normsStripsLabel: '{name}: the statistics of its {n} groups',
+    normsTableCaption: 'statistics of each group, then x',
+    normsNote_layer: '{L} groups of {d} values: out = (x − μ) / σ, row by row. Outlined: the row of "{tok}" and its μ, σ.',
+    normsNote_batch: '{d} groups of {L} values: out = (x − μ) / σ, column by column. Outlined: feature 0 and its μ, σ.',
+    normsNote_rms: '{L} groups of {d} values: out = x / rms, row by row; the mean stays in. Outlined: the row of "{tok}".',
+    normsStripsNote: 'μ mean · σ = √(var + ε) · rms = √(mean(x²) + ε), ε = 1e-5',
+    normsOutLabel: '{name}: {L} × {d}',
+    normsOutCheck: 'Measured on these outputs: LayerNorm rows have |mean| ≤ {lm} and σ {ls}; BatchNorm columns |mean| ≤ {bm} and σ {bs}; RMSNorm rows have rms {rr} but keep means up to {rm}.',
+    normsPertHead: 'Token "{tok}" set to {v}: LayerNorm changed {nl} of {L} rows, BatchNorm {nb} of {L}, RMSNorm {nr} of {L}.',
+    normsRowMax: 'largest in this row: {v}', normsRange: '{a} to {b}',
+    normsFlatRow: 'Row "{tok}" now holds {d} equal values, so LayerNorm turns it into {ln} everywhere (x − μ = 0) and RMSNorm into {rms} (x / rms).',
+    normsBatchShift: 'BatchNorm: "{tok}" is in every column, so every column\'s statistics moved (feature 0: μ {m0} → {m1}, σ {s0} → {s1}) and with them every token\'s output.',
+    progress_norms: 'norms'
   },
   zh: {
-    h_norms: 'norms',
-    p_norms_1: '', p_norms_2: ''
+    h_norms: 'LayerNorm、BatchNorm、RMSNorm：沿哪个轴？',
+    p_norms_1: '归一化就是用一组数的统计量来缩放这组数，这三种的区别只在于“一组”怎么取。LayerNorm 取每个 token 的一行：对它的 d_model 个特征求均值 μ 和标准差 σ，每个 token 各自归一化。BatchNorm 取每个特征的一列：这个特征在所有 token 上的均值和标准差（这里用一句话的 L 个 token 充当一个 batch）。Llama 使用的 RMSNorm 和 LayerNorm 一样按行，但不减均值，只除以均方根。',
+    p_norms_2: '这就是 Transformer 选用 LayerNorm 的原因：它和 FFN 一样，逐个位置单独处理。扰动一个 token，LayerNorm 只改变那一行；BatchNorm 却改变每一行，因为被扰动的 token 出现在它求平均的每一列里。这里没有乘可学习的缩放和平移（γ、β），看到的就是归一化本身。',
+    normsAxesHead: '同一个 x（{L} × {d}），两种分组：LayerNorm 和 RMSNorm 按 {L} 行分组（每组是一个 token 的 {d} 个值），BatchNorm 按 {d} 列分组（每组是一个特征的 {L} 个值）。每组各有自己的统计量，画成沿该轴的色条。',
+    normsPerToken: '按 token（行）', normsPerFeature: '按特征（列）',
+    normsAxisRows: '行', normsAxisCols: '列',
+    normsRowName: '“{tok}”这一行', normsColName: '第 {c} 列',
+    normsCardLabel: '{name}：x（{L} × {d}），用线隔开的 {n} {axis}就是它求平均的组',
+    normsStripsLabel: '{name}：{n} 个组各自的统计量',
+    normsTableCaption: '先是每组的统计量，然后是 x',
+    normsNote_layer: '{L} 组，每组 {d} 个值：out = (x − μ) / σ，逐行计算。框出的是“{tok}”这一行及其 μ、σ。',
+    normsNote_batch: '{d} 组，每组 {L} 个值：out = (x − μ) / σ，逐列计算。框出的是第 0 个特征及其 μ、σ。',
+    normsNote_rms: '{L} 组，每组 {d} 个值：out = x / rms，逐行计算，均值保留。框出的是“{tok}”这一行。',
+    normsStripsNote: 'μ 均值 · σ = √(var + ε) · rms = √(mean(x²) + ε)，ε = 1e-5',
+    normsOutLabel: '{name}：{L} × {d}',
+    normsOutCheck: '在这些输出上实测：LayerNorm 每行 |均值| ≤ {lm}，σ 为 {ls}；BatchNorm 每列 |均值| ≤ {bm}，σ 为 {bs}；RMSNorm 每行 rms 为 {rr}，但均值仍可达 {rm}。',
+    normsPertHead: '把“{tok}”设为 {v}：LayerNorm 的输出有 {nl}/{L} 行变化，BatchNorm 有 {nb}/{L} 行，RMSNorm 有 {nr}/{L} 行。',
+    normsRowMax: '这一行最大：{v}', normsRange: '{a} 至 {b}',
+    normsFlatRow: '“{tok}”这一行现在是 {d} 个相同的值，所以 LayerNorm 把它全变成 {ln}（x − μ = 0），RMSNorm 全变成 {rms}（x / rms）。',
+    normsBatchShift: 'BatchNorm：“{tok}”出现在每一列里，所以每一列的统计量都变了（第 0 个特征：μ {m0} → {m1}，σ {s0} → {s1}），每个 token 的输出也随之改变。',
+    progress_norms: '归一化'
   }
 };
