@@ -20,3 +20,13 @@ export function matrixPanel(name, data, rows, cols, tokens, ctx, extra = {}) {
 
 // "lo [bar] hi" legend of a spec; max null: each matrix on its own scale.
 export function legendOf(kind, max, note = '') { return { type: 'legend', kind, max, note }; }
+
+// Which initialisation the FFN's weights come from, as a sentence ('' for weights not drawn
+// from the seed, e.g. trained ones).
+export function initNote(res, t) {
+  if (res.init === 'scaled') return t(res.gated ? 'initNote_scaledGated' : 'initNote_scaled', { d: res.d, f: res.dff });
+  return res.init === 'classic' ? t('initNote_classic') : '';
+}
+
+// Sentences joined as the language writes them: with a space, or none after Chinese 。.
+export const sentences = (list, ctx) => list.filter(Boolean).join(ctx.lang === 'zh' ? '' : ' ');

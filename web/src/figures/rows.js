@@ -1,6 +1,7 @@
-/* rows.js - figure 3, per-token rows: one token's row stays coloured through x, hidden,
-   activated and out while the others are greyed (the FFN treats each row alone); beside it
-   the links attention makes between rows and the FFN's single self-link. */
+/* rows.js - figure 3, per-token rows: one token's row stays coloured through x, hidden (gated:
+   the gate and the up projection), activated and out while the others are greyed (the FFN
+   treats each row alone); beside it the links attention makes between rows and the FFN's
+   single self-link. */
 import * as F from '../core/format.js';
 import { absMax } from '../core/heatmap.js';
 import { meanWeights } from '../core/model.js';
@@ -8,13 +9,14 @@ import { X, legendOf, matrixPanel } from './common.js';
 
 export default {
   view: 'rows',
-  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'heads', 'causal', 'scale', 'sel'],
+  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'heads', 'causal', 'scale', 'sel'],
   controls: [{ type: 'tokens', key: 'sel', aria: 'tokensAria' }],
   build(res, ctx) {
     const t = ctx.t, L = res.L, tk = res.tokens, sel = res.sel, fx = res.ffn;
     const stages = [
       { name: 'x', data: res.x, cols: res.d },
       { name: res.gated ? t('gateName') : t('hiddenName'), data: fx.hidden, cols: res.dff },
+      ...(res.gated ? [{ name: t('upName'), data: fx.up, cols: res.dff }] : []),
       { name: t('activatedName'), data: fx.activated, cols: res.dff },
       { name: t('outName'), data: fx.out, cols: res.d }
     ];

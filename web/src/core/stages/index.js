@@ -4,8 +4,10 @@
    keys.weights), steps a list of { cost, run } whose last run() returns the stage's value;
    get(name) reads an earlier stage. */
 import block from './block.js';
+import glu from './glu.js';
+import maskpair from './masks.js';
 import moe from './moe.js';
 import norms from './norms.js';
 import saturation from './saturation.js';
 
-export default [block, norms, saturation, moe];
+export default [block, norms, saturation, moe, glu, maskpair];
