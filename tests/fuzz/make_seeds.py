@@ -110,6 +110,33 @@ SEEDS = {
         "refused_no_workspace": bytes([small(1), small(4), 0, small(4), small(3), small(4),
                                        small(3), 0, 0, 0, 1, 0, 6]),
     },
+    "moe": {
+        # L, d_model, d_ff, n_experts (b < 160: 1 + b % 8; < 224: 1 + (b - 160); 224.. edges 64,
+        # 63, 65, 0, -1), top_k (b < 224: 1 + b % n_experts; 224.. edges 0, -1, E, E + 1),
+        # activation, flags (b1 b2 b3 logits probs load raw no_err), swap_w3 / ties / drop << 2
+        "page_relu_8_experts_top2": bytes([small(7), small(8), small(32), 7, 1, 0, 0b111011, 0]),
+        "mixtral_swiglu_no_bias": bytes([small(9), small(8), small(24), 7, 1, 5, 0b111000, 0]),
+        "top1_geglu_all_biases": bytes([small(5), small(6), small(10), 3, 0, 6, 0b111111, 0]),
+        # ties: odd experts' router columns become copies of expert 0's, which wins on the
+        # even tokens (x +1) and comes third on the odd ones (x -1)
+        "ties_top2_gelu": bytes([small(8), small(8), small(12), 5, 1, 1, 0b111011, 0b10])
+        + floats(*[1 - 2 * (i % 2) for i in range(8) for _ in range(8)])
+        + floats(*[0.5, 0, 0.25, 0, -0.25, 0] * 8),
+        "ties_top3_swiglu_no_logits": bytes([small(6), small(4), small(6), 7, 2, 5, 0b100111, 0b10])
+        + floats(*[1 - 2 * (i % 2) for i in range(6) for _ in range(4)])
+        + floats(*[0.5, 0, 0.25, 0, -0.25, 0, 0.125, 0] * 4),
+        "experts_64_top_64": bytes([small(2), small(3), small(4), 223, 226, 3, 0b111011, 0]),
+        "raw_nan_inf_logits": bytes([small(4), small(4), small(4), 5, 1, 0, 0b1111111, 0b10])
+        + struct.pack("<6f", float("nan"), float("inf"), -float("inf"), 1e-45, 3e38, -3e38),
+        "gated_without_w3": bytes([small(2), small(3), small(4), 3, 1, 5, 0, 1]),
+        "refused_65_experts": bytes([small(2), small(2), small(2), 226, 0, 0, 0, 0]),
+        "refused_top_k_past_experts": bytes([small(2), small(2), small(2), 3, 227, 0, 0, 0]),
+        "refused_top_k_0": bytes([small(2), small(2), small(2), 3, 224, 0, 0, 0]),
+        "refused_activation": bytes([small(2), small(2), small(2), 3, 1, 224, 0, 0]),
+        "refused_stacked_2_30": bytes([small(1), edge(4096), edge(4096), 223, 0, 0, 0, 0]),
+        "refused_workspace_past_2_28": bytes([edge(65536), edge(2048), small(1), 0, 0, 0, 0b1000, 0]),
+        "refused_no_workspace": bytes([small(3), small(4), small(5), 3, 1, 0, 0b1000, 8 << 2]),
+    },
     "rng": {
         # seed, spoil (bit 0 pos from a list, 1 pos from 4 bytes, 2 has_gauss, 3 gauss), calls
         "seed_42_randn_56": struct.pack("<I", 42) + bytes([0, 1, 56, 0, 8, 2, 10, 7, 7, 5, 3]),
