@@ -9,6 +9,7 @@ import { textWidth } from './recorder.js';
 import { drawCounts as counts } from './counts.js';
 import { drawGroups as groups } from './groups.js';
 import { nextchars } from './sheet-next.js';
+import { CHART_BLOCKS } from './sheet-charts.js';
 
 const PAD = 18;
 const FONT_AT = FONT.replace('12px', '{size}px');
@@ -196,6 +197,7 @@ function flowItem(sh, it, x, y, cardH) {
 // ---- the blocks ------------------------------------------------------------------------------
 const BLOCKS = {
   nextchars,
+  ...CHART_BLOCKS,
   groups,
   counts,
   headline(sh, b) { sh.para(b.text, 13, sh.sc.css.fg, true); },

@@ -4,6 +4,7 @@
 import * as format from '../core/format.js';
 import { CURVE_MAX_H, curve, curveLayout, links, linksLayout } from '../core/plots.js';
 import { nextchars } from './block-next.js';
+import { lines, tokenbars } from './chart-blocks.js';
 import { counts } from './counts.js';
 import { el } from './el.js';
 import { groups } from './groups.js';
@@ -36,6 +37,7 @@ export function setData(node, data) {
 // updates, so focus, open tables and canvases survive a redraw.
 const MAKERS = {
   nextchars,
+  lines, tokenbars,
   groups,
   counts,
   headline() {

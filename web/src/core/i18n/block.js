@@ -1,11 +1,51 @@
 /* i18n/block.js - the `block` figure's strings, English and 中文 (same keys). */
 export default {
   en: {
-    h_block: 'block',
-    p_block_1: '', p_block_2: ''
+    h_block: 'The whole block: residuals and LayerNorm',
+    p_block_1: 'A block is more than its two sublayers. Each sublayer reads the residual stream and adds what it computes back onto it (x + Attention(x), then h + FFN(h)), and LayerNorm keeps the sizes in check. The original Transformer and BERT normalise after each addition (post-LN). GPT-2 and most later models normalise only the copy that goes into each sublayer and leave the stream itself alone (pre-LN).',
+    p_block_2: 'Below, the engine runs one whole block on the same x and weights as the figures above, with LayerNorm\'s γ = 1 and β = 0. Each row is one sublayer: its input, what it adds, and the sum. The bars compare, token by token, the size of x with the size of what attention and the FFN write into the stream. With the causal mask on, this is a GPT-style block.',
+    progress_block: 'the whole block',
+    ln_post: 'post-LN (original, BERT)', ln_pre: 'pre-LN (GPT-2)', lnAria: 'Where LayerNorm goes',
+    blockKind_post_bi: 'Post-LN, bidirectional: the encoder block of the original Transformer and of BERT.',
+    blockKind_post_causal: 'Post-LN with the causal mask: a decoder block as in GPT-1 (the original Transformer\'s decoder also has cross-attention, not shown here).',
+    blockKind_pre_causal: 'Pre-LN with the causal mask: the GPT-2 block, the pattern of most language models since (many use RMSNorm instead of LayerNorm).',
+    blockKind_pre_bi: 'Pre-LN, bidirectional: an encoder block with the norms moved in front of the sublayers, as in ViT.',
+    rowAttn: 'Attention sublayer', rowFfn: 'FFN sublayer',
+    blockHeatLabel: '{name}: {r} rows by {c} columns. Use the arrow keys for values.',
+    blockScaleNote: 'one colour scale for this sublayer\'s four maps',
+    bar_x: '|x|', bar_attn: '|attention update|', bar_ffn: '|FFN update|', bar_out: '|out|',
+    barsTitle: 'Per token: the size (L2 norm) of x, of what each sublayer adds, and of the output',
+    barsAxis: 'L2 norm', barsLabel: 'Bar chart: for each of the {L} tokens, the norm of x, of the attention update, of the FFN update and of the block output. The data table has the values.',
+    barsNote: 'A token\'s FFN bar depends on that token\'s row alone: the FFN writes a separate update into the stream for every token. The attention update mixes in every row.',
+    barsNoteCausal: 'A token\'s FFN bar depends on that token\'s row alone: the FFN writes a separate update into the stream for every token. Under the causal mask the attention update mixes in only the rows up to the token\'s own; the first token can only read itself.',
+    blockBigClassic: 'The FFN\'s update is about {r} times the size of its input here, so the pale panels of that row are not empty, only small next to it: with the classic initialisation W₁ and W₂ have unit-variance entries. The scaled initialisation (randn / √fan_in) keeps them comparable.',
+    blockBig: 'The FFN\'s update is about {r} times the size of its input here, so the pale panels of that row are not empty, only small next to it.',
+    colOutMean: 'mean of out', colOutStd: 'std of out',
+    blockPost: 'Means over the {L} tokens: |x| = {x}, attention adds {a}, the FFN adds {f}. Post-LN then rescales every row to mean 0 and standard deviation 1 (largest deviation here: mean {dm}, std {ds}), so every token leaves with |out| ≈ √d_model = {sq}, however large its updates were.',
+    blockPre: 'Means over the {L} tokens: |x| = {x}, attention adds {a}, the FFN adds {f}. Pre-LN never normalises the stream itself: out = x + both updates, and its norm grows from {x} to {o} (× {r}). Only the copies going into the sublayers are normalised; a pre-LN model ends with one more LayerNorm after its last block.'
   },
   zh: {
-    h_block: 'block',
-    p_block_1: '', p_block_2: ''
+    h_block: '完整的 Block：残差与 LayerNorm',
+    p_block_1: '一个 Block 不只是两个子层。每个子层都从残差流读取输入，再把自己的计算结果加回这条流上（先是 x + Attention(x)，再是 h + FFN(h)），LayerNorm 负责控制数值的大小。原始 Transformer 和 BERT 在每次相加之后做归一化（post-LN）；GPT-2 以及之后的大多数模型只把送进子层的那一份归一化，残差流本身不动（pre-LN）。',
+    p_block_2: '下图由引擎把一个完整的 Block 跑一遍，输入 x 和权重与上面各图相同，LayerNorm 的 γ = 1、β = 0。每一行是一个子层：它的输入、它加上去的量、以及两者之和。下方的柱状图逐个 token 对比 x 的大小，和注意力、FFN 各自写入残差流的更新量的大小。打开因果掩码，这就是一个 GPT 式的 Block。',
+    progress_block: '完整的 Block',
+    ln_post: 'post-LN（原始论文、BERT）', ln_pre: 'pre-LN（GPT-2）', lnAria: 'LayerNorm 放在哪里',
+    blockKind_post_bi: 'post-LN、双向注意力：原始 Transformer 编码器和 BERT 的 Block。',
+    blockKind_post_causal: 'post-LN 加因果掩码：GPT-1 那样的解码器 Block（原始 Transformer 的解码器另有交叉注意力，这里没有画出）。',
+    blockKind_pre_causal: 'pre-LN 加因果掩码：GPT-2 的 Block，也是此后大多数语言模型的结构（很多模型用 RMSNorm 代替 LayerNorm）。',
+    blockKind_pre_bi: 'pre-LN、双向注意力：把归一化挪到子层前面的编码器 Block，ViT 就是这样。',
+    rowAttn: '注意力子层', rowFfn: 'FFN 子层',
+    blockHeatLabel: '{name}：{r} 行 {c} 列。用方向键读取数值。',
+    blockScaleNote: '这个子层的四张图共用一把色尺',
+    bar_x: '|x|', bar_attn: '|注意力更新|', bar_ffn: '|FFN 更新|', bar_out: '|out|',
+    barsTitle: '逐 token 对比：x、每个子层加上的更新量、以及输出的大小（L2 范数）',
+    barsAxis: 'L2 范数', barsLabel: '柱状图：{L} 个 token 各自的 x、注意力更新、FFN 更新和 Block 输出的范数。具体数值见数据表。',
+    barsNote: '每个 token 的 FFN 柱只取决于这个 token 自己那一行：FFN 给每个 token 单独写入一份更新。注意力的更新则混入了所有行。',
+    barsNoteCausal: '每个 token 的 FFN 柱只取决于这个 token 自己那一行：FFN 给每个 token 单独写入一份更新。在因果掩码下，注意力的更新只混入该 token 及其之前的行；第一个 token 只能读到它自己。',
+    blockBigClassic: '这里 FFN 的更新量约为其输入的 {r} 倍，所以这一行颜色很淡的图并不是空的，只是相比之下很小：在经典初始化下，W₁ 和 W₂ 的元素方差为 1。缩放初始化（randn / √fan_in）能让两者保持相近。',
+    blockBig: '这里 FFN 的更新量约为其输入的 {r} 倍，所以这一行颜色很淡的图并不是空的，只是相比之下很小。',
+    colOutMean: 'out 的均值', colOutStd: 'out 的标准差',
+    blockPost: '{L} 个 token 的平均值：|x| = {x}，注意力加上 {a}，FFN 加上 {f}。post-LN 随后把每一行重新缩放到均值 0、标准差 1（这里最大的偏差：均值 {dm}，标准差 {ds}），所以不管更新量多大，每个 token 出来时都是 |out| ≈ √d_model = {sq}。',
+    blockPre: '{L} 个 token 的平均值：|x| = {x}，注意力加上 {a}，FFN 加上 {f}。pre-LN 从不归一化残差流本身：out = x + 两份更新，范数从 {x} 增长到 {o}（× {r}）。被归一化的只是送进子层的那一份；pre-LN 模型在最后一个 Block 之后还要再做一次 LayerNorm。'
   }
 };
