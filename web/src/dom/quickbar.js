@@ -131,6 +131,8 @@ export function mount(root, form, ctl) {
     });
     err.textContent = mine.map((e) => c.message(e)).join(' ');
     err.hidden = !mine.length;
+    // A trained model fixes these (the form says so under each field).
+    Object.values(f).forEach((x) => { x.input.disabled = state.weights !== 'random'; });
   }
   return Object.assign({}, form, {
     update(...args) { form.update(...args); own(...args); }
