@@ -122,7 +122,7 @@ for (const [name, hash, o] of [
       // Parameters: E experts of (m matrices d x d_ff + biases) and the router d x E; per token K of them.
       const gated = o.act === 'swiglu', expert = (gated ? 3 : 2) * o.d * o.dff + (gated ? 2 : 1) * o.dff + o.d;
       const params = await page.textContent('#fig-moe .formulas dd');
-      assert.ok(params.startsWith(F.int(o.E * expert + o.d * o.E) + ' '), params);
+      assert.ok(params.includes(': ' + F.int(o.E * expert + o.d * o.E) + ' '), params);
       assert.ok(params.includes(F.int(o.K * expert + o.d * o.E) + ' '), params);
       assert.deepStrictEqual(log.errors, []);
     } finally { await close(); }
@@ -163,7 +163,7 @@ test('moe_experts_at_bert_widths_are_capped_and_say_so', async () => {
     const m = directMoe({ seed: 42, L: 7, d: 768, E: 8, K: 2, f: want, act: 'relu', init: 'scaled' });
     assert.strictEqual(await page.$eval('#fig-moe', (e) => e.dataset.top), Array.from(m.topIndex).join(','));
     // The counts are for the full width: 8 experts of 2 x 768 x 3072 + 3072 + 768, the router 768 x 8.
-    assert.ok((await page.textContent('#fig-moe .formulas dd')).startsWith(F.int(8 * (2 * 768 * 3072 + 3072 + 768) + 768 * 8) + ' '));
+    assert.ok((await page.textContent('#fig-moe .formulas dd')).includes(': ' + F.int(8 * (2 * 768 * 3072 + 3072 + 768) + 768 * 8) + ' '));
   } finally { await close(); }
 });
 

@@ -44,11 +44,11 @@ export default {
       label: t('moeOutLabel', { L, d }) });
     out.legend = legendOf('diverging', out.spec.max);
     out.cls = 'moe-out';
-    const P = M.params, mix = (res.presets || []).find((p) => p.name === 'mixtral-8x7b');
-    const rows = [[t('moeParamsThis', { E, K }), t('moeParamsLine', { total: F.int(P.total), E, expert: F.int(P.expert),
+    const P = M.params, mix = M.mixtral && (res.presets || []).find((p) => p.name === 'mixtral-8x7b');
+    const rows = [[t('moeParamsThis'), t('moeParamsLine', { total: F.int(P.total), E, expert: F.int(P.expert),
       router: F.int(P.router), active: F.int(P.active), K, pct: F.pct(P.active / P.total) })]];
     if (mix) {
-      rows.push([t('preset_mixtral-8x7b'), t('moeParamsMixtral', { total: F.int(mix.count.total), active: F.int(mix.count.active),
+      rows.push(['Mixtral-8x7B', t('moeParamsMixtral', { E: M.mixtral.E, K: M.mixtral.K, total: F.int(mix.count.total), active: F.int(mix.count.active),
         pct: F.pct(mix.count.active / mix.count.total), printed: F.big(mix.count.printedTotal) })]);
     }
     const mats = res.gated ? 3 : 2, names = ['Wr', 'W1', 'b1'].concat(res.gated ? ['W3', 'b3'] : [], ['W2', 'b2']).join(', ');
