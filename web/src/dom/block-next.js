@@ -32,7 +32,7 @@ export function nextchars() {
       btn.setAttribute('aria-label', it.hint + ' (' + it.label + ')');
       btn.disabled = !it.run;
       btn.dataset.rank = i + 1;
-      btn.appendChild(el('span', 'next-ch', it.ch));
+      btn.appendChild(el('span', 'next-ch' + (Array.from(it.ch).length > 1 ? ' special' : ''), it.ch));   // <unk>, <s>
       fill.style.width = (100 * it.p / max) + '%';
       fill.style.background = ctx.scheme.css.ffn;
       bar.appendChild(fill);

@@ -28,7 +28,11 @@ export function mount(root, fig, host) {
     }
     if (c.type === 'segment') {
       const update = segmented(bar, c.options, c.label, c.aria);
-      return (res, ctx) => update(ctx.state[c.key], ctx.t, (v) => host.set({ [c.key]: v }));
+      // c.model: a trained model fixes this setting (its value is then the model's, in res).
+      return (res, ctx) => {
+        const fixed = !!(c.model && res.trained);
+        update(fixed ? res[c.key] : ctx.state[c.key], ctx.t, (v) => host.set({ [c.key]: v }), fixed);
+      };
     }
     if (c.type === 'number') {
       const field = numberField(bar, c.key, c.label, (text, input) => host.setRaw(c.key, text, input));

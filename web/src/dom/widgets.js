@@ -51,11 +51,13 @@ function segmented(root, options, label, aria) {
     seg.appendChild(b);
     return b;
   });
-  return function update(value, t, onPick) {
+  // fixed: the value is not the reader's to choose here (a trained model's), shown disabled.
+  return function update(value, t, onPick, fixed) {
     pick = onPick;
     seg.setAttribute('aria-label', t(aria));
     btns.forEach(function (b) {
       b.textContent = label(b.dataset.mode, t);
+      b.disabled = !!fixed;
       b.setAttribute('aria-pressed', String(b.dataset.mode === value));
     });
   };

@@ -68,6 +68,7 @@ function render(all) {
   document.documentElement.dataset.theme = c.scheme.name;
   document.title = t('pageTitle');
   applyI18n(document.body, c.lang);
+  weightsNote(c, res);
   slices.cancel();
   drawing = false;
   // Figures of a sliced drawing that a newer render cut short have text but unfinished canvases.
@@ -102,6 +103,13 @@ function render(all) {
   pending = new Set(todo);
   todo.forEach((k) => slices.add(() => draw(k)));
   slices.add(() => { drawing = false; pending = new Set(); drawn(c); showStatus(); });
+}
+
+// Under the introduction: which weights the figures show, when they are a trained model's.
+function weightsNote(c, res) {
+  const note = $('weights-note'), on = !!(res && res.trained);
+  note.hidden = !on;
+  if (on) note.textContent = t('weightsBanner', { layer: res.layer, n: res.weights.layers, L: res.L });
 }
 
 // The settings a figure was drawn with, in the page's current language and theme.

@@ -21,8 +21,7 @@ export default {
     }
     const w = res.weights, T = ctx.state.temp, p = probabilities(w.next.logits, T), ids = top(p, K);
     const text = res.tokens.slice(1).join(''), vocab = w.next.vocab;
-    const shown = (ch) => (ch === '<unk>' || ch === '<s>' ? ch : ch);
-    const items = ids.map((id) => ({ ch: shown(vocab[id]), p: p[id], label: F.pct(p[id]),
+    const items = ids.map((id) => ({ ch: vocab[id], p: p[id], label: F.pct(p[id]),
       hint: t('nextAppend', { ch: vocab[id] }), run: vocab[id].length === 1 ? () => ctx.set({ tokens: text + vocab[id] }) : null }));
     const covered = ids.reduce((a, id) => a + p[id], 0);
     return {

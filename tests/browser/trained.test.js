@@ -1,0 +1,122 @@
+/* trained.test.js - the trained poem model on the page: loaded only when asked for, from
+   file://, in the Worker; every figure drawn from its block; the next-character panel predicts
+   what tools/train/reference.py (an independent float64 forward) says it predicts. */
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const path = require('path');
+const { pathToFileURL } = require('url');
+const { setup, open, ready, settle, FILE_URL, WEB } = require('./helpers.js');
+const { VIEWS } = require(path.join(WEB, 'src', 'figures', 'index.js'));
+
+const FIXTURE = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'poems.json'), 'utf8'));
+const caseOf = (text) => {
+  const c = FIXTURE.cases.find((x) => x.text === text);
+  assert.ok(c, `the fixture has "${text}"`);
+  return c;
+};
+const POEMS = 'dist/blocklens-poems.js';
+
+let env;
+test.before(async () => { env = await setup({ server: true }); });
+test.after(async () => { await env.close(); });
+
+const figureData = (page, view) => page.$eval('#fig-' + view, (f) => Object.assign({}, f.dataset));
+const stale = (page) => page.$$eval('#figures .figure.stale', (figs) => figs.map((f) => f.id));
+
+test('random_weights_never_load_the_trained_model', async () => {
+  const { page, log, close } = await open(env.browser, FILE_URL, 'lang=en');
+  try {
+    assert.ok(!log.requests.some((u) => u.endsWith(POEMS)), 'no request for the weights');
+    assert.strictEqual(await page.evaluate(() => typeof self.BlockLensAssets), 'undefined');
+    assert.strictEqual((await figureData(page, 'next')).trained, 'no');
+  } finally { await close(); }
+});
+
+for (const text of ['远方有颗苹果树', '白日依山尽，黄河入海']) {
+  test(`trained_weights_from_file_draw_every_figure_and_predict_the_fixtures_next_character_${text}`, async () => {
+    const want = caseOf(text);
+    const { page, log, close } = await open(env.browser, FILE_URL, 'lang=zh&weights=poems&tokens=' + encodeURIComponent(text));
+    try {
+      assert.strictEqual(await page.evaluate(() => document.body.dataset.status), 'ready', await page.textContent('#status'));
+      assert.strictEqual(log.requests.filter((u) => u.endsWith(POEMS)).length, 1, 'the weights are loaded once');
+      const next = await figureData(page, 'next');
+      assert.strictEqual(next.trained, 'yes');
+      assert.strictEqual(next.top, want.top10[0].char, 'the top prediction is the reference forward\'s');
+      assert.ok(Math.abs(Number(next.topP) - want.top10[0].p) < 1e-4, `p ${next.topP} vs ${want.top10[0].p}`);
+      // The list shows the reference's top 10 in its order.
+      const chars = await page.$$eval('#fig-next .next-item .next-ch', (s) => s.map((x) => x.textContent));
+      assert.deepStrictEqual(chars, want.top10.map((x) => x.char));
+      // Every figure drawn from these weights, none waiting or stale; the attention is causal over <s> + the characters.
+      assert.deepStrictEqual(await stale(page), []);
+      for (const v of VIEWS) assert.ok(await page.$eval('#fig-' + v + ' .fig-body', (b) => b.textContent.length > 0), v + ' is drawn');
+      const rows = await page.$$eval('#fig-rows .tokens button', (b) => b.map((x) => x.textContent));
+      assert.deepStrictEqual(rows, ['<s>', ...Array.from(text)]);
+      assert.strictEqual((await figureData(page, 'attention')).causal, 'true');
+      assert.strictEqual(await page.$$eval('#fig-attention .heads > .panel', (p) => p.length), 4, 'the model\'s 4 heads');
+      assert.deepStrictEqual(log.errors, []);
+    } finally { await close(); }
+  });
+}
+
+test('switching_to_trained_weights_and_appending_the_top_character', async () => {
+  const want = caseOf('远方有颗苹果树');
+  const { page, log, close } = await open(env.browser, FILE_URL, 'lang=en&tokens=' + encodeURIComponent('远方有颗苹果树'));
+  try {
+    await page.selectOption('#ctl-weights', 'poems');
+    await settle(page);
+    await ready(page, 'ready');
+    assert.match(page.url(), /[#&]weights=poems(&|$)/);
+    assert.strictEqual((await figureData(page, 'next')).top, want.top10[0].char);
+    // The sizes are the model's: the form says so and does not take edits.
+    assert.strictEqual(await page.isDisabled('#ctl-d'), true);
+    await page.click('#fig-next .next-item[data-rank="1"]');
+    await settle(page);
+    await ready(page, 'ready');
+    assert.strictEqual(await page.inputValue('#ctl-tokens'), '远方有颗苹果树' + want.top10[0].char);
+    // Layer 2 shows the second block: other attention weights, same next character.
+    const before = await page.$eval('#fig-attention', (f) => f.dataset.peak);
+    await page.fill('#ctl-layer', '2');
+    await settle(page);
+    await ready(page, 'ready');
+    assert.notStrictEqual(await page.$eval('#fig-attention', (f) => f.dataset.peak), before);
+    // A layer the model does not have is refused next to the field; the figures stay.
+    await page.fill('#ctl-layer', '3');
+    await settle(page);
+    assert.strictEqual(await page.getAttribute('#ctl-layer', 'aria-invalid'), 'true');
+    assert.ok((await page.textContent('#ctl-layer-err')).includes('3'));
+    // Back to random weights: the classic numbers again, the form open for edits.
+    await page.selectOption('#ctl-weights', 'random');
+    await settle(page);
+    assert.strictEqual(await page.isDisabled('#ctl-d'), false);
+    assert.strictEqual((await figureData(page, 'next')).trained, 'no');
+    assert.deepStrictEqual(log.errors, []);
+  } finally { await close(); }
+});
+
+test('embed_and_element_load_the_trained_weights_when_asked', async () => {
+  const want = caseOf('远方有颗苹果树');
+  const { page, log, close } = await open(env.browser, env.url.replace(/\/?$/, '/') + 'embed.html',
+    'view=next&weights=poems&lang=en&tokens=' + encodeURIComponent('远方有颗苹果树'));
+  try {
+    await page.waitForFunction(() => document.body.dataset.status === 'ready', null, { timeout: 30000 });
+    assert.strictEqual(await page.$eval('.bl-figure', (f) => f.dataset.top), want.top10[0].char);
+    assert.deepStrictEqual(log.errors, []);
+  } finally { await close(); }
+
+  const html = '<!doctype html><meta charset="utf-8"><script src="' + pathToFileURL(path.join(WEB, 'dist', 'blocklens-element.js')).href +
+    '"></script><block-lens id="e" view="next" weights="poems" tokens="远方有颗苹果树" lang="en"></block-lens>';
+  const file = path.join(require('os').tmpdir(), 'blocklens-trained-element.html');
+  fs.writeFileSync(file, html);
+  const context = await env.browser.newContext(), ep = await context.newPage(), errors = [];
+  ep.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(m.text()); });
+  ep.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await ep.goto(pathToFileURL(file).href);
+    await ep.waitForFunction(() => { const e = document.getElementById('e'); return e && e.status === 'ready'; }, null, { timeout: 30000 });
+    const top = await ep.$eval('#e', (e) => e.shadowRoot.querySelector('.bl-figure').dataset.top);
+    assert.strictEqual(top, want.top10[0].char);
+    assert.deepStrictEqual(errors, []);
+  } finally { await context.close(); }
+});
