@@ -82,6 +82,13 @@ test('layer_norm_changes_only_the_perturbed_row_batch_norm_changes_every_row', a
       assert.ok(Math.abs(shown[0] - mean) <= 5e-4 * Math.max(1, Math.abs(mean)), `row ${r}: mean ${shown[0]} vs ${mean}`);
       assert.ok(Math.abs(shown[1] - sd) <= 5e-4 * sd, `row ${r}: std ${shown[1]} vs ${sd}`);
     });
+    // The keyboard reads a statistic with the group it belongs to: BatchNorm's column 1.
+    await page.focus('#fig-norms .groups-card[data-kind="batch"] canvas.groups-strips');
+    await page.keyboard.press('ArrowRight');
+    const col = Array.from({ length: 7 }, (_, r) => x[r * 8 + 1]), mean = col.reduce((a, b) => a + b, 0) / 7;
+    const tip = await page.textContent('.bl-tip');
+    assert.match(tip, /^column 1: \u03bc = (\S+), \u03c3 = \S+$/);
+    assert.ok(Math.abs(Number(/= (\S+),/.exec(tip)[1].replace('\u2212', '-')) - mean) < 1e-6, tip + ' vs ' + mean);
     assert.deepStrictEqual(log.errors, []);
   } finally { await close(); }
 });
