@@ -67,7 +67,7 @@ test('a_change_while_figures_are_half_drawn_leaves_only_the_newer_figures', asyn
     await page.waitForTimeout(300);
     assert.match(await page.evaluate(() => location.hash), /show=raw/);
     const got = await canvases(page);
-    const fresh = await open(env.browser, env.url, BERT + '&show=raw');
+    const fresh = await open(env.browser, env.url, BERT + '&show=raw&init=scaled');   // the BERT-widths preset's init
     try {
       await fresh.page.waitForTimeout(300);
       assertSame(got, await canvases(fresh.page));
