@@ -21,7 +21,7 @@ function loadUI() {
   if (ui) return ui;
   const mod = (p) => require(path.join(SRC, p));
   ui = { params: mod('core/params.js'), i18n: mod('core/i18n.js'), colors: mod('core/colors.js'),
-    model: mod('core/model.js'), compose: mod('core/compose.js'), figures: mod('figures/index.js'),
+    model: mod('core/model.js'), assets: mod('core/assets.js'), compose: mod('core/compose.js'), figures: mod('figures/index.js'),
     recorder: mod('core/recorder.js') };
   return ui;
 }
@@ -41,6 +41,18 @@ function parseState(text, view) {
   return { view, state: parsed.state };
 }
 
+// Trained weights a state asks for (weights=poems), read from web/models/<name>/ as the page's
+// dist/blocklens-<name>.js carries them.
+function trainedAssets(u, st) {
+  const assets = u.assets.createAssets(), name = st.weights;
+  if (name && name !== 'random') {
+    const dir = path.join(WEB, 'models', name), read = (f) => fs.readFileSync(path.join(dir, f));
+    assets.add(name, { weights: new Uint8Array(read('model.safetensors')), config: JSON.parse(read('config.json')),
+      vocab: JSON.parse(read('vocab.json')) });
+  }
+  return assets;
+}
+
 // The figure for `view` and `state` (params.js keys). 'auto' language is English, 'auto'
 // theme light: there is no browser to ask. Returns { svg, width, height, title }.
 async function render(view, state, opts = {}) {
@@ -49,7 +61,7 @@ async function render(view, state, opts = {}) {
   const lang = u.i18n.resolve(opts.lang || state.lang, ['en']);
   const theme = (opts.theme || state.theme) === 'dark' ? 'dark' : 'light';
   const st = Object.assign({}, state, { lang, theme });
-  const res = u.model.create(engine).compute(st);
+  const res = u.model.create(engine, trainedAssets(u, st)).compute(st);
   const fig = u.compose.compose(view, res, { t: u.i18n.translator(lang), lang, scheme: u.colors.scheme(theme),
     state: st, width: opts.width });
   return { svg: fig.svg(), width: fig.width, height: fig.height, title: fig.title };

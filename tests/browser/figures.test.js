@@ -40,7 +40,8 @@ for (const [name, hash] of [['classic', 'lang=en'], ['gated_zh_identity', 'lang=
     try {
       for (const view of VIEWS) {
         const texts = await figureTexts(page, view);
-        assert.ok(texts.length >= 3, `${view}: the page figure has text (${texts.length})`);
+        // (The next-character figure has one line with random weights: there is nothing to predict.)
+        assert.ok(texts.length >= (view === 'next' ? 1 : 3), `${view}: the page figure has text (${texts.length})`);
         const svg = squash(unescape(Array.from((await svgOf(page, view)).matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) => m[1]).join('')));
         const missing = texts.filter((t) => !svg.includes(squash(t)));
         assert.deepStrictEqual(missing, [], `${view}: page text missing from the SVG`);

@@ -9,9 +9,6 @@ const ACTIVATIONS = ['relu', 'gelu', 'gelu_tanh', 'silu', 'identity', 'swiglu', 
 // key: name in the URL hash; kind: how a string is parsed; def: the classic numpy example.
 const PARAMS = [
   { key: 'tokens', kind: 'text', def: '远方有颗苹果树', maxLength: LIMITS.tokenText },
-  { key: 'weights', kind: 'enum', def: 'random', options: ['random', 'poems'] },  // numpy streams | the trained poem model
-  { key: 'layer', kind: 'int', def: 1, min: 1, max: LIMITS.layers },         // the trained model's block the figures show
-  { key: 'temp', kind: 'float', def: 1, min: 0.05, max: 5 },                 // next-character temperature
   { key: 'd', kind: 'int', def: 8, min: 1, max: LIMITS.dModel },
   { key: 'dff', kind: 'int', def: 32, min: 1, max: LIMITS.dFF },
   { key: 'heads', kind: 'int', def: 2, min: 1, max: LIMITS.heads },
@@ -29,6 +26,9 @@ const PARAMS = [
   { key: 'masks', kind: 'enum', def: 'one', options: ['one', 'both'] },      // attention: BERT and GPT masks side by side
   { key: 'experts', kind: 'int', def: 8, min: 1, max: LIMITS.experts },      // mixture of experts
   { key: 'topk', kind: 'int', def: 2, min: 1, max: LIMITS.experts },
+  { key: 'weights', kind: 'enum', def: 'random', options: ['random', 'poems'] },  // numpy streams | the trained poem model
+  { key: 'layer', kind: 'int', def: 1, min: 1, max: LIMITS.layers },         // the trained model's block the figures show
+  { key: 'temp', kind: 'float', def: 1, min: 0.05, max: 5 },                 // next-character temperature
   { key: 'lang', kind: 'enum', def: 'auto', options: ['auto', 'zh', 'en'] },
   { key: 'theme', kind: 'enum', def: 'auto', options: ['auto', 'light', 'dark'] }
 ];
