@@ -23,8 +23,8 @@ const mean = (a) => a.reduce((s, v) => s + v, 0) / a.length;
 
 export default {
   view: 'block',
-  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'heads', 'causal', 'scale', 'ln'],
-  controls: [{ type: 'segment', key: 'ln', options: PLACEMENTS, label: (m, t) => t('ln_' + m), aria: 'lnAria' }],
+  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'weights', 'layer', 'heads', 'causal', 'scale', 'ln'],
+  controls: [{ type: 'segment', key: 'ln', options: PLACEMENTS, label: (m, t) => t('ln_' + m), aria: 'lnAria', model: true }],
   build(res, ctx) {
     const t = ctx.t, B = res.block, L = res.L, d = res.d, tk = res.tokens, pre = B.ln === 'pre', S = B.stats;
     const shape = L + X + d, names = [t('rowAttn'), t('rowFfn')];
@@ -33,7 +33,7 @@ export default {
     const panelRows = rows(B, res.x, pre).map((row, k) => {
       const max = Math.max(...row.map((p) => absMax(p[1])));
       const panels = row.map(([title, m], i) => Object.assign(matrixPanel(title, m, L, d, tk, ctx, {
-        title, shape, max, maxCell: 22, label: t('blockHeatLabel', { name: title, r: L, c: d }),
+        title, max, maxCell: 22, label: t('blockHeatLabel', { name: title, r: L, c: d }),
         tableCaption: names[k] + ': ' + title }), { flex: 1, data: { stage: k * 4 + i } }));
       return { type: 'panels', layout: 'stages', panels, legend: legendOf('diverging', max, t('blockScaleNote')) };
     });
@@ -54,9 +54,10 @@ export default {
         meanOut: m.o.toFixed(4) },
       blocks: [
         { type: 'headline', text: t('blockKind_' + B.ln + '_' + (res.causal ? 'causal' : 'bi')) },
-        { type: 'formulas', rows: [[names[0], formulas[0]]] },
+        ...(res.trained ? [{ type: 'note', text: t('blockTrained', { layer: res.layer }) }] : []),
+        { type: 'formulas', rows: [[names[0], formulas[0] + '  \u00b7  ' + t('mapsShape', { shape })]] },
         panelRows[0],
-        { type: 'formulas', rows: [[names[1], formulas[1]]] },
+        { type: 'formulas', rows: [[names[1], formulas[1] + '  \u00b7  ' + t('mapsShape', { shape })]] },
         panelRows[1],
         ...(big >= 4 ? [{ type: 'note', text: t(res.init === 'classic' ? 'blockBigClassic' : 'blockBig', { r: big.toFixed(0) }) }] : []),
         { type: 'tokenbars', title: t('barsTitle'), yLabel: t('barsAxis'), tokens: tk, series,

@@ -17,7 +17,7 @@ function logAxis(values) {
 
 export default {
   view: 'saturation',
-  reads: ['tokens', 'seed', 'd', 'heads', 'scale'],
+  reads: ['tokens', 'seed', 'd', 'heads', 'weights', 'scale'],
   build(res, ctx) {
     const t = ctx.t, S = res.saturation, P = S.points, L = S.L, dk = res.dk, at = P.find((p) => p.dk === dk) || P[0];
     const legend = LEGEND.map((l) => Object.assign({ label: t('sat_' + l.key) }, l));
