@@ -19,7 +19,7 @@ export function plotLayout(g, plot, w, h) {
   const left = Math.ceil(Math.max(...yText.map((s) => g.measureText(s).width))) + 12;
   const xs = plot.xTicks.map((v) => tx(v, plot.xLog)), x0 = Math.min(...xs), x1 = Math.max(...xs);
   const y0 = tx(plot.yMin, plot.yLog), y1 = tx(plot.yMax, plot.yLog);
-  const L = left, R = w - 14, T = plot.vmark ? 40 : 24, B = h - 38;
+  const L = left, R = w - 18, T = plot.vmark ? 40 : 24, B = h - 38;
   return { w, h, left: L, right: R, top: T, bottom: B, yText,
     x: (v) => L + (tx(v, plot.xLog) - x0) / (x1 - x0) * (R - L),
     y: (v) => B - (tx(v, plot.yLog) - y0) / (y1 - y0) * (B - T) };

@@ -35,7 +35,7 @@ export default {
       const panels = row.map(([title, m], i) => Object.assign(matrixPanel(title, m, L, d, tk, ctx, {
         title, max, maxCell: 22, label: t('blockHeatLabel', { name: title, r: L, c: d }),
         tableCaption: names[k] + ': ' + title }), { flex: 1, data: { stage: k * 4 + i } }));
-      return { type: 'panels', layout: 'stages', panels, legend: legendOf('diverging', max, t('blockScaleNote')) };
+      return { type: 'panels', layout: 'stages', panels, legend: legendOf('diverging', max, t('blockScaleNote', { shape: L + '\u00a0\u00d7\u00a0' + d })) };
     });
     const norms = { x: S.x.norm, attn: S.attn.norm, ffn: S.ffn.norm, out: S.out.norm };
     const series = SERIES.map(([key, color]) => ({ key, color, label: t('bar_' + key), values: Array.from(norms[key]) }));
@@ -55,9 +55,9 @@ export default {
       blocks: [
         { type: 'headline', text: t('blockKind_' + B.ln + '_' + (res.causal ? 'causal' : 'bi')) },
         ...(res.trained ? [{ type: 'note', text: t('blockTrained', { layer: res.layer }) }] : []),
-        { type: 'formulas', rows: [[names[0], formulas[0] + '  \u00b7  ' + t('mapsShape', { shape })]] },
+        { type: 'formulas', rows: [[names[0], formulas[0]]] },
         panelRows[0],
-        { type: 'formulas', rows: [[names[1], formulas[1] + '  \u00b7  ' + t('mapsShape', { shape })]] },
+        { type: 'formulas', rows: [[names[1], formulas[1]]] },
         panelRows[1],
         ...(big >= 4 ? [{ type: 'note', text: t(res.init === 'classic' ? 'blockBigClassic' : 'blockBig', { r: big.toFixed(0) }) }] : []),
         { type: 'tokenbars', title: t('barsTitle'), yLabel: t('barsAxis'), tokens: tk, series,
