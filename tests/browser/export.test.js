@@ -44,10 +44,15 @@ function inspect(page, svg) {
 test('every_figure_exports_a_valid_svg_with_labels_and_legend_and_a_2x_png', async () => {
   const evil = '<b>x</b> a&b "q" ]]> 远方';
   const hash = 'lang=en&tokens=' + encodeURIComponent(evil);
+  // Chromium drops a page's 11th download in a row: a fresh page for each group of figures.
+  for (const views of [VIEWS.slice(0, 4), VIEWS.slice(4, 8), VIEWS.slice(8)]) await exportsOf(hash, views);
+});
+
+async function exportsOf(hash, views) {
   const { page, log, close } = await open(env.browser, env.url, hash);
   try {
     const tokens = ['<b>x</b>', 'a&b', '"q"', ']]>', '远', '方'];
-    for (const view of VIEWS) {
+    for (const view of views) {
       const svg = await exportOf(page, view, 'svg');
       assert.strictEqual(svg.name, `blocklens-${view}.svg`);
       const text = svg.bytes.toString('utf8');
@@ -70,7 +75,7 @@ test('every_figure_exports_a_valid_svg_with_labels_and_legend_and_a_2x_png', asy
     }
     assert.deepStrictEqual(log.errors, []);
   } finally { await close(); }
-});
+}
 
 test('node_render_writes_the_same_svg_as_the_page_export', async () => {
   const hashes = [

@@ -108,7 +108,7 @@ test('flow_chains_keep_each_operation_whole_on_balanced_rows_page_and_svg', asyn
         });
         return { left: fr.left, right: fr.right, ops, units };
       }));
-      assert.strictEqual(flows.length, 2, `${hash}: two chains`);
+      assert.strictEqual(flows.length, 3, `${hash}: three chains (the FFN, attention, mixture of experts)`);
       for (const f of flows) {
         for (const o of f.ops) assert.ok(o.h < 1.6 * o.lh, `${hash}: "${o.text}" is on one line (${o.h} px)`);
         for (const u of f.units) {
