@@ -42,7 +42,7 @@ test('bad_value_in_a_figure_field_is_reported_next_to_it_and_fades_only_that_fig
     assert.ok(field.inFigure && field.gap >= 0 && field.gap < 60, `message right under the field (${field.gap} px)`);
     // The summary stays in the settings box.
     assert.match(await page.textContent('#status'), /Perturbation value: "abc" is not a number/);
-    assert.deepStrictEqual(await staleViews(page), ['positionwise'], 'only the figure that reads pval fades');
+    assert.deepStrictEqual(await staleViews(page), ['positionwise', 'norms'], 'only the figures that read pval fade');
     assert.match(await page.$eval('#fig-positionwise .fig-stale', (e) => (e.hidden ? '' : e.textContent)), /Perturbation value/);
     // The other figures follow a new seed; the blocked one keeps its last good drawing.
     const act = await data(page, 'activation');
@@ -51,7 +51,7 @@ test('bad_value_in_a_figure_field_is_reported_next_to_it_and_fades_only_that_fig
     assert.notStrictEqual((await data(page, 'activation')).negativesBefore, act.negativesBefore, 'activation redrawn with seed 7');
     assert.strictEqual(await canvases(page, 'positionwise'), before, 'position-wise figure unchanged');
     assert.strictEqual(await page.$eval(PVAL, (e) => e.value), 'abc', 'the rejected text stays for the reader to fix');
-    assert.deepStrictEqual(await staleViews(page), ['positionwise']);
+    assert.deepStrictEqual(await staleViews(page), ['positionwise', 'norms']);
     // Fixing it redraws that figure too and clears every mark.
     await typeIn(page, PVAL, '5');
     assert.deepStrictEqual(await staleViews(page), []);
@@ -70,7 +70,7 @@ test('heads_not_dividing_d_model_block_only_the_figures_that_use_heads', async (
     const act = await data(page, 'activation');
     await setField(page, 'd', '9');
     await page.waitForFunction(() => document.querySelector('#fig-paramsplit').dataset.attention === '360');
-    assert.deepStrictEqual(await staleViews(page), ['rows', 'attention', 'positionwise']);
+    assert.deepStrictEqual(await staleViews(page), ['rows', 'attention', 'saturation', 'positionwise', 'block']);
     // The FFN figures are computed with d_model = 9: x is 7 x 9, new hidden values.
     const xThumb = await page.$eval('#fig-pipeline canvas', (c) => [c.dataset.rows, c.dataset.cols]);
     assert.deepStrictEqual(xThumb, ['7', '9']);

@@ -13,7 +13,7 @@ export default {
     satUniform: 'uniform: 1/{L} = {u}',
     satVarLabel: 'Line plot: variance of q · k against d_k from 1 to 1024, on log scales. It grows with d_k without the scaling and stays near 1 with it. At your d_k = {dk}: {raw} unscaled, {scaled} scaled.',
     satPeakLabel: 'Line plot: the average largest softmax weight over {L} keys against d_k. Without the scaling it climbs towards 1 (one-hot); with it, it stays flat. At your d_k = {dk}: {raw} unscaled, {scaled} scaled.',
-    satHeadline: 'At your d_k = {dk} (d_model {d} / {h} heads) and L = {L} keys: without the scaling, q · k has variance {vr} and a row\'s largest weight is {pr} on average; with it, {vs} and {ps}.',
+    satHeadline: 'At your d_k = {dk} (d_model {d} \u00f7 heads {h}) and L = {L} (keys per query): without the scaling, q · k has variance {vr} and a row\'s largest weight is {pr} on average; with it, {vs} and {ps}.',
     satSample: 'q and k are rows of randn (seed {seed}), fresh for every d_k: {n} scores per point at d_k = 1 down to {m} at d_k = 1024; the largest weights are averaged over {r} query rows there, each over its own L = {L} keys. The scores are the engine\'s matrix product, the weights its softmax.',
     satTable: 'Every point of both plots (L = {L} keys)',
     satColPairs: 'scores', satColRows: 'softmax rows', satColVar: 'variance', satColPeak: 'largest weight',
