@@ -1,5 +1,6 @@
 /* test_decoder.c - the whole decoder (bl_decoder_forward) against plain double loops written
-   here from the header's formulas, on small random weights; and every argument it refuses. */
+   here from the header's formulas, on small random weights; every argument it refuses; and the
+   shipped poem model against its numpy fixture (tests/fixtures/poems.json). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -434,6 +435,200 @@ static void decoder_refuses_every_bad_argument_by_name(void) {
     free_model(&m);
 }
 
+/* ---- the shipped poem model against its float64 fixture ---------------------------------- */
+/* web/models/poems (written by tools/train) and tests/fixtures/poems.json (tools/train/
+   reference.py, numpy): missing files fail the test. */
+#define POEMS BL_FIXTURES "/../../web/models/poems/"
+
+static unsigned char *read_file(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { fprintf(stderr, "  cannot open %s\n", path); return NULL; }
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *p = malloc((size_t)len + 1);
+    if (fread(p, 1, (size_t)len, f) != (size_t)len) { free(p); p = NULL; }
+    fclose(f);
+    if (p) p[len] = 0;
+    if (n) *n = (size_t)len;
+    return p;
+}
+
+static float half(uint16_t h) {   /* IEEE binary16 -> float, exact */
+    int e = (h >> 10) & 31, f = h & 1023;
+    float v = e == 0 ? ldexpf((float)f, -24) : e == 31 ? (f ? NAN : INFINITY) : ldexpf((float)(f | 1024), e - 25);
+    return h & 0x8000 ? -v : v;
+}
+
+/* Tensor `name` of a safetensors file as floats (F16 or F32), or NULL (reported). */
+static float *tensor(const cJSON *header, const unsigned char *data, size_t size, const char *name,
+                     size_t want) {
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(header, name), *off = fx_get(e, "data_offsets");
+    if (cJSON_GetArraySize(off) != 2) off = NULL;
+    const char *dtype = fx_str(e, "dtype");
+    size_t a = off ? (size_t)cJSON_GetArrayItem(off, 0)->valuedouble : 0;
+    size_t b = off ? (size_t)cJSON_GetArrayItem(off, 1)->valuedouble : 0;
+    int f16 = dtype && strcmp(dtype, "F16") == 0, f32 = dtype && strcmp(dtype, "F32") == 0;
+    if (!e || !(f16 || f32) || b > size || b - a != want * (f16 ? 2 : 4)) {
+        fprintf(stderr, "  tensor %s: missing or not %zu F16/F32 values\n", name, want);
+        CHECK(0);
+        return NULL;
+    }
+    float *p = malloc(want * sizeof(float));
+    for (size_t i = 0; i < want; i++) {
+        if (f16) p[i] = half((uint16_t)(data[a + 2 * i] | data[a + 2 * i + 1] << 8));
+        else memcpy(&p[i], data + a + 4 * i, 4);
+    }
+    return p;
+}
+
+static void close_to(const char *what, const float *got, const cJSON *want, size_t n, double atol,
+                     double rtol, double *worst) {
+    CHECK(cJSON_IsArray(want) && (size_t)cJSON_GetArraySize(want) == n);
+    if (!cJSON_IsArray(want) || (size_t)cJSON_GetArraySize(want) != n) {
+        fprintf(stderr, "  %s: want %zu values\n", what, n);
+        return;
+    }
+    size_t i = 0, bad = n;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, want) {
+        double diff = fabs((double)got[i] - it->valuedouble);
+        if (!(diff <= atol + rtol * fabs(it->valuedouble)) && bad == n) bad = i;
+        if (!(diff <= *worst)) *worst = diff;
+        i++;
+    }
+    if (bad < n) fprintf(stderr, "  %s[%zu]: got %.9g (atol %g, rtol %g)\n", what, bad, got[bad], atol, rtol);
+    CHECK(bad == n);
+}
+
+static void decoder_matches_the_poem_fixture(void) {
+    cJSON *cases = fx_cases("poems.json");
+    size_t size = 0;
+    unsigned char *file = read_file(POEMS "model.safetensors", &size);
+    char *cfg_text = (char *)read_file(POEMS "config.json", NULL);
+    CHECK(file && cfg_text && size > 8);
+    if (!file || !cfg_text || size <= 8) { free(file); free(cfg_text); return; }
+    uint64_t hl = 0;
+    for (int i = 7; i >= 0; i--) hl = hl << 8 | file[i];
+    CHECK(hl <= size - 8);
+    cJSON *header = cJSON_ParseWithLength((const char *)file + 8, (size_t)hl), *cfg = cJSON_Parse(cfg_text);
+    const unsigned char *data = file + 8 + hl;
+    size_t dsize = size - 8 - (size_t)hl;
+    int D = fx_int(cfg, "n_embd", 0), NL = fx_int(cfg, "n_layer", 0), V = fx_int(cfg, "vocab_size", 0),
+        P = fx_int(cfg, "n_positions", 0), F = fx_int(cfg, "n_inner", 0);
+    const char *act = fx_str(cfg, "activation_function");
+    bl_decoder_desc d = {
+        .n_layer = NL, .d_model = D, .n_head = fx_int(cfg, "n_head", 0), .d_ff = F ? F : 4 * D,
+        .vocab = V, .n_positions = P, .eps = (float)fx_num(cfg, "layer_norm_epsilon", 1e-5),
+        .activation = strcmp(act, "relu") == 0 ? BL_ACT_RELU : strcmp(act, "gelu") == 0 ? BL_ACT_GELU : BL_ACT_GELU_TANH,
+        .wte = tensor(header, data, dsize, "wte.weight", (size_t)V * D),
+        .wpe = tensor(header, data, dsize, "wpe.weight", (size_t)P * D),
+        .lnf_gamma = tensor(header, data, dsize, "ln_f.weight", D),
+        .lnf_beta = tensor(header, data, dsize, "ln_f.bias", D)};
+    F = d.d_ff;
+    bl_decoder_layer *layers = calloc((size_t)NL, sizeof *layers);
+    for (int l = 0; l < NL; l++) {
+        char n[64];
+        bl_decoder_layer *w = &layers[l];
+#define T(field, name, count) (snprintf(n, sizeof n, "h.%d." name, l), w->field = tensor(header, data, dsize, n, count))
+        T(ln1_gamma, "ln_1.weight", D); T(ln1_beta, "ln_1.bias", D);
+        T(wo, "attn.c_proj.weight", (size_t)D * D); T(bo, "attn.c_proj.bias", D);
+        T(ln2_gamma, "ln_2.weight", D); T(ln2_beta, "ln_2.bias", D);
+        T(w1, "mlp.c_fc.weight", (size_t)D * F); T(b1, "mlp.c_fc.bias", F);
+        T(w2, "mlp.c_proj.weight", (size_t)F * D); T(b2, "mlp.c_proj.bias", D);
+#undef T
+        snprintf(n, sizeof n, "h.%d.attn.c_attn.weight", l);
+        float *qkv = tensor(header, data, dsize, n, (size_t)D * 3 * D);
+        snprintf(n, sizeof n, "h.%d.attn.c_attn.bias", l);
+        float *bqkv = tensor(header, data, dsize, n, (size_t)3 * D);
+        float *split[6];
+        for (int j = 0; j < 3; j++) {   /* q, k, v: the column blocks [jD, (j+1)D) */
+            split[j] = malloc((size_t)D * D * sizeof(float));
+            split[3 + j] = malloc((size_t)D * sizeof(float));
+            for (int r = 0; qkv && r < D; r++) memcpy(split[j] + (size_t)r * D, qkv + (size_t)r * 3 * D + j * D, D * sizeof(float));
+            if (bqkv) memcpy(split[3 + j], bqkv + j * D, D * sizeof(float));
+        }
+        w->wq = split[0]; w->wk = split[1]; w->wv = split[2];
+        w->bq = split[3]; w->bk = split[4]; w->bv = split[5];
+        free(qkv);
+        free(bqkv);
+    }
+    d.layers = layers;
+
+    int compared_layers = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cases) {
+        size_t L;
+        double *idd = fx_doubles(c, "ids", &L), atol = fx_num(c, "atol", 0), rtol = fx_num(c, "rtol", 0), worst = 0;
+        int32_t *ids = malloc(L * sizeof *ids);
+        for (size_t i = 0; i < L; i++) ids[i] = (int32_t)idd[i];
+        d.L = (int)L;
+        d.ids = ids;
+        size_t n = L * D, s = (size_t)d.n_head * L * L, f = L * F;
+        bl_decoder_layer_out *keep = calloc((size_t)NL, sizeof *keep), **list = calloc((size_t)NL, sizeof *list);
+        for (int l = 0; l < NL; l++) {
+            float **p = (float **)&keep[l];
+            size_t sizes[15] = {n, n, n, n, s, s, n, n, n, n, n, f, f, n, n};
+            for (int i = 0; i < 15; i++) p[i] = out_buf(sizes[i]);
+            list[l] = &keep[l];
+        }
+        bl_decoder_out o = {.logits = out_buf(L * V), .embed = out_buf(n), .layers = list};
+        float *ws = out_buf(bl_decoder_workspace_size(&d));
+        CHECK_STATUS(bl_decoder_forward(&d, &o, ws, NULL), BL_OK);
+        close_to("last_logits", o.logits + (L - 1) * V, fx_get(c, "last_logits"), (size_t)V, atol, rtol, &worst);
+        if (fx_get(c, "logits")) close_to("logits", o.logits, fx_get(c, "logits"), L * V, atol, rtol, &worst);
+        const cJSON *want;
+        int l = 0;
+        cJSON_ArrayForEach(want, fx_get(c, "layers")) {
+            const cJSON *at = fx_get(want, "attention"), *ff = fx_get(want, "ffn");
+            bl_decoder_layer_out *k = &keep[l];
+            close_to("x", l ? keep[l - 1].resid2 : o.embed, fx_get(want, "x"), n, atol, rtol, &worst);
+            close_to("ln1", k->ln1, fx_get(want, "ln1"), n, atol, rtol, &worst);
+            close_to("q", k->q, fx_get(at, "q"), n, atol, rtol, &worst);
+            close_to("k", k->k, fx_get(at, "k"), n, atol, rtol, &worst);
+            close_to("v", k->v, fx_get(at, "v"), n, atol, rtol, &worst);
+            close_to("scores", k->scores, fx_get(at, "scores"), s, atol, rtol, &worst);
+            close_to("weights", k->weights, fx_get(at, "weights"), s, atol, rtol, &worst);
+            close_to("context", k->context, fx_get(at, "context"), n, atol, rtol, &worst);
+            close_to("concat", k->concat, fx_get(at, "concat"), n, atol, rtol, &worst);
+            close_to("attention.out", k->attn_out, fx_get(at, "out"), n, atol, rtol, &worst);
+            close_to("resid1", k->resid1, fx_get(want, "resid1"), n, atol, rtol, &worst);
+            close_to("ln2", k->ln2, fx_get(want, "ln2"), n, atol, rtol, &worst);
+            close_to("ffn.hidden", k->hidden, fx_get(ff, "hidden"), f, atol, rtol, &worst);
+            close_to("ffn.activated", k->activated, fx_get(ff, "activated"), f, atol, rtol, &worst);
+            close_to("ffn.out", k->ffn_out, fx_get(ff, "out"), n, atol, rtol, &worst);
+            close_to("resid2", k->resid2, fx_get(want, "resid2"), n, atol, rtol, &worst);
+            l++;
+            compared_layers++;
+        }
+        CHECK(l == 0 || l == NL);
+        /* the top-1 next character */
+        int top = 0;
+        for (int j = 1; j < V; j++)
+            if (o.logits[(L - 1) * V + j] > o.logits[(L - 1) * V + top]) top = j;
+        const cJSON *top10 = fx_get(c, "top10");
+        CHECK(top == fx_int(cJSON_GetArrayItem(top10, 0), "id", -1));
+        printf("       %s: L %zu, top-1 id %d, max diff %.3g (atol %g, rtol %g)\n", fx_str(c, "text"), L, top,
+               worst, atol, rtol);
+        for (int j = 0; j < NL; j++) {
+            float **p = (float **)&keep[j];
+            for (int i = 0; i < 15; i++) free(p[i]);
+        }
+        free(keep); free(list); free(o.logits); free(o.embed); free(ws); free(ids); free(idd);
+    }
+    CHECK(compared_layers >= 1);
+    for (int l = 0; l < NL; l++) {
+        const float **p = (const float **)&layers[l];
+        for (size_t i = 0; i < sizeof layers[l] / sizeof(float *); i++) free((void *)p[i]);
+    }
+    free(layers);
+    free((void *)d.wte); free((void *)d.wpe); free((void *)d.lnf_gamma); free((void *)d.lnf_beta);
+    cJSON_Delete(header);
+    cJSON_Delete(cfg);
+    free(file);
+    free(cfg_text);
+}
+
 int main(void) {
     bl_run("decoder_matches_plain_loops_with_gelu_tanh", decoder_matches_plain_loops_with_gelu_tanh);
     bl_run("decoder_matches_plain_loops_with_relu_and_default_norms_and_biases",
@@ -443,5 +638,6 @@ int main(void) {
            decoder_logits_do_not_depend_on_what_is_kept_nor_on_later_tokens);
     bl_run("decoder_workspace_size_follows_the_sizes", decoder_workspace_size_follows_the_sizes);
     bl_run("decoder_refuses_every_bad_argument_by_name", decoder_refuses_every_bad_argument_by_name);
+    bl_run("decoder_matches_the_poem_fixture", decoder_matches_the_poem_fixture);
     return bl_summary();
 }
