@@ -41,7 +41,7 @@ def main():
     n_ff = config["n_inner"]
     fire = {k: np.zeros(n_ff) for k in ("。", "，", "other")}
     n_pos = {k: 0 for k in fire}
-    uniform, uniform_ent = 0.0, 0.0
+    uniform, uniform_punct, uniform_ent = 0.0, 0.0, 0.0
     for body, n in held:
         full = reference.encode(body[:ctx], vocab, config)  # the last one only as a target
         ids, toks = full[:ctx], ["<s>"] + list(body[:ctx])
@@ -71,6 +71,7 @@ def main():
                 best[n][li, :, o] += w[:, q, q - o].sum(1)
             relu_zero[li] += (r["activated"] == 0).sum()
         uniform += (1.0 / (q + 1)).sum()
+        uniform_punct += (np.cumsum(punct)[q] / (q + 1)).sum()
         uniform_ent += np.log(q + 1).sum()
         count += len(q)
         count_n[n] += len(q)
@@ -104,12 +105,13 @@ def main():
                 strongest.append("-%d (%.2f)" % (o, m[o - 1]))
             print("| %d.%d | %s | %s |" % (li, h, " | ".join("%.3f" % v for v in mean[li, h]),
                                          " / ".join(strongest)))
-    print("\nUniform attention would put %.3f on any one key. n is the poem's line length "
+    print("\nUniform attention would put %.3f on any one key and %.3f on the marks. n is the "
+          "poem's line length "
           "(5 or 7); -(n+1) is the same column one line up (the ，/。 takes a slot); punct. is "
           "the total weight on ，。？！; line start is the weight "
           "on the mark that opened the query's line; entropy is the mean entropy of a row as a "
           "share of uniform attention's; strongest offset is the offset in -1..-(n+2) with the "
-          "most weight, and that weight." % (uniform / count))
+          "most weight, and that weight." % (uniform / count, uniform_punct / count))
 
     print("\n## ReLU outputs exactly zero (held-out poems, every position)\n")
     for li in range(nl):
