@@ -76,11 +76,13 @@ test('switching_to_trained_weights_and_appending_the_top_character', async () =>
     await ready(page, 'ready');
     assert.strictEqual(await page.inputValue('#ctl-tokens'), '远方有颗苹果树' + want.top10[0].char);
     // Layer 2 shows the second block: other attention weights, same next character.
-    const before = await page.$eval('#fig-attention', (f) => f.dataset.peak);
+    const maps = () => page.$$eval('#fig-attention canvas.hm', (cs) => cs.map((c) => c.toDataURL()).join('|'));
+    const before = await maps();
     await page.fill('#ctl-layer', '2');
     await settle(page);
     await ready(page, 'ready');
-    assert.notStrictEqual(await page.$eval('#fig-attention', (f) => f.dataset.peak), before);
+    assert.notStrictEqual(await maps(), before, 'the attention maps are the second block\'s');
+    assert.match(await page.textContent('#weights-note'), /block 2 of 2/);
     // A layer the model does not have is refused next to the field; the figures stay.
     await page.fill('#ctl-layer', '3');
     await settle(page);

@@ -15,8 +15,10 @@ import positionwise from './positionwise.js';
 import rows from './rows.js';
 import saturation from './saturation.js';
 
+// Every figure's numbers follow the weights (random or a trained model's block `layer`).
+const TRAINED = ['weights', 'layer'];
 export const FIGURES = new Map([pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next]
-  .map((f) => [f.view, f]));
+  .map((f) => [f.view, Object.assign({}, f, { reads: [...new Set([...f.reads, ...TRAINED])] })]));
 export const VIEWS = Array.from(FIGURES.keys());
 
 export function figure(view) {
