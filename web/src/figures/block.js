@@ -5,7 +5,7 @@
    of x, of both updates and of the output. */
 import * as F from '../core/format.js';
 import { absMax } from '../core/heatmap.js';
-import { X, legendOf, matrixPanel } from './common.js';
+import { legendOf, matrixPanel } from './common.js';
 
 export const PLACEMENTS = ['post', 'pre'];
 const SERIES = [['x', 'other'], ['attn', 'attention'], ['ffn', 'ffn'], ['out', 'norms']];
@@ -27,7 +27,7 @@ export default {
   controls: [{ type: 'segment', key: 'ln', options: PLACEMENTS, label: (m, t) => t('ln_' + m), aria: 'lnAria', model: true }],
   build(res, ctx) {
     const t = ctx.t, B = res.block, L = res.L, d = res.d, tk = res.tokens, pre = B.ln === 'pre', S = B.stats;
-    const shape = L + X + d, names = [t('rowAttn'), t('rowFfn')];
+    const names = [t('rowAttn'), t('rowFfn')];
     const formulas = pre ? ['h = x + Attention(LN\u2081(x))', 'out = h + FFN(LN\u2082(h))']
       : ['h = LN\u2081(x + Attention(x))', 'out = LN\u2082(h + FFN(h))'];
     const panelRows = rows(B, res.x, pre).map((row, k) => {
