@@ -2,7 +2,7 @@
 export default {
   en: {
     h_next: 'The next character, from a model trained on Tang poems',
-    p_next_1: 'With "Weights: trained" every figure on this page runs on a small GPT that this project trained on 45,000 Tang poems: two pre-LN blocks, d_model 64, four heads, d_ff 256, one token per character. Its attention patterns and FFN neurons were learned, not drawn at random, and the figures above show the block chosen under "Layer", on the real residual stream of your text.',
+    p_next_1: 'With "Weights: trained" every figure on this page runs on a small GPT that this project trained on 47,000 Tang poems: two pre-LN blocks, d_model 64, four heads, d_ff 256, one token per character. Its attention patterns and FFN neurons were learned, not drawn at random, and the figures above show the block chosen under "Layer", on the real residual stream of your text.',
     p_next_2: 'Here is what the whole model predicts next: the logits of the last position, divided by the temperature, through a softmax over all characters it knows. A low temperature sharpens the choice, a high one flattens it. Press a character to append it, or let the model draw one, and write a poem one character at a time.',
     ctl_weights: 'Weights', weights_random: 'random (numpy streams)', weights_poems: 'trained: Tang poems',
     ctl_layer: 'Layer', ctl_temp: 'Temperature',
@@ -23,7 +23,7 @@ export default {
   },
   zh: {
     h_next: '下一个字：一个用唐诗训练的模型',
-    p_next_1: '选择“权重：训练好的”后，本页的每张图都运行在本项目用 4.5 万首唐诗训练的小型 GPT 上：两个 Pre-LN Block，d_model 64，4 个头，d_ff 256，每个字一个 token。它的注意力模式和 FFN 神经元是学出来的，不是随机抽的；上面各图展示的是“层”选中的那个 Block，输入是你的文字真实的残差流。',
+    p_next_1: '选择“权重：训练好的”后，本页的每张图都运行在本项目用 4.7 万首唐诗训练的小型 GPT 上：两个 Pre-LN Block，d_model 64，4 个头，d_ff 256，每个字一个 token。它的注意力模式和 FFN 神经元是学出来的，不是随机抽的；上面各图展示的是“层”选中的那个 Block，输入是你的文字真实的残差流。',
     p_next_2: '这里是整个模型对下一个字的预测：取最后一个位置的 logits，除以温度，再对它认识的所有字做 softmax。温度低，选择更集中；温度高，分布更平。点一个字把它接到后面，或者让模型抽一个，一个字一个字地写诗。',
     ctl_weights: '权重', weights_random: '随机（numpy 随机数流）', weights_poems: '训练好的：唐诗',
     ctl_layer: '层', ctl_temp: '温度',
