@@ -7,6 +7,9 @@ import { probabilities, sample, top } from '../core/nextchar.js';
 
 const K = 10, POEM = '床前明月光';
 
+// A probability as the list shows it: small ones keep two significant digits ("0.024%"), not "0.0%".
+const prob = (p) => (p >= 0.001 ? F.pct(p) : p >= 1e-6 ? (100 * p).toPrecision(2) + '%' : '<0.0001%');
+
 export default {
   view: 'next',
   reads: ['tokens', 'weights', 'temp'],
@@ -21,7 +24,7 @@ export default {
     }
     const w = res.weights, T = ctx.state.temp, p = probabilities(w.next.logits, T), ids = top(p, K);
     const text = res.tokens.slice(1).join(''), vocab = w.next.vocab;
-    const items = ids.map((id) => ({ ch: vocab[id], p: p[id], label: F.pct(p[id]),
+    const items = ids.map((id) => ({ ch: vocab[id], p: p[id], label: prob(p[id]),
       hint: t('nextAppend', { ch: vocab[id] }), run: vocab[id].length === 1 ? () => ctx.set({ tokens: text + vocab[id] }) : null }));
     const covered = ids.reduce((a, id) => a + p[id], 0);
     return {
