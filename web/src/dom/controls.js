@@ -142,7 +142,11 @@ function mount(root, ctx) {
     const fixed = model ? { d: model.d, dff: model.dff, heads: model.heads, act: t('act_' + model.act), causal: t('ctl_causal'), init: t('weights_' + state.weights) } : {};
     ['d', 'dff', 'heads', 'act', 'init', 'causal'].forEach(function (k) {
       f[k].input.disabled = !!model;
-      if (model) f[k].hint.textContent = t('hint_fixed', { v: fixed[k] });
+      if (!model) return;
+      f[k].hint.textContent = t('hint_fixed', { v: fixed[k] });
+      // The disabled fields show the model's values (the state keeps the reader's own for later).
+      if (k === 'causal') f[k].input.checked = true;
+      else if (k !== 'init') f[k].input.value = String(model[k]);
     });
   }
   return { update: update };

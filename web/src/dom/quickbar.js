@@ -4,7 +4,7 @@
    bound to the same controller as the form and following every change. CSS shows the bar only
    in the one-column layout. Links within the page (table of contents, skip link) scroll
    without touching the URL hash, which holds the settings. */
-import { ACTIVATIONS } from '../core/params.js';
+import { ACTIVATIONS, MODELS } from '../core/params.js';
 import { el } from './el.js';
 
 // key, control, label key; text fields are debounced by the controller like the form's.
@@ -131,8 +131,16 @@ export function mount(root, form, ctl) {
     });
     err.textContent = mine.map((e) => c.message(e)).join(' ');
     err.hidden = !mine.length;
-    // A trained model fixes these (the form says so under each field).
-    Object.values(f).forEach((x) => { x.input.disabled = state.weights !== 'random'; });
+    // A trained model fixes these: the bar shows the model's values, not to be edited (the form
+    // says so under each field).
+    const model = state.weights !== 'random' ? MODELS[state.weights] : null;
+    Object.keys(f).forEach((k) => {
+      const x = f[k];
+      x.input.disabled = !!model;
+      if (!model) return;
+      if (x.type === 'checkbox') x.input.checked = true;   // the causal mask of a GPT
+      else x.input.value = String(model[k]);
+    });
   }
   return Object.assign({}, form, {
     update(...args) { form.update(...args); own(...args); }
