@@ -164,7 +164,7 @@ test('a_d_k_between_powers_of_two_gets_its_own_marked_point', async () => {
     assert.strictEqual(await page.$eval('#fig-saturation', (e) => e.dataset.dk), '12');
     const rows = await table(page, '#fig-saturation .chart-lines');
     assert.ok(rows.some((r) => r.head === 'd_k = 12'), 'a row for d_k = 12');
-    assert.match(await page.textContent('#fig-saturation .blk-headline'), /d_k = 12 \(d_model 12 \/ 1 heads\)/);
+    assert.match(await page.textContent('#fig-saturation .blk-headline'), /d_k = 12 \(d_model 12 ÷ heads 1\)/);
     assert.match(await page.getAttribute('#fig-saturation .chart-plot[data-plot="variance"] canvas', 'aria-label'), /d_k = 12/);
   } finally { await close(); }
 });
