@@ -163,7 +163,7 @@ test('moe_controls_change_the_experts_and_top_k', async () => {
 test('moe_experts_at_bert_widths_are_capped_and_say_so', async () => {
   const { page, close } = await open(env.browser, FILE_URL, 'lang=en&d=768&dff=3072&heads=12&init=scaled');
   try {
-    const want = Math.floor(4194304 / (8 * 2 * 768));
+    const want = Math.floor(2097152 / (8 * 2 * 768));   // stages/moe.js MAX_DRAWN = 2^21
     assert.strictEqual(await page.$eval('#fig-moe', (e) => e.dataset.width), String(want));
     const notes = await page.$$eval('#fig-moe .blk-note', (n) => n.map((e) => e.textContent).join('\n'));
     assert.match(notes, new RegExp('d_ff = ' + want + ', not 3072'));

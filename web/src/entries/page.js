@@ -91,14 +91,15 @@ function render(all) {
     mark('blocklens:figure:' + k, true);
   };
   const big = todo.some((k) => { const r = fresh(k) ? res : views.get(k).drawn().res; return r.L * Math.max(r.dff, r.L) >= BIG_DRAW; });
-  if (!big) {
+  if (!big && todo.length <= 2) {
     todo.forEach(draw);
     return drawn(c);
   }
-  // Large sizes: each figure's text, then each of its heatmaps and plots (c.defer), as short
-  // jobs over many tasks, so clicks and keys are handled between them. A newer render drops
-  // what is left of this one.
-  c.defer = slices.add;
+  // Many figures, or large sizes: each figure (at large sizes its text, then each of its
+  // heatmaps and plots: c.defer) as short jobs over many tasks, so clicks and keys are handled
+  // between them (eleven figures at the classic size took 60-70 ms in one task). A newer render
+  // drops what is left of this one.
+  if (big) c.defer = slices.add;
   drawing = true;
   pending = new Set(todo);
   todo.forEach((k) => slices.add(() => draw(k)));

@@ -7,9 +7,10 @@
    Wr, W1, W3 are divided by sqrt(d) and W2 by sqrt(f), as the page's FFN.
    Width: f = d_ff when the experts' matrices hold at most MAX_DRAWN values, else the widest
    that fits (every stage finishes before any figure is drawn, and at BERT widths 8 experts at
-   d_ff would be 38M draws, about 2 s). The parameter counts are for the full d_ff. */
+   d_ff would be 38M draws, about 1 s; 2^21 draws take about 50 ms). The parameter counts are for
+   the full d_ff. */
 
-export const MAX_DRAWN = 1 << 22;
+export const MAX_DRAWN = 1 << 21;
 // As in model.js (not imported: model.js imports the stages): values per drawing step, and
 // rough costs in ns for the progress line.
 const CHUNK = 1 << 18, NS_PER_DRAW = 55, NS_PER_FLOP = 0.12;
