@@ -9,6 +9,9 @@ import EXTRA from './stages/index.js';
 // The stages in the order they run; each is cached under a key of exactly what it reads.
 // The later figures' stages live in stages/<name>.js: { name, key(s, keys), steps(engine, s, get) }.
 const ORDER = ['weights', 'ffn', 'attn', 'pert', 'split', 'presets', ...EXTRA.map((x) => x.name)];
+// Stages that only their own figure reads (block, norms, saturation, moe: each named after its
+// figure), run last: an answer without them (partial) already draws every other figure.
+const LATE = ['block', 'norms', 'saturation', 'moe'];
 // Random values per step (about 15 ms at BERT-base on a laptop) and rough costs in ns, used
 // only to size slices and to show progress.
 const CHUNK = 1 << 18, NS_PER_DRAW = 55, NS_PER_FLOP = 0.12;
@@ -251,7 +254,8 @@ function create(engine, assets) {
       if (has(name, keys[name])) return;
       let p = partial[name];
       if (!p || p.key !== keys[name]) p = partial[name] = { key: keys[name], next: 0, steps: STAGES[name](engine, s, get, assets) };
-      p.steps.slice(p.next).forEach(function (st) { out.push({ stage: name, cost: st.cost, run: stepper(name, p, st) }); });
+      const late = LATE.includes(name);
+      p.steps.slice(p.next).forEach(function (st) { out.push({ stage: name, late: late, cost: st.cost, run: stepper(name, p, st) }); });
     });
     return out;
   }
@@ -268,16 +272,21 @@ function create(engine, assets) {
     const keys = keysOf(s);
     return ORDER.filter(function (name) { return !has(name, keys[name]); });
   }
+  // Only LATE stages missing: result(s) can answer for every other figure.
+  const partialReady = (s) => missing(s).every((n) => LATE.includes(n));
 
-  // The figures' input, from the cached stages (all present: plan(s) has run).
+  // The figures' input, from the cached stages: all present (plan(s) has run), or all but LATE
+  // ones, which are then listed in `missing` (their figures wait for the full answer).
   function result(s) {
+    const keys = keysOf(s), late = LATE.filter((n) => !has(n, keys[n]));
     const w = get('weights');
     const r = { tokens: s.tokens, L: s.L, d: s.d, dff: s.dff, heads: s.heads, dk: s.d / s.heads,
       act: s.act, gated: s.gated, causal: s.causal, scale: s.scale, seed: s.seed, sel: s.sel,
       init: s.init, ln: s.ln, masks: s.masks, experts: s.experts, topk: s.topk, trained: s.weights === 'poems' ? s.weights : '', layer: s.layer || 0,
       weights: w, x: w.x, ffn: get('ffn'), attn: get('attn'), pert: get('pert'),
       split: get('split'), presets: get('presets') };
-    EXTRA.forEach((x) => { r[x.name] = get(x.name); });
+    EXTRA.forEach((x) => { r[x.name] = late.includes(x.name) ? null : get(x.name); });
+    r.missing = late;
     return r;
   }
 
@@ -287,9 +296,9 @@ function create(engine, assets) {
     return result(s);
   }
 
-  return { compute: compute, plan: plan, missing: missing, result: result,
+  return { compute: compute, plan: plan, missing: missing, partialReady: partialReady, result: result,
     entry: function (name) { return cache[name]; },
     absorb: function (entries) { Object.keys(entries).forEach(function (n) { cache[n] = entries[n]; }); } };
 }
 
-export { create, resolve, attnStats, zeroedMarks, collapseGap, meanWeights, ffnCall, attnCall, attnFlops, ORDER as STAGES, CHUNK, NS_PER_DRAW, NS_PER_FLOP };
+export { create, resolve, attnStats, zeroedMarks, collapseGap, meanWeights, ffnCall, attnCall, attnFlops, ORDER as STAGES, LATE, CHUNK, NS_PER_DRAW, NS_PER_FLOP };

@@ -10,7 +10,8 @@ function yielder() {
 }
 
 // model: ui.model.create(engine). hooks: progress(id, stage, done, total), done(id, spec),
-// failed(id, error). request(id, spec) replaces whatever was asked before: the running job
+// failed(id, error), part(id, spec) (optional: every stage but the late ones is done, and late
+// ones follow: the figures that do not need them can be drawn). request(id, spec) replaces whatever was asked before: the running job
 // stops after its current step (finished stages and the current stage's progress are kept
 // by the model), so only the newest request ever completes. budget: ms of steps per slice.
 function runner(model, hooks, budget) {
@@ -35,6 +36,8 @@ function runner(model, hooks, budget) {
         const st = job.steps[job.i++];
         st.run();
         job.done += st.cost;
+        const next = job.steps[job.i];
+        if (next && next.late && !st.late && hooks.part) { hooks.part(job.id, job.spec); break; }
         if (Date.now() - t0 >= budget) break;
       }
     } catch (e) {

@@ -44,6 +44,12 @@ export function createCompute(opts) {
     later();
   }
 
+  // Every stage but the late ones is in: an answer for the figures that do not need those (the
+  // result lists what is missing), while the request goes on. cb runs again with the whole.
+  function part(id, from) {
+    if (latest && latest.id === id && !latest.parted) { latest.parted = true; latest.cb(null, from.result(latest.spec)); }
+  }
+
   // The Worker starts after the first answer is drawn: until then it would only compete with
   // the page for the CPU (and the page's engine answers small requests in microseconds).
   function later() {
@@ -87,6 +93,7 @@ export function createCompute(opts) {
         else if (!latest && shown) worker.postMessage({ id: 0, spec: shown });
       } else if (m.type === 'progress') progress(m.id, m.stage, m.done, m.total);
       // Every reply is absorbed, stale or not: the Worker sends each stage once.
+      else if (m.type === 'part') { mirror.absorb(m.stages); part(m.id, mirror); }
       else if (m.type === 'done') { mirror.absorb(m.stages); finish(m.id, null, mirror); }
       else if (m.type === 'failed') finish(m.id, new Error(m.message));
       else if (m.type === 'fatal') dropWorker();
@@ -133,6 +140,7 @@ export function createCompute(opts) {
       const model = createModel(engine, assets);
       local = { engine, model, run: runner(model, {
         progress,
+        part: (id) => part(id, model),
         done: (id) => finish(id, null, model),
         failed: (id, err) => finish(id, err)
       }, 30) };
@@ -147,13 +155,15 @@ export function createCompute(opts) {
   // Small work before the Worker is up (the first figures at the default sizes) is computed
   // at once by the page's engine, in the same task, so the figures follow without a frame
   // in between. Returns whether it did.
+  // The late stages (figures of their own) then follow in slices.
   function answerHere(job) {
     if (workerReady || !local || assetWait(job)) return false;
-    const steps = local.model.plan(job.spec);
+    const steps = local.model.plan(job.spec).filter((st) => !st.late);
     if (steps.reduce((t, st) => t + st.cost, 0) >= AT_ONCE) return false;
     cancelSent();
     try { steps.forEach((st) => st.run()); } catch (e) { finish(job.id, e); return true; }
-    finish(job.id, null, local.model);
+    if (!local.model.missing(job.spec).length) finish(job.id, null, local.model);
+    else { part(job.id, local.model); local.run.request(job.id, job.spec); }
     return true;
   }
 
@@ -175,6 +185,9 @@ export function createCompute(opts) {
       return finish(latest.id, null, have);
     }
     if (needAsset(latest)) return;
+    // Only late stages to compute (e.g. experts or top-k changed): the rest answers now.
+    const most = [mirror, local && local.model].find((m) => m && m.partialReady(spec));
+    if (most) part(latest.id, most);
     if (!answerHere(latest)) send(latest);
   }
 

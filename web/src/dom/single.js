@@ -72,7 +72,8 @@ export function create(parent, opts) {
     box.lang = c.lang === 'zh' ? 'zh-CN' : 'en';
     title.textContent = t('h_' + view);
     applyI18n(box, c.lang);
-    if (res && ctl.fresh(fig.reads)) {
+    // (A partial answer lacks the stage named after a later figure: that figure waits for the whole.)
+    if (res && ctl.fresh(fig.reads) && !(res.missing && res.missing.includes(view))) {
       figView.update(res, c);
       if (!drawnOnce && typeof performance === 'object' && performance.mark) performance.mark('blocklens:figure:' + view);
       drawnOnce = true;

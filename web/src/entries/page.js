@@ -75,7 +75,9 @@ function render(all) {
   const unfinished = pending;
   pending = new Set();
   if (!res) return;
-  const fresh = (k) => ctl.fresh(views.get(k).reads), look = c.lang + ' ' + c.scheme.name;
+  // A partial answer (model.js LATE) lacks the stages named after four figures: they wait for
+  // the whole answer, which follows.
+  const fresh = (k) => ctl.fresh(views.get(k).reads) && !res.missing.includes(k), look = c.lang + ' ' + c.scheme.name;
   // A figure whose settings (its `reads`), language and theme are what it already shows is
   // left alone: picking a token redraws the rows figure, not all six.
   const same = (k, d) => d.look === look && views.get(k).reads.every((key) => d.state[key] === c.state[key]);
@@ -102,7 +104,8 @@ function render(all) {
   if (big) c.defer = slices.add;
   drawing = true;
   pending = new Set(todo);
-  todo.forEach((k) => slices.add(() => draw(k)));
+  // (At the classic size a figure is whole once its job has run: a newer render need not redo it.)
+  todo.forEach((k) => slices.add(() => { draw(k); if (!big) pending.delete(k); }));
   slices.add(() => { drawing = false; pending = new Set(); drawn(c); showStatus(); });
 }
 
@@ -139,10 +142,13 @@ function showStatus() {
   all.forEach((e) => box.appendChild(el('p', null, message(t, e))));
   const texts = all.map((e) => ({ key: e.key, text: message(t, e) }));
   let stale = 0;
-  for (const v of views.values()) {
+  const res = ctl.result;
+  for (const [k, v] of views) {
     const bad = ctl.stale(v.reads) ? ctl.badOf(v.reads) : null;
     if (bad) stale++;
-    v.status(texts, !bad ? '' : bad.length ? t('figStale', { fields: bad.map(label).join(t('listSep')) }) : t('figUpdating'));
+    // A figure whose own stage is still being computed (a partial answer) is marked updating.
+    const waiting = !bad && !!res && res.missing.includes(k) && !!v.drawn();
+    v.status(texts, waiting ? t('figUpdating') : !bad ? '' : bad.length ? t('figStale', { fields: bad.map(label).join(t('listSep')) }) : t('figUpdating'));
   }
   if (stale) box.appendChild(el('p', 'stale-note', t('staleNote')));
   box.hidden = !all.length;

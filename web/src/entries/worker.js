@@ -1,5 +1,6 @@
 /* worker.js - the compute Worker: page -> { type: 'init', wasmModule? } first, then { id, spec }
    (spec null: cancel) and { type: 'asset', name, files } (trained weights, before a spec needs them). Worker -> { type: 'ready' }, { type: 'progress', id, stage, done, total },
+   { type: 'part', id, stages } once every stage but the late ones is done (they follow),
    { type: 'done', id, stages } with only the stages the page does not have yet,
    { type: 'failed', id, message }, { type: 'fatal', message }. The engine is self.BlockLens:
    prepended to this script (the Blob built from file://, the element bundle) or, for
@@ -10,23 +11,27 @@ import { copyForTransfer, runner } from '../core/runner.js';
 
 export function main(scope) {
   const sent = {}, assets = createAssets();
-  let early = [], run = null, started = false;
+  let early = [], run = null, started = false, model = null;
+  // The stages the page does not have yet, moved (not copied) to it.
+  function post(type, id) {
+    const stages = {}, buffers = [];
+    STAGES.forEach((name) => {
+      const e = model.entry(name);
+      if (!e || sent[name] === e.key) return;
+      stages[name] = { key: e.key, value: copyForTransfer(e.value, buffers) };
+      sent[name] = e.key;
+    });
+    scope.postMessage({ type, id, stages }, buffers);
+  }
+
   function start(wasmModule) {
     started = true;
     scope.BlockLens.load(wasmModule ? { wasmModule } : undefined).then((engine) => {
-      const model = create(engine, assets);
+      model = create(engine, assets);
       run = runner(model, {
         progress: (id, stage, done, total) => scope.postMessage({ type: 'progress', id, stage, done, total }),
-        done: (id) => {
-          const stages = {}, buffers = [];
-          STAGES.forEach((name) => {
-            const e = model.entry(name);
-            if (!e || sent[name] === e.key) return;
-            stages[name] = { key: e.key, value: copyForTransfer(e.value, buffers) };
-            sent[name] = e.key;
-          });
-          scope.postMessage({ type: 'done', id, stages }, buffers);
-        },
+        done: (id) => post('done', id),
+        part: (id) => post('part', id),
         failed: (id, err) => scope.postMessage({ type: 'failed', id, message: String((err && err.message) || err) })
       }, 50);
       scope.postMessage({ type: 'ready', simd: engine.simd });

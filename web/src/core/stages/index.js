@@ -10,4 +10,6 @@ import moe from './moe.js';
 import norms from './norms.js';
 import saturation from './saturation.js';
 
-export default [block, norms, saturation, moe, glu, maskpair];
+// glu and maskpair feed the first figures, so they run with them; the four stages named after
+// their figures run last (model.js LATE: the page draws the other figures before they finish).
+export default [glu, maskpair, block, norms, saturation, moe];
