@@ -82,10 +82,11 @@ test('node_render_writes_the_same_svg_as_the_page_export', async () => {
     'tokens=the cat sat on the mat&d=12&heads=3&causal=1&lang=en&theme=dark',
     'tokens=远方有颗苹果树&act=swiglu&sel=4&pert=1&pval=-20&show=raw&lang=zh&theme=light'
   ];
-  for (const hash of hashes) {
+  // Chromium drops a page's 11th download in a row: a fresh page for each half of the figures.
+  for (const [hash, views] of hashes.flatMap((h) => [[h, VIEWS.slice(0, 6)], [h, VIEWS.slice(6)]])) {
     const { page, close } = await open(env.browser, env.url, hash.replace(/ /g, '%20'));
     try {
-      for (const view of VIEWS) {
+      for (const view of views) {
         const fromPage = (await exportOf(page, view, 'svg')).bytes.toString('utf8');
         const st = parseState(hash.replace(/ /g, '%20'));
         const fromNode = (await render(view, st.state)).svg;

@@ -202,6 +202,7 @@ export function createCompute(opts) {
 
   startLocal();
 
-  return { request, cancel, busy: () => !!latest,
+  // busy(early): still computing; early: only until the part every figure but the LATE ones needs.
+  return { request, cancel, busy: (early) => !!latest && !(early && latest.parted),
     mode: () => (workerReady ? 'worker' : local ? 'local' : broken ? 'broken' : 'starting') };
 }

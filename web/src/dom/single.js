@@ -6,6 +6,7 @@
 import * as colors from '../core/colors.js';
 import { createController } from '../core/controller.js';
 import { message, resolve as resolveLang, translator } from '../core/i18n.js';
+import { LATE } from '../core/model.js';
 import { toHash } from '../core/params.js';
 import { figure } from '../figures/index.js';
 import { createCompute } from './compute.js';
@@ -90,7 +91,7 @@ export function create(parent, opts) {
     errs.forEach((e) => status.appendChild(el('p', null, message(t, e))));
     if (!res && !errs.length && started) status.appendChild(el('p', 'stale-note', t('embed_loading')));
     status.hidden = !status.childNodes.length;
-    const busy = ctl.busy();
+    const busy = ctl.busy(!LATE.includes(view));
     box.dataset.status = errs.length && !busy ? 'error' : res && !busy ? 'ready' : started ? 'loading' : 'idle';
     box.dataset.errors = errs.map((e) => e.code).join(' ');
     if (opts.onRender) opts.onRender(box.dataset.status);

@@ -26,7 +26,7 @@ const pick = (o, keys) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 const engineLoading = typeof BlockLens === 'object' && BlockLens ? BlockLens.load() : null;
 if (engineLoading) engineLoading.catch(() => {});   // reported through the compute's first answer
 const views = new Map(), tools = new Map(), marked = new Set();
-let ctl, controls, progress, slices, lastHash = '', drawing = false, pending = new Set();
+let ctl, controls, progress, slices, lastHash = '', drawing = false, pending = new Set(), wasBusy = false;
 
 const lang = () => resolveLang(ctl.state.lang);
 const t = (k, v) => translator(lang())(k, v);
@@ -53,7 +53,8 @@ function measure(name, from) {
 }
 
 function change(kind) {
-  if (kind === 'result') mark('blocklens:result');
+  // (The mark is the whole answer's: a partial one, model.js LATE, comes before it.)
+  if (kind === 'result' && !ctl.result.missing.length) mark('blocklens:result');
   if (kind === 'result' || kind === 'page') { writeHash(); render(kind === 'page'); }
   if (kind === 'page') toggles();
   showStatus();
@@ -153,7 +154,9 @@ function showStatus() {
   if (stale) box.appendChild(el('p', 'stale-note', t('staleNote')));
   box.hidden = !all.length;
   const busy = ctl.busy();
-  if (busy) { progress.start(); mark('blocklens:request'); } else progress.stop();
+  // (The request mark is the start of a compute: not moved by a partial answer drawn meanwhile.)
+  if (busy) { progress.start(); if (!wasBusy || !ctl.result || !ctl.result.missing.length) mark('blocklens:request'); } else progress.stop();
+  wasBusy = busy;
   // Busy first: with a bad setting the other figures are still being computed.
   document.body.dataset.status = busy || drawing ? 'busy' : all.length ? 'error' : ctl.result ? 'ready' : 'loading';
   document.body.dataset.errors = all.map((e) => e.code).join(' ');
