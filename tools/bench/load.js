@@ -48,7 +48,7 @@ const { chromium } = require('playwright-core');
 const { start } = require('../serve.js');
 const { CHROMIUM_ARGS } = require('../screenshot.js');
 
-const VIEWS = ['pipeline', 'activation', 'rows', 'attention', 'positionwise', 'paramsplit'];
+const { VIEWS } = require('../../web/src/figures/index.js');
 const TARGET = { first: 300, all: 600 };   // ms after navigation, file://, median of 5 loads
 
 function parseArgs(argv) {
