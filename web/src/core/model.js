@@ -4,17 +4,15 @@
    The work is cut into named, cached stages of short steps, so that a Worker (worker.js) or the
    page itself can run it in slices; compute(state) runs them all at once. */
 import { MODELS, isGated, tokenize, tokensFor } from './params.js';
+import { NS_PER_FLOP, drawSteps } from './draws.js';
 import EXTRA from './stages/index.js';
 
 // The stages in the order they run; each is cached under a key of exactly what it reads.
 // The later figures' stages live in stages/<name>.js: { name, key(s, keys), steps(engine, s, get) }.
 const ORDER = ['weights', 'ffn', 'attn', 'pert', 'split', 'presets', ...EXTRA.map((x) => x.name)];
-// Stages that only their own figure reads (block, norms, saturation, moe: each named after its
-// figure), run last: an answer without them (partial) already draws every other figure.
-const LATE = ['block', 'norms', 'saturation', 'moe'];
-// Random values per step (about 15 ms at BERT-base on a laptop) and rough costs in ns, used
-// only to size slices and to show progress.
-const CHUNK = 1 << 18, NS_PER_DRAW = 55, NS_PER_FLOP = 0.12;
+// Stages that only their own figure reads (block, norms, saturation, moe with its weights moew),
+// run last: an answer without them (partial) already draws every other figure.
+const LATE = ['block', 'norms', 'saturation', 'moew', 'moe'];
 
 function ffnCall(engine, st, w, x) {
   const a = { L: st.L, dModel: st.d, dFF: st.dff, x: x, W1: w.W1, b1: w.b1, W2: w.W2, b2: w.b2,
@@ -88,22 +86,9 @@ function keysOf(s) {
 // variance d_k that the 1/sqrt(d_k) scaling is meant for; their biases are drawn and zeroed.
 // init 'scaled' divides the FFN matrices by sqrt(fan_in) too (W1, W3 by sqrt(d), W2 by
 // sqrt(d_ff)): at wide sizes unit-variance weights push the hidden values to +-100 and more.
-// Drawn in chunks: the stream (and numpy's cached second normal) carries over between calls,
-// so the values are bit-identical to one call per array.
 function weightSteps(engine, s) {
   let L = s.L, d = s.d, dff = s.dff, r = null, w = {}, steps = [];
-  function draw(name, n, scale) {
-    for (let off = 0; off < n; off += CHUNK) steps.push(chunk(name, n, off, Math.min(CHUNK, n - off), scale));
-  }
-  function chunk(name, n, off, m, scale) {
-    return { cost: m * NS_PER_DRAW, run: function () {
-      const v = r.randnF32(m);
-      if (!name) return;                       // a drawn-and-discarded attention bias
-      if (off === 0) w[name] = new Float32Array(n);
-      if (scale !== undefined) for (let i = 0; i < m; i++) v[i] *= scale;   // float32 a * s
-      w[name].set(v, off);
-    } };
-  }
+  const draw = (name, n, scale) => drawSteps(steps, () => r, w, name, n, scale);   // name null: an attention bias drawn and discarded
   steps.push({ cost: 1e4, run: function () { r = engine.numpyRandom(s.seed); } });
   const sc = s.init === 'scaled', inD = sc ? 1 / Math.sqrt(d) : undefined, inF = sc ? 1 / Math.sqrt(dff) : undefined;
   draw('x', L * d); draw('W1', d * dff, inD); draw('b1', dff); draw('W2', dff * d, inF); draw('b2', d);
@@ -301,4 +286,4 @@ function create(engine, assets) {
     absorb: function (entries) { Object.keys(entries).forEach(function (n) { cache[n] = entries[n]; }); } };
 }
 
-export { create, resolve, attnStats, zeroedMarks, collapseGap, meanWeights, ffnCall, attnCall, attnFlops, ORDER as STAGES, LATE, CHUNK, NS_PER_DRAW, NS_PER_FLOP };
+export { create, resolve, attnStats, zeroedMarks, collapseGap, meanWeights, ORDER as STAGES, LATE };

@@ -2,8 +2,7 @@
    (bl.encoderLayer) on the weights stage's x and weights, post-LN or pre-LN (setting `ln`),
    LayerNorm gamma 1 and beta 0, then per token the size of the stream and of what each
    sublayer adds to it. */
-// Rough ns per flop, as model.js sizes its slices (not imported: model.js imports this file).
-const NS_PER_FLOP = 0.12;
+import { NS_PER_FLOP } from '../draws.js';
 
 // Per row of a (L, d) matrix: the L2 norm, the mean and the (biased) standard deviation, in
 // float64 from the engine's float32 values.

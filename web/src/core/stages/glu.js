@@ -2,10 +2,11 @@
    gate after its function, act(x · W1 + b1), which bl.ffn does not return (it returns the gate
    before it, the up projection and their product); and the weight counts behind the parity
    line (an ungated FFN at d_ff = 4 d against a gated one at d_ff = 8/3 d). */
+import { NS_PER_FLOP } from '../draws.js';
 
 // The gate's function: an ungated bl.ffn with it applies the same kernel epilogue to the same
 // x · W1 + b1 as the gated call (kernel_simd.h: SILU = SWIGLU, GELU = GEGLU), bit for bit.
-const GATE_FN = { swiglu: 'silu', geglu: 'gelu' }, NS_PER_FLOP = 0.12;
+const GATE_FN = { swiglu: 'silu', geglu: 'gelu' };
 
 // Matrix weights of one FFN, biases left out: those are what 8/3 keeps equal.
 const weightsOf = (engine, d, dff, gated) => engine.paramCount({ vocab: 1, dModel: d, nLayers: 1, nHeads: 1, dFF: dff,

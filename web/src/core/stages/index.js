@@ -6,10 +6,11 @@
 import block from './block.js';
 import glu from './glu.js';
 import maskpair from './masks.js';
-import moe from './moe.js';
+import moe, { moeWeights } from './moe.js';
 import norms from './norms.js';
 import saturation from './saturation.js';
 
-// glu and maskpair feed the first figures, so they run with them; the four stages named after
-// their figures run last (model.js LATE: the page draws the other figures before they finish).
-export default [glu, maskpair, block, norms, saturation, moe];
+// glu and maskpair feed the first figures, so they run with them; the stages only the block,
+// norms, saturation and moe figures read run last (model.js LATE: the page draws the other
+// figures before they finish).
+export default [glu, maskpair, block, norms, saturation, moeWeights, moe];

@@ -2,8 +2,7 @@
    input through attention with the other mask (causal if the page's is not, none if it is), so
    that BERT's and GPT's weights sit side by side, and the numbers its note quotes. Nothing is
    computed when masks = one. */
-
-const NS_PER_FLOP = 0.12;
+import { NS_PER_FLOP } from '../draws.js';
 
 // Per mask: the first query's weight on itself (mean over heads), the largest |row sum - 1|
 // (float64 sums of the float32 weights) and the mean over heads and rows of a row's largest

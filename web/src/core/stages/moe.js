@@ -6,14 +6,13 @@
    b2 = randn(E, d), float32. init 'classic' keeps the unit draws; otherwise (scaled, trained)
    Wr, W1, W3 are divided by sqrt(d) and W2 by sqrt(f), as the page's FFN.
    Width: f = d_ff when the experts' matrices hold at most MAX_DRAWN values, else the widest
-   that fits (every stage finishes before any figure is drawn, and at BERT widths 8 experts at
-   d_ff would be 38M draws, about 1 s; 2^21 draws take about 50 ms). The parameter counts are for
+   that fits (at BERT widths 8 experts at d_ff would be 38M draws, about 1 s, which the moe
+   figure would wait for; 2^21 draws take about 50 ms). The parameter counts are for
    the full d_ff. */
 
+import { NS_PER_FLOP, drawSteps } from '../draws.js';
+
 export const MAX_DRAWN = 1 << 21;
-// As in model.js (not imported: model.js imports the stages): values per drawing step, and
-// rough costs in ns for the progress line.
-const CHUNK = 1 << 18, NS_PER_DRAW = 55, NS_PER_FLOP = 0.12;
 
 // The width each expert is computed at: d_ff, or the largest that keeps E x m x d x f within
 // MAX_DRAWN (m = 3 matrices when gated, else 2).
@@ -22,43 +21,35 @@ export function expertWidth(E, d, dff, gated) {
   return per * dff <= MAX_DRAWN ? dff : Math.max(1, Math.floor(MAX_DRAWN / per));
 }
 
-// The last weights drawn, per engine: a change of top-k alone reuses them.
-const drawn = new WeakMap();
-
-function weightsKey(s) { return [s.seed, s.d, s.dff, s.gated, s.init, s.experts].join('|'); }
+// The router's and experts' weights: a stage of their own (cached by the model under what they
+// read), so a change of top-k or the activation alone reuses them.
+export const moeWeights = {
+  name: 'moew',
+  key: (s) => ['moew', s.seed, s.d, s.dff, s.gated, s.init, s.experts].join('|'),
+  steps(engine, s) {
+    const E = s.experts, d = s.d, f = expertWidth(E, d, s.dff, s.gated), seed = (s.seed + 1) % 4294967296;
+    const scaled = s.init !== 'classic', steps = [], w = {};
+    let r = null;
+    const draw = (name, n, scale) => drawSteps(steps, () => r, w, name, n, scale);
+    steps.push({ cost: 1e4, run() { r = engine.numpyRandom(seed); } });
+    const inD = scaled ? 1 / Math.sqrt(d) : undefined, inF = scaled ? 1 / Math.sqrt(f) : undefined;
+    draw('Wr', d * E, inD); draw('W1', E * d * f, inD); draw('b1', E * f);
+    if (s.gated) { draw('W3', E * d * f, inD); draw('b3', E * f); }
+    draw('W2', E * f * d, inF); draw('b2', E * d);
+    steps.push({ cost: 0, run: () => ({ w, width: f, seed, scaled }) });
+    return steps;
+  }
+};
 
 export default {
   name: 'moe',
   key: (s, keys) => [s.weights === 'poems' ? keys.weights : ['x', s.seed, s.L, s.d].join('|'),
-    weightsKey(s), s.act, s.topk].join('|'),
+    keys.moew, s.act, s.topk].join('|'),
   steps(engine, s, get) {
-    const E = s.experts, K = s.topk, d = s.d, f = expertWidth(E, d, s.dff, s.gated), seed = (s.seed + 1) % 4294967296;
-    const scaled = s.init !== 'classic', wk = weightsKey(s), steps = [];
-    let r = null, w = {};
-    const prev = drawn.get(engine);
-    if (prev && prev.key === wk) w = prev.w;
-    else {
-      const draw = (name, n, scale) => {
-        for (let off = 0; off < n; off += CHUNK) {
-          const m = Math.min(CHUNK, n - off), at = off;
-          steps.push({ cost: m * NS_PER_DRAW, run() {
-            const v = r.randnF32(m);
-            if (at === 0) w[name] = new Float32Array(n);
-            if (scale !== 1) for (let i = 0; i < m; i++) v[i] *= scale;   // float32 a * s, as model.js
-            w[name].set(v, at);
-          } });
-        }
-      };
-      steps.push({ cost: 1e4, run() { r = engine.numpyRandom(seed); } });
-      const inD = scaled ? 1 / Math.sqrt(d) : 1, inF = scaled ? 1 / Math.sqrt(f) : 1;
-      draw('Wr', d * E, inD); draw('W1', E * d * f, inD); draw('b1', E * f, 1);
-      if (s.gated) { draw('W3', E * d * f, inD); draw('b3', E * f, 1); }
-      draw('W2', E * f * d, inF); draw('b2', E * d, 1);
-      steps.push({ cost: 0, run() { drawn.set(engine, { key: wk, w }); } });
-    }
+    const E = s.experts, K = s.topk, d = s.d, f = expertWidth(E, d, s.dff, s.gated), steps = [];
     const flops = 2 * s.L * d * E + 2 * s.L * K * d * f * (s.gated ? 3 : 2);
     steps.push({ cost: flops * NS_PER_FLOP + 1e5, run() {
-      const x = get('weights').xFfn || get('weights').x;
+      const x = get('weights').xFfn || get('weights').x, { w, seed, scaled } = get('moew');
       const a = { L: s.L, dModel: d, dFF: f, nExperts: E, topK: K, x, Wr: w.Wr, W1: w.W1, b1: w.b1, W2: w.W2, b2: w.b2,
         activation: s.act };
       if (s.gated) { a.W3 = w.W3; a.b3 = w.b3; }

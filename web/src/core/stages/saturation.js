@@ -15,9 +15,11 @@
    Attention on rows of width d_k itself would cost (Q + K) d_k^2 per projection: at d_k = 1024
    about a hundred times more. Reads seed, L and d_model / heads only. */
 
+import { NS_PER_DRAW, NS_PER_FLOP } from '../draws.js';
+
 export const DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 const MAX_DK = 1024, Q = 64, SETS = 4;
-const NS_PER_FLOP = 0.12, NS_PER_DRAW = 55, NS_PER_CALL = 4e4;   // as model.js sizes its slices (not imported: it imports this)
+const NS_PER_CALL = 4e4;   // rough cost of one engine call
 
 // One d_k's sample sizes: query rows Q, key rows K, samples (each side >= 4096 values), and
 // how many of them (peaks) feed the softmax, with `sets` key sets of L and `rows` queries each.
