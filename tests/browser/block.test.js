@@ -8,7 +8,7 @@
 const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('fs');
-const { setup, open, ready, settle, FILE_URL } = require('./helpers.js');
+const { setup, open, ready, settle, figureTexts, FILE_URL } = require('./helpers.js');
 const { render, parseState } = require('../../tools/render.js');
 
 let env;
@@ -169,18 +169,6 @@ test('a_d_k_between_powers_of_two_gets_its_own_marked_point', async () => {
   } finally { await close(); }
 });
 
-// Text of a figure as a reader sees it (as figures.test.js reads it).
-function figureTexts(page, view) {
-  return page.$eval('#fig-' + view, (fig) => {
-    const out = [], walk = document.createTreeWalker(fig.querySelector('.fig-body'), NodeFilter.SHOW_TEXT);
-    while (walk.nextNode()) {
-      const n = walk.currentNode;
-      if (!n.textContent.trim() || n.parentElement.closest('details, [hidden], .lg-dot')) continue;
-      out.push(n.textContent.trim());
-    }
-    return out;
-  });
-}
 async function svgOf(page, view) {
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`#s-${view} .export-svg`)]);
   return fs.readFileSync(await dl.path(), 'utf8');

@@ -5,25 +5,13 @@
 const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('fs');
-const { setup, open } = require('./helpers.js');
+const { setup, open, figureTexts } = require('./helpers.js');
 
 const { VIEWS } = require(require('path').join(__dirname, '..', '..', 'web', 'src', 'figures', 'index.js'));
 let env;
 test.before(async () => { env = await setup({ server: true }); });
 test.after(async () => { await env.close(); });
 
-// Text of a figure as a reader sees it: its blocks, not its buttons, tables or tooltips.
-function figureTexts(page, view) {
-  return page.$eval('#fig-' + view, (fig) => {
-    const out = [], walk = document.createTreeWalker(fig.querySelector('.fig-body'), NodeFilter.SHOW_TEXT);
-    while (walk.nextNode()) {
-      const n = walk.currentNode, host = n.parentElement;
-      if (!n.textContent.trim() || host.closest('details, [hidden], .lg-dot, .next-action')) continue;   // the dot is drawn as a shape; an action is no picture
-      out.push(n.textContent.trim());
-    }
-    return out;
-  });
-}
 
 async function svgOf(page, view) {
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`#s-${view} .export-svg`)]);

@@ -10,7 +10,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { pathToFileURL } = require('url');
-const { setup, open, setField, settle, FILE_URL, WEB } = require('./helpers.js');
+const { setup, open, setField, settle, figureTexts, FILE_URL, WEB } = require('./helpers.js');
 
 let env;
 test.before(async () => { env = await setup({ server: true }); });
@@ -249,14 +249,7 @@ test('gated_scaled_and_both_masks_figures_say_the_same_in_their_svg', async () =
   const { page, log, close } = await open(env.browser, env.url, 'lang=zh&act=geglu&init=scaled&masks=both');
   try {
     for (const view of ['pipeline', 'activation', 'rows', 'attention']) {
-      const texts = await page.$eval('#fig-' + view, (fig) => {
-        const out = [], walk = document.createTreeWalker(fig.querySelector('.fig-body'), NodeFilter.SHOW_TEXT);
-        while (walk.nextNode()) {
-          const n = walk.currentNode;
-          if (n.textContent.trim() && !n.parentElement.closest('details, [hidden], .lg-dot')) out.push(n.textContent.trim());
-        }
-        return out;
-      });
+      const texts = await figureTexts(page, view);
       const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`#s-${view} .export-svg`)]);
       const svg = Array.from(fs.readFileSync(await dl.path(), 'utf8').matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) => m[1]).join('')
         .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&').replace(/\s+/g, '');

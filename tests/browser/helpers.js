@@ -83,10 +83,25 @@ async function cellColors(page, canvasSel, cells) {
 
 const isGrey = (rgb) => Math.max(...rgb) - Math.min(...rgb) <= 3;
 
+// Text of a figure as a reader sees it: its blocks, not its tables, tooltips, the legend's dot
+// (drawn as a shape) or an action button (no part of the picture). The export tests check that
+// every one of these is in the figure's SVG.
+function figureTexts(page, view) {
+  return page.$eval('#fig-' + view, (fig) => {
+    const out = [], walk = document.createTreeWalker(fig.querySelector('.fig-body'), NodeFilter.SHOW_TEXT);
+    while (walk.nextNode()) {
+      const n = walk.currentNode;
+      if (!n.textContent.trim() || n.parentElement.closest('details, [hidden], .lg-dot, .next-action')) continue;
+      out.push(n.textContent.trim());
+    }
+    return out;
+  });
+}
+
 // Page states at BERT-base widths with 64 tokens, and the same tokens at the default widths.
 const WORDS64 = Array.from({ length: 64 }, (_, i) => 'tok' + i).join(' ');
 const HASH_64_TOKENS = 'lang=en&tokens=' + encodeURIComponent(WORDS64);
 const HASH_BERT = 'lang=en&d=768&dff=3072&heads=12&act=gelu&tokens=' + encodeURIComponent(WORDS64);
 
-module.exports = { setup, open, ready, setField, settle, pixels, cellColors, isGrey, FILE_URL, WEB,
+module.exports = { setup, open, ready, setField, settle, pixels, cellColors, isGrey, figureTexts, FILE_URL, WEB,
   WORDS64, HASH_64_TOKENS, HASH_BERT };

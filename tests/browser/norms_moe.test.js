@@ -8,7 +8,7 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('fs');
 const path = require('path');
-const { setup, open, settle, FILE_URL, WEB } = require('./helpers.js');
+const { setup, open, settle, figureTexts, FILE_URL, WEB } = require('./helpers.js');
 const { render, parseState } = require('../../tools/render.js');
 
 const F = require(path.join(WEB, 'src', 'core', 'format.js'));
@@ -186,14 +186,7 @@ test('norms_and_moe_exports_match_the_page_and_node', async () => {
         const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`#s-${view} .export-svg`)]);
         const svg = fs.readFileSync(await dl.path(), 'utf8');
         assert.ok(svg === (await render(view, parseState(hash).state)).svg, `${view} (${hash}): page and Node SVG differ`);
-        const texts = await page.$eval('#fig-' + view, (fig) => {
-          const out = [], walk = document.createTreeWalker(fig.querySelector('.fig-body'), NodeFilter.SHOW_TEXT);
-          while (walk.nextNode()) {
-            const n = walk.currentNode;
-            if (n.textContent.trim() && !n.parentElement.closest('details, [hidden], .lg-dot')) out.push(n.textContent.trim());
-          }
-          return out;
-        });
+        const texts = await figureTexts(page, view);
         const inSvg = squash(unescape(Array.from(svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) => m[1]).join('')));
         assert.deepStrictEqual(texts.filter((t) => !inSvg.includes(squash(t))), [], `${view}: page text missing from the SVG`);
       }
