@@ -203,7 +203,7 @@ function svgToPng(svg, zoom) {
   return resvgFor(svg, zoom).render().asPng();
 }
 
-const USAGE = `usage: node tools/render.js --view <${'pipeline|activation|rows|attention|positionwise|paramsplit'}>
+const USAGE = `usage: node tools/render.js --view <${loadUI().figures.VIEWS.join('|')}>
        [--state 'tokens=...&d=8&heads=2'] [--lang en|zh] [--theme light|dark] [--width 760]
        --out figure.svg [--png figure.png]`;
 

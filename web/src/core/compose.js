@@ -12,8 +12,10 @@ const PAD = 18;
 
 function stateLine(res, t) {
   const joined = res.tokens.join(res.tokens.some((x) => x.length > 1) ? ' ' : '');
-  return t('exp_state', { tokens: format.label(joined, 48), L: res.L, d: res.d, dff: res.dff, heads: res.heads,
-    act: t('act_' + res.act), seed: res.seed });
+  const vars = { tokens: format.label(joined, 48), L: res.L, d: res.d, dff: res.dff, heads: res.heads, act: t('act_' + res.act) };
+  // A trained model's numbers depend on its block, not on the seed.
+  return res.trained ? t('exp_state_trained', Object.assign(vars, { layer: res.layer, n: res.weights.layers }))
+    : t('exp_state', Object.assign(vars, { seed: res.seed }));
 }
 
 // view, res (model result), opts { t, lang, scheme, state, width } -> { rec, svg(), title, ... }

@@ -163,6 +163,7 @@ export default {
   'preset_bert-base': 'BERT-base', preset_gpt2: 'GPT-2 (small)', 'preset_llama-2-7b': 'Llama-2-7B (SwiGLU)',
   'preset_mixtral-8x7b': 'Mixtral-8x7B (8 experts, top-2)',
   presetsNote: 'The printed totals are rounded, and for the 2017 Transformer no single reading of the paper gives exactly 65M or 213M. The exact column is computed from each architecture\'s description. The FFN share of the whole model is lower than the 2/3 inside a block because the embeddings count too.',
+  exp_state_trained: '{tokens} (L = {L}) · the trained Tang-poem model, block {layer} of {n} · d_model {d} · d_ff {dff} · heads {heads} · {act}',
   exp_state: '{tokens} (L = {L}) · d_model {d} · d_ff {dff} · heads {heads} · {act} · seed {seed}',
   exp_ownScale: 'each matrix on its own scale: blue negative, red positive',
   exp_selected: 'Selected token: "{tok}" (row {i})',

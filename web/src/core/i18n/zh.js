@@ -163,6 +163,7 @@ export default {
   'preset_bert-base': 'BERT-base', preset_gpt2: 'GPT-2（small）', 'preset_llama-2-7b': 'Llama-2-7B（SwiGLU）',
   'preset_mixtral-8x7b': 'Mixtral-8x7B（8 个专家，选 2 个）',
   presetsNote: '公开数字都是约数；2017 年原始 Transformer 的 65M 和 213M，按论文的任何一种读法都算不出完全相同的数。“精确总数”一列按各模型的结构描述计算。FFN 占整个模型的比例低于 Block 内的 2/3，是因为词嵌入也要算进去。',
+  exp_state_trained: '{tokens}（L = {L}）· 训练好的唐诗模型，第 {layer} 个 Block（共 {n} 个）· d_model {d} · d_ff {dff} · {heads} 个头 · {act}',
   exp_state: '{tokens}（L = {L}）· d_model {d} · d_ff {dff} · {heads} 个头 · {act} · 种子 {seed}',
   exp_ownScale: '每个矩阵各用自己的色标：蓝为负，红为正',
   exp_selected: '选中的 token：“{tok}”（第 {i} 行）',
