@@ -21,7 +21,7 @@ const DIST = path.join(WEB, 'dist');
 const CSS = ['base', 'figures', 'embed'];
 const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 
-const COMMON = { bundle: true, format: 'iife', target: ['es2020'], minify: true, legalComments: 'none',
+const COMMON = { bundle: true, format: 'iife', target: ['es2020'], minify: !process.env.BL_NOMINIFY, legalComments: 'none',
   charset: 'utf8', logLevel: 'warning' };
 
 // The page's CSS for a shadow root: variables on :host, the dark set on the figure's frame.

@@ -129,6 +129,14 @@ function drawCellPixels(ctx, s, g, sc, dpr, r0, r1) {
 // null when all of them are.
 function pool(s, r, c0, c1, data, base) {
   let best = null, mag = -1;
+  if (!s.masked) {   // (the common case, without a call per value: wide matrices are most of a redraw)
+    best = data[base + c0]; mag = Math.abs(best);
+    for (let i = base + c0 + 1, end = base + c1; i < end; i++) {
+      const a = Math.abs(data[i]);
+      if (a > mag) { best = data[i]; mag = a; }
+    }
+    return best;
+  }
   for (let c = c0; c < c1; c++) {
     if (s.masked && s.masked(r, c)) continue;
     const v = data[base + c], a = Math.abs(v);

@@ -7,12 +7,29 @@ import { MODELS, isGated, tokenize, tokensFor } from './params.js';
 import { NS_PER_FLOP, drawSteps } from './draws.js';
 import EXTRA from './stages/index.js';
 
-// The stages in the order they run; each is cached under a key of exactly what it reads.
+// The stages in the order they run; each is cached under a key of exactly what it reads, and
+// sent to the page as soon as it is done: each figure is drawn once the stages it needs
+// (figures/index.js) are in, so the cheap ones come first and the rest in page order.
 // The later figures' stages live in stages/<name>.js: { name, key(s, keys), steps(engine, s, get) }.
-const ORDER = ['weights', 'ffn', 'attn', 'pert', 'split', 'presets', ...EXTRA.map((x) => x.name)];
-// Stages that only their own figure reads (block, norms, saturation, moe with its weights moew),
-// run last: an answer without them (partial) already draws every other figure.
-const LATE = ['block', 'norms', 'saturation', 'moew', 'moe'];
+const ORDER = ['split', 'presets', 'weights', 'ffn', 'glu', 'attn', 'maskpair', 'pertf', 'perta',
+  'saturation', 'norms', 'block', 'moew', 'moe'];
+// Stages that only their own figure reads: never computed in the page's first synchronous
+// answer (dom/compute.js), which draws every other figure at once.
+const LATE = ['saturation', 'norms', 'block', 'moew', 'moe'];
+// The earlier stages each one reads (get(name) in its steps).
+const DEPS = { ffn: ['weights'], glu: ['weights'], attn: ['weights'], maskpair: ['weights', 'attn'],
+  pertf: ['weights', 'ffn'], perta: ['weights', 'attn'], norms: ['weights'], block: ['weights'], moe: ['weights', 'moew'] };
+
+// The stages a host's figures need (their `needs`), with what those read, in ORDER; all without.
+function closure(want) {
+  if (!want) return ORDER;
+  const all = new Set(), add = (n) => {
+    if (!ORDER.includes(n)) throw new Error('BlockLens: unknown stage "' + String(n).slice(0, 40) + '"');
+    if (!all.has(n)) { all.add(n); (DEPS[n] || []).forEach(add); }
+  };
+  want.forEach(add);
+  return ORDER.filter((n) => all.has(n));
+}
 
 function ffnCall(engine, st, w, x) {
   const a = { L: st.L, dModel: st.d, dFF: st.dff, x: x, W1: w.W1, b1: w.b1, W2: w.W2, b2: w.b2,
@@ -25,6 +42,13 @@ function attnCall(engine, st, w, x) {
   return engine.attention({ L: st.L, dModel: st.d, nHeads: st.heads, x: x,
     Wq: w.Wq, bq: w.bq, Wk: w.Wk, bk: w.bk, Wv: w.Wv, bv: w.bv, Wo: w.Wo, bo: w.bo,
     causal: st.causal, scale: st.scale });
+}
+
+// x with row s.pert set to s.pval.
+function perturbed(x, s) {
+  const x2 = new Float32Array(x);
+  x2.fill(s.pval, s.pert * s.d, (s.pert + 1) * s.d);
+  return x2;
 }
 
 function countBelow(a, limit) {
@@ -65,7 +89,7 @@ function resolveTrained(state, m) {
   return { tokens: tokens, L: L, d: m.d, dff: m.dff, heads: m.heads, act: m.act, gated: false,
     causal: true, scale: true, seed: state.seed, sel: Math.min(state.sel, L - 1), pert: Math.min(state.pert, L - 1),
     pval: state.pval, init: 'trained', ln: 'pre', masks: state.masks || 'one', experts: state.experts || 8,
-    topk: Math.min(state.topk || 2, state.experts || 8), weights: 'poems', layer: Math.min(state.layer || 1, m.layers) };
+    topk: Math.min(state.topk || 2, state.experts || 8), weights: 'poems', layer: Math.min(state.layer || 1, m.layers), layers: m.layers };
 }
 
 function keysOf(s) {
@@ -73,7 +97,7 @@ function keysOf(s) {
     : [s.seed, s.L, s.d, s.dff, s.gated, s.init].join('|');
   const f = w + '|' + s.act;
   const a = [w, s.heads, s.causal, s.scale].join('|');
-  const keys = { weights: w, ffn: f, attn: a, pert: [f, a, s.pert, s.pval].join('|'),
+  const keys = { weights: w, ffn: f, attn: a, pertf: [f, s.pert, s.pval].join('|'), perta: [a, s.pert, s.pval].join('|'),
     split: [s.d, s.dff, s.heads, s.gated].join('|'), presets: 'all' };
   EXTRA.forEach((x) => { keys[x.name] = x.key(s, keys); });
   return keys;
@@ -133,18 +157,19 @@ const STAGES = {
   attn: function (engine, s, get) {
     return [{ cost: attnFlops(s) * NS_PER_FLOP, run: function () { const w = get('weights'); return attnCall(engine, s, w, w.xAttn || w.x); } }];
   },
-  // Position-wise experiment: row `pert` of x set to `pval`, everything else unchanged.
+  // Position-wise experiment: row `pert` of x set to `pval`, everything else unchanged; the FFN
+  // (pertf) and attention (perta) apart, so that a change of either alone redoes only its half.
   // (With trained weights the FFN and attention read their own normed inputs: the row is set in each.)
-  pert: function (engine, s, get) {
-    let f2 = null;
-    const perturbed = (x) => { const x2 = new Float32Array(x); x2.fill(s.pval, s.pert * s.d, (s.pert + 1) * s.d); return x2; };
+  pertf: function (engine, s, get) {
     return [{ cost: 2 * s.L * s.d * s.dff * (s.gated ? 3 : 2) * NS_PER_FLOP, run: function () {
       const w = get('weights');
-      f2 = ffnCall(engine, s, w, perturbed(w.xFfn || w.x));
-    } }, { cost: attnFlops(s) * NS_PER_FLOP, run: function () {
-      const w = get('weights'), a2 = attnCall(engine, s, w, perturbed(w.xAttn || w.x));
-      return { index: s.pert, value: s.pval, ffn: diff(f2.out, get('ffn').out, s.L, s.d),
-        attn: diff(a2.out, get('attn').out, s.L, s.d) };
+      return diff(ffnCall(engine, s, w, perturbed(w.xFfn || w.x, s)).out, get('ffn').out, s.L, s.d);
+    } }];
+  },
+  perta: function (engine, s, get) {
+    return [{ cost: attnFlops(s) * NS_PER_FLOP, run: function () {
+      const w = get('weights');
+      return diff(attnCall(engine, s, w, perturbed(w.xAttn || w.x, s)).out, get('attn').out, s.L, s.d);
     } }];
   },
   split: function (engine, s) {
@@ -162,6 +187,7 @@ const STAGES = {
 };
 
 EXTRA.forEach((x) => { STAGES[x.name] = x.steps; });
+if (ORDER.length !== Object.keys(STAGES).length || !ORDER.every((n) => STAGES[n])) throw new Error('model.js: ORDER and STAGES differ');
 
 // What the attention figures say about the softmax: the spread (std) of the raw scores and
 // the peak, the mean over heads and rows of each row's largest weight (1/L uniform, 1 one-hot).
@@ -231,11 +257,12 @@ function create(engine, assets) {
   function get(name) { return cache[name].value; }
   function has(name, key) { return !!cache[name] && cache[name].key === key; }
 
-  // The steps spec still needs, in order: [{ stage, cost, run }]. A stage cut short by a newer
-  // request keeps its progress and resumes when a later plan needs the same key.
-  function plan(s) {
+  // The steps spec still needs, in order: [{ stage, late, cost, run }]; want: the stages the host
+  // needs (closure()), all when absent. A stage cut short by a newer request keeps its
+  // progress and resumes when a later plan needs the same key.
+  function plan(s, want) {
     const keys = keysOf(s), out = [];
-    ORDER.forEach(function (name) {
+    closure(want).forEach(function (name) {
       if (has(name, keys[name])) return;
       let p = partial[name];
       if (!p || p.key !== keys[name]) p = partial[name] = { key: keys[name], next: 0, steps: STAGES[name](engine, s, get, assets) };
@@ -253,25 +280,26 @@ function create(engine, assets) {
     };
   }
 
-  function missing(s) {
+  // The stages spec still lacks (in ORDER), of those wanted.
+  function missing(s, want) {
     const keys = keysOf(s);
-    return ORDER.filter(function (name) { return !has(name, keys[name]); });
+    return closure(want).filter(function (name) { return !has(name, keys[name]); });
   }
-  // Only LATE stages missing: result(s) can answer for every other figure.
-  const partialReady = (s) => missing(s).every((n) => LATE.includes(n));
 
-  // The figures' input, from the cached stages: all present (plan(s) has run), or all but LATE
-  // ones, which are then listed in `missing` (their figures wait for the full answer).
+  // The figures' input, from the cached stages of spec: each stage's value, or null while it is
+  // still being computed (listed in `missing`; a figure waits until the stages it needs are in).
   function result(s) {
-    const keys = keysOf(s), late = LATE.filter((n) => !has(n, keys[n]));
-    const w = get('weights');
+    const keys = keysOf(s), absent = ORDER.filter((n) => !has(n, keys[n]));
+    const val = (n) => (absent.includes(n) ? null : get(n)), w = val('weights');
     const r = { tokens: s.tokens, L: s.L, d: s.d, dff: s.dff, heads: s.heads, dk: s.d / s.heads,
       act: s.act, gated: s.gated, causal: s.causal, scale: s.scale, seed: s.seed, sel: s.sel,
       init: s.init, ln: s.ln, masks: s.masks, experts: s.experts, topk: s.topk, trained: s.weights === 'poems' ? s.weights : '', layer: s.layer || 0,
-      weights: w, x: w.x, ffn: get('ffn'), attn: get('attn'), pert: get('pert'),
-      split: get('split'), presets: get('presets') };
-    EXTRA.forEach((x) => { r[x.name] = late.includes(x.name) ? null : get(x.name); });
-    r.missing = late;
+      layers: s.layers || 0, weights: w, x: w && w.x };
+    ORDER.forEach((n) => { if (n !== 'weights') r[n] = val(n); });
+    // The position-wise experiment's two halves, as the figure reads them.
+    r.pert = r.pertf && r.perta && { index: s.pert, value: s.pval, ffn: r.pertf, attn: r.perta };
+    r.missing = absent;
+    r.keys = keys;
     return r;
   }
 
@@ -281,9 +309,9 @@ function create(engine, assets) {
     return result(s);
   }
 
-  return { compute: compute, plan: plan, missing: missing, partialReady: partialReady, result: result,
+  return { compute: compute, plan: plan, missing: missing, result: result,
     entry: function (name) { return cache[name]; },
     absorb: function (entries) { Object.keys(entries).forEach(function (n) { cache[n] = entries[n]; }); } };
 }
 
-export { create, resolve, attnStats, zeroedMarks, collapseGap, meanWeights, ORDER as STAGES, LATE };
+export { create, resolve, attnStats, zeroedMarks, collapseGap, meanWeights, closure, ORDER as STAGES, LATE };

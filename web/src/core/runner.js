@@ -10,21 +10,22 @@ function yielder() {
 }
 
 // model: ui.model.create(engine). hooks: progress(id, stage, done, total), done(id, spec),
-// failed(id, error), part(id, spec) (optional: every stage but the late ones is done, and late
-// ones follow: the figures that do not need them can be drawn). request(id, spec) replaces whatever was asked before: the running job
+// failed(id, error), part(id, spec) (optional: a stage is done and more follow: the figures
+// that need only the stages in so far can be drawn). request(id, spec, want) (want: the
+// stages wanted, model.js closure) replaces whatever was asked before: the running job
 // stops after its current step (finished stages and the current stage's progress are kept
 // by the model), so only the newest request ever completes. budget: ms of steps per slice.
 function runner(model, hooks, budget) {
   let later = yielder(), want = null, job = null, looping = false;
 
-  function request(id, spec) {
-    want = { id: id, spec: spec };
+  function request(id, spec, stages) {
+    want = { id: id, spec: spec, stages: stages };
     if (!looping) { looping = true; later(loop); }
   }
 
   function loop() {
     if (want) {
-      const steps = want.spec ? model.plan(want.spec) : [];
+      const steps = want.spec ? model.plan(want.spec, want.stages) : [];
       job = want.spec ? { id: want.id, spec: want.spec, steps: steps, i: 0, done: 0,
         total: steps.reduce(function (t, s) { return t + s.cost; }, 0) } : null;
       want = null;
@@ -37,7 +38,7 @@ function runner(model, hooks, budget) {
         st.run();
         job.done += st.cost;
         const next = job.steps[job.i];
-        if (next && next.late && !st.late && hooks.part) { hooks.part(job.id, job.spec); break; }
+        if (next && next.stage !== st.stage && hooks.part) hooks.part(job.id, job.spec);
         if (Date.now() - t0 >= budget) break;
       }
     } catch (e) {

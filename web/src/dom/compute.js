@@ -6,10 +6,12 @@
    wins. Where no Worker can start (a CSP without it, an old browser) the page computes in
    slices of ~30 ms. */
 import { createAssets } from '../core/assets.js';
-import { create as createModel, resolve } from '../core/model.js';
+import { closure, create as createModel, resolve } from '../core/model.js';
 import { runner } from '../core/runner.js';
 import { loadAsset } from './assets.js';
 
+// A User Timing mark of each answer's arrival (tools/bench/changes.js).
+const mark = (name) => { if (typeof performance === 'object' && performance.mark) performance.mark(name); };
 const BOOT_TIMEOUT = 15000;   // a Worker that never says ready is treated as one that failed
 const AT_ONCE = 4e6;          // estimated ns below which the page's engine answers in the same task
 
@@ -24,11 +26,16 @@ export function ownWorkerUrl(url) {
 
 // opts: { engine: the BlockLens API, loading: a promise of BlockLens.load() already under way
 // (optional), workerUrl: string | null (a Blob) | false (none), workerCode, onProgress(info),
-// assetUrl(name): where dist/blocklens-<name>.js is (trained weights, loaded when first asked) }. Returns { request(state, cb(err, res)), cancel(), busy(), mode() }.
-// cb runs once, for the newest request only; synchronously when nothing needs computing.
+// assetUrl(name): where dist/blocklens-<name>.js is (trained weights, loaded when first asked),
+// want: the stages the host's figures need (figures' `needs`; all when absent) }.
+// Returns { request(state, cb(err, res)), cancel(), busy(needs), mode() }.
+// cb runs for the newest request only: with each part of the answer as its stages come in
+// (res.missing lists those still coming; res.request is the request's number), the last time
+// with all; synchronously when nothing needs computing.
 export function createCompute(opts) {
   const BL = opts.engine;
   const mirror = createModel(null);          // stages as the Worker sent them
+  const want = opts.want ? closure(opts.want) : null;
   const assets = createAssets(), assetFiles = new Map();   // trained weights, here and sent to the Worker
   let local = null, worker = null, workerReady = false, seq = 0, latest = null, broken = null, bootTimer = 0;
   let shown = null;   // the spec of the latest answer
@@ -39,15 +46,27 @@ export function createCompute(opts) {
     if (!latest || latest.id !== id) return;
     const job = latest;
     latest = null;
-    if (!err) shown = job.spec;
-    if (err) job.cb(err); else job.cb(null, from.result(job.spec));
+    if (!err) { shown = job.spec; mark('blocklens:answer'); }
+    if (err) job.cb(err); else job.cb(null, answer(job, from));
     later();
   }
 
-  // Every stage but the late ones is in: an answer for the figures that do not need those (the
-  // result lists what is missing), while the request goes on. cb runs again with the whole.
+  function answer(job, from) {
+    const res = from.result(job.spec);
+    res.request = job.id;
+    if (want) res.missing = res.missing.filter((n) => want.includes(n));
+    job.res = res;
+    return res;
+  }
+
+  // Some of the stages are in (the result lists what is missing), while the request goes on:
+  // an answer for the figures those draw, when it brings a stage the last one lacked.
   function part(id, from) {
-    if (latest && latest.id === id && !latest.parted) { latest.parted = true; latest.cb(null, from.result(latest.spec)); }
+    if (!latest || latest.id !== id) return;
+    const n = from.missing(latest.spec, want).length;
+    if (n >= (latest.res ? latest.res.missing.length : closure(want).length)) return;
+    mark('blocklens:answer:part');
+    latest.cb(null, answer(latest, from));
   }
 
   // The Worker starts after the first answer is drawn: until then it would only compete with
@@ -90,7 +109,7 @@ export function createCompute(opts) {
         if (latest && !local) send(latest);   // it waited for an engine
         // Warm-up: the Worker computes what the page shows now (id 0 answers nobody; its stages
         // are absorbed), so the next change finds the weights already drawn there.
-        else if (!latest && shown) worker.postMessage({ id: 0, spec: shown });
+        else if (!latest && shown) worker.postMessage({ id: 0, spec: shown, want });
       } else if (m.type === 'progress') progress(m.id, m.stage, m.done, m.total);
       // Every reply is absorbed, stale or not: the Worker sends each stage once.
       else if (m.type === 'part') { mirror.absorb(m.stages); part(m.id, mirror); }
@@ -158,19 +177,19 @@ export function createCompute(opts) {
   // The late stages (figures of their own) then follow in slices.
   function answerHere(job) {
     if (workerReady || !local || assetWait(job)) return false;
-    const steps = local.model.plan(job.spec).filter((st) => !st.late);
+    const steps = local.model.plan(job.spec, want).filter((st) => !st.late);
     if (steps.reduce((t, st) => t + st.cost, 0) >= AT_ONCE) return false;
     cancelSent();
     try { steps.forEach((st) => st.run()); } catch (e) { finish(job.id, e); return true; }
-    if (!local.model.missing(job.spec).length) finish(job.id, null, local.model);
-    else { part(job.id, local.model); local.run.request(job.id, job.spec); }
+    if (!local.model.missing(job.spec, want).length) finish(job.id, null, local.model);
+    else { part(job.id, local.model); local.run.request(job.id, job.spec, want); }
     return true;
   }
 
   function send(job) {
     if (assetWait(job)) return;   // sent when the weights arrive (needAsset)
-    if (workerReady) worker.postMessage({ id: job.id, spec: job.spec });
-    else if (local) local.run.request(job.id, job.spec);
+    if (workerReady) worker.postMessage({ id: job.id, spec: job.spec, want });
+    else if (local) local.run.request(job.id, job.spec, want);
     else if (broken && !worker) finish(job.id, broken);
     // else: it waits in `latest` until the engine or the Worker is ready
   }
@@ -178,15 +197,16 @@ export function createCompute(opts) {
   function request(state, cb) {
     const spec = resolve(state);
     latest = { id: ++seq, spec, cb };
-    const have = [mirror, local && local.model].find((m) => m && !m.missing(spec).length);
+    const models = [mirror, local && local.model].filter(Boolean);
+    const have = models.find((m) => !m.missing(spec, want).length);
     if (have) {
       // Everything is known (a view-only change): answer now, and stop older work.
       cancelSent();
       return finish(latest.id, null, have);
     }
     if (needAsset(latest)) return;
-    // Only late stages to compute (e.g. experts or top-k changed): the rest answers now.
-    const most = [mirror, local && local.model].find((m) => m && m.partialReady(spec));
+    // What is known already (e.g. all but the moe figure's stage when top-k changed) answers now.
+    const most = models.sort((a, b) => a.missing(spec, want).length - b.missing(spec, want).length)[0];
     if (most) part(latest.id, most);
     if (!answerHere(latest)) send(latest);
   }
@@ -202,7 +222,8 @@ export function createCompute(opts) {
 
   startLocal();
 
-  // busy(early): still computing; early: only until the part every figure but the LATE ones needs.
-  return { request, cancel, busy: (early) => !!latest && !(early && latest.parted),
+  // busy(needs): still computing (needs: the stages of some figures: until those are in).
+  return { request, cancel,
+    busy: (needs) => !!latest && (!needs || !latest.res || needs.some((n) => latest.res.missing.includes(n))),
     mode: () => (workerReady ? 'worker' : local ? 'local' : broken ? 'broken' : 'starting') };
 }

@@ -124,7 +124,13 @@ function create(view) {
   });
   const staticNote = el('p', 'fig-note');
   body.appendChild(staticNote);
-  const last = { t: function (k) { return k; }, state: null, height: 0, key: '' };
+  const last = { t: function (k) { return k; }, state: null, height: 600, key: '', size: null };
+  // The height the snippets suggest before the measured one: the figure's on the page, read
+  // only while the box is open (reading it forces a layout of the whole page).
+  function guess() {
+    const h = last.size && det.open ? last.size() : 0;
+    if (h > 0) last.height = h;
+  }
   // A copy takes the snippet as it is; the next copy gets a new id.
   boxes.forEach(function (bx) {
     bx.button.addEventListener('click', function () { copy(bx.area, bx.button, last.t); fillBoxes(); });
@@ -137,6 +143,8 @@ function create(view) {
   function measured() {
     const key = params.toHash(last.state);
     if (!det.open || key === last.key) return;
+    guess();
+    fillBoxes();
     last.key = key;
     det.dataset.measured = 'pending';
     measure(location.href.replace(/#.*$/, '').replace(/[^/]*$/, ''), view, last.state).then(function (h) {
@@ -148,9 +156,11 @@ function create(view) {
   det.addEventListener('toggle', measured);
   return {
     root: det,
-    update: function (state, t, height) {
+    // size: () => the figure's height on the page (px), the suggestion until one is measured.
+    update: function (state, t, size) {
       last.t = t;
-      if (last.key !== params.toHash(state)) last.height = height;
+      last.size = size;
+      if (last.key !== params.toHash(state)) guess();
       last.state = state;
       sum.textContent = t('embed_btn');
       sum.title = t('embed_title');

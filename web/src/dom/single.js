@@ -6,9 +6,8 @@
 import * as colors from '../core/colors.js';
 import { createController } from '../core/controller.js';
 import { message, resolve as resolveLang, translator } from '../core/i18n.js';
-import { LATE } from '../core/model.js';
 import { toHash } from '../core/params.js';
-import { figure } from '../figures/index.js';
+import { figure, ready } from '../figures/index.js';
 import { createCompute } from './compute.js';
 import * as controlsForm from './controls.js';
 import { el } from './el.js';
@@ -73,8 +72,8 @@ export function create(parent, opts) {
     box.lang = c.lang === 'zh' ? 'zh-CN' : 'en';
     title.textContent = t('h_' + view);
     applyI18n(box, c.lang);
-    // (A partial answer lacks the stage named after a later figure: that figure waits for the whole.)
-    if (res && ctl.fresh(fig.reads) && !(res.missing && res.missing.includes(view))) {
+    // (An answer comes in parts: the figure is drawn once the stages it needs are in.)
+    if (res && ctl.fresh(fig.reads) && ready(view, res)) {
       figView.update(res, c);
       if (!drawnOnce && typeof performance === 'object' && performance.mark) performance.mark('blocklens:figure:' + view);
       drawnOnce = true;
@@ -91,7 +90,7 @@ export function create(parent, opts) {
     errs.forEach((e) => status.appendChild(el('p', null, message(t, e))));
     if (!res && !errs.length && started) status.appendChild(el('p', 'stale-note', t('embed_loading')));
     status.hidden = !status.childNodes.length;
-    const busy = ctl.busy(!LATE.includes(view));
+    const busy = ctl.busy(fig.needs);
     box.dataset.status = errs.length && !busy ? 'error' : res && !busy ? 'ready' : started ? 'loading' : 'idle';
     box.dataset.errors = errs.map((e) => e.code).join(' ');
     if (opts.onRender) opts.onRender(box.dataset.status);
@@ -102,7 +101,7 @@ export function create(parent, opts) {
     if (started) return;
     started = true;
     if (!opts.engine || !opts.engine.load) return ctl.fail({ key: 'engine', code: 'noEngine', vars: {} });
-    ctl.attach(createCompute({ engine: opts.engine, workerUrl: opts.workerUrl, workerCode: opts.workerCode, assetUrl: opts.assetUrl,
+    ctl.attach(createCompute({ engine: opts.engine, workerUrl: opts.workerUrl, workerCode: opts.workerCode, assetUrl: opts.assetUrl, want: fig.needs,
       onProgress: () => {} }));
   }
 

@@ -5,7 +5,7 @@ import * as colors from '../core/colors.js';
 import { PAGE_KEYS, createController } from '../core/controller.js';
 import { message, resolve as resolveLang, translator } from '../core/i18n.js';
 import { defaults, parseHash, toHash } from '../core/params.js';
-import { FIGURES, VIEWS } from '../figures/index.js';
+import { FIGURES, VIEWS, ready } from '../figures/index.js';
 import { createCompute, ownWorkerUrl } from '../dom/compute.js';
 import * as controlsForm from '../dom/controls.js';
 import { el } from '../dom/el.js';
@@ -26,7 +26,8 @@ const pick = (o, keys) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 const engineLoading = typeof BlockLens === 'object' && BlockLens ? BlockLens.load() : null;
 if (engineLoading) engineLoading.catch(() => {});   // reported through the compute's first answer
 const views = new Map(), tools = new Map(), marked = new Set();
-let ctl, controls, progress, slices, lastHash = '', drawing = false, pending = new Set(), wasBusy = false;
+let ctl, controls, progress, slices, lastHash = '', drawing = false, pending = new Map(), wasBusy = false;
+let drawingFor = 0, finisher = 0, pageLook = '';
 
 const lang = () => resolveLang(ctl.state.lang);
 const t = (k, v) => translator(lang())(k, v);
@@ -53,7 +54,7 @@ function measure(name, from) {
 }
 
 function change(kind) {
-  // (The mark is the whole answer's: a partial one, model.js LATE, comes before it.)
+  // (The mark is the whole answer's: its parts, compute.js, come before it.)
   if (kind === 'result' && !ctl.result.missing.length) mark('blocklens:result');
   if (kind === 'result' || kind === 'page') { writeHash(); render(kind === 'page'); }
   if (kind === 'page') toggles();
@@ -64,37 +65,50 @@ function change(kind) {
 // The figures that may show the latest answer are drawn from it; a figure blocked by a bad
 // setting keeps its drawing (redrawn from its own numbers when the language or theme changes).
 function render(all) {
-  const c = ctx(), res = ctl.result;
-  document.documentElement.lang = c.lang === 'zh' ? 'zh-CN' : 'en';
-  document.documentElement.dataset.theme = c.scheme.name;
-  document.title = t('pageTitle');
-  applyI18n(document.body, c.lang);
+  const c = ctx(), res = ctl.result, look = c.lang + ' ' + c.scheme.name;
+  // (Setting these, even to the value they have, restyles the whole page: only on a change.)
+  if (all || look !== pageLook) {
+    pageLook = look;
+    document.documentElement.lang = c.lang === 'zh' ? 'zh-CN' : 'en';
+    document.documentElement.dataset.theme = c.scheme.name;
+    document.title = t('pageTitle');
+    applyI18n(document.body, c.lang);
+  }
   weightsNote(c, res);
-  slices.cancel();
-  drawing = false;
+  // The answer comes in parts (compute.js): the figures a later part of the one being drawn
+  // makes ready join the queue; anything else starts the drawing over.
+  const more = !all && drawing && !!res && res.request === drawingFor;
   // Figures of a sliced drawing that a newer render cut short have text but unfinished canvases.
-  const unfinished = pending;
-  pending = new Set();
+  const unfinished = more ? new Map() : pending;
+  if (!more) { slices.cancel(); drawing = false; pending = new Map(); }
   if (!res) return;
-  // A partial answer (model.js LATE) lacks the stages named after four figures: they wait for
-  // the whole answer, which follows.
-  const fresh = (k) => ctl.fresh(views.get(k).reads) && !res.missing.includes(k), look = c.lang + ' ' + c.scheme.name;
+  // A figure is drawn once the stages it needs are in (figures/index.js ready); until then it
+  // keeps its drawing, marked as updating (showStatus).
+  const fresh = (k) => ctl.fresh(views.get(k).reads) && ready(k, res);
   // A figure whose settings (its `reads`), language and theme are what it already shows is
   // left alone: picking a token redraws the rows figure, not all six.
-  const same = (k, d) => d.look === look && views.get(k).reads.every((key) => d.state[key] === c.state[key]);
+  const same = (k, d) => {
+    const f = FIGURES.get(k), stream = f.stream || [];
+    return d.look === look && f.reads.every((key) => stream.includes(key) || d.state[key] === c.state[key]) &&
+      (!stream.length || d.res.keys.weights === res.keys.weights);
+  };
   const todo = VIEWS.filter((k) => {
+    if (pending.get(k) === 'update') return false;   // (more: queued from an earlier part)
     const d = views.get(k).drawn();
     if (all || !d || unfinished.has(k)) return fresh(k) || !!d;
     return fresh(k) ? !same(k, d) : d.look !== look;
   });
+  // (The measure ends after the figure's own later jobs, c.defer, at large sizes: they run
+  // before the next figure's.)
   const draw = (k) => {
     const t0 = timing() ? performance.now() : 0;
     if (fresh(k)) views.get(k).update(res, c); else views.get(k).redraw(c);
-    measure('blocklens:draw:' + k, t0);
-    mark('blocklens:figure:' + k, true);
+    const end = () => { measure('blocklens:draw:' + k, t0); mark('blocklens:figure:' + k, true); };
+    if (c.defer) c.defer(end); else end();
   };
   const big = todo.some((k) => { const r = fresh(k) ? res : views.get(k).drawn().res; return r.L * Math.max(r.dff, r.L) >= BIG_DRAW; });
-  if (!big && todo.length <= 2) {
+  if (!todo.length && more) return;
+  if (!big && todo.length <= 2 && !more) {
     todo.forEach(draw);
     return drawn(c);
   }
@@ -104,17 +118,25 @@ function render(all) {
   // drops what is left of this one.
   if (big) c.defer = slices.add;
   drawing = true;
-  pending = new Set(todo);
-  // (At the classic size a figure is whole once its job has run: a newer render need not redo it.)
-  todo.forEach((k) => slices.add(() => { draw(k); if (!big) pending.delete(k); }));
-  slices.add(() => { drawing = false; pending = new Set(); drawn(c); showStatus(); });
+  drawingFor = res.request;
+  // pending: figure -> what its queued job does, 'update' (from this answer) or 'redraw' (its own
+  // numbers, e.g. a cut-short drawing). A figure queued for a redraw that a later part makes
+  // ready is queued again, to update; the job that lost its place does nothing.
+  todo.forEach((k) => {
+    const kind = fresh(k) ? 'update' : 'redraw';
+    pending.set(k, kind);
+    // (At the classic size a figure is whole once its job has run: a newer render need not redo it.)
+    slices.add(() => { if (pending.get(k) !== kind) return; draw(k); if (!big) pending.delete(k); });
+  });
+  const last = ++finisher;   // only the last render's finishing job runs: it follows every figure
+  slices.add(() => { if (last !== finisher) return; drawing = false; pending = new Map(); drawn(c); showStatus(); });
 }
 
 // Under the introduction: which weights the figures show, when they are a trained model's.
 function weightsNote(c, res) {
   const note = $('weights-note'), on = !!(res && res.trained);
   note.hidden = !on;
-  if (on) note.textContent = t('weightsBanner', { layer: res.layer, n: res.weights.layers, L: res.L });
+  if (on) note.textContent = t('weightsBanner', { layer: res.layer, n: res.layers, L: res.L });
 }
 
 // The settings a figure was drawn with, in the page's current language and theme.
@@ -124,12 +146,10 @@ function drawnState(k, c) {
 }
 
 function drawn(c) {
-  // Every height read before anything is written: one layout, not one per figure.
-  const heights = VIEWS.map((k) => $('fig-' + k).offsetHeight + 90);
-  VIEWS.forEach((k, i) => {
+  VIEWS.forEach((k) => {
     const tl = tools.get(k);
     tl.bar.update(c.t);
-    tl.embed.update(drawnState(k, c) || c.state, c.t, heights[i]);
+    tl.embed.update(drawnState(k, c) || c.state, c.t, () => $('fig-' + k).offsetHeight + 90);
   });
 }
 
@@ -148,7 +168,7 @@ function showStatus() {
     const bad = ctl.stale(v.reads) ? ctl.badOf(v.reads) : null;
     if (bad) stale++;
     // A figure whose own stage is still being computed (a partial answer) is marked updating.
-    const waiting = !bad && !!res && res.missing.includes(k) && !!v.drawn();
+    const waiting = !bad && !!res && !ready(k, res) && !!v.drawn();
     v.status(texts, waiting ? t('figUpdating') : !bad ? '' : bad.length ? t('figStale', { fields: bad.map(label).join(t('listSep')) }) : t('figUpdating'));
   }
   if (stale) box.appendChild(el('p', 'stale-note', t('staleNote')));

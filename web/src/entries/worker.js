@@ -1,6 +1,6 @@
-/* worker.js - the compute Worker: page -> { type: 'init', wasmModule? } first, then { id, spec }
-   (spec null: cancel) and { type: 'asset', name, files } (trained weights, before a spec needs them). Worker -> { type: 'ready' }, { type: 'progress', id, stage, done, total },
-   { type: 'part', id, stages } once every stage but the late ones is done (they follow),
+/* worker.js - the compute Worker: page -> { type: 'init', wasmModule? } first, then { id, spec, want }
+   (spec null: cancel; want: the stages the page's figures need, all when absent) and { type: 'asset', name, files } (trained weights, before a spec needs them). Worker -> { type: 'ready' }, { type: 'progress', id, stage, done, total },
+   { type: 'part', id, stages } each time a stage is done and more follow,
    { type: 'done', id, stages } with only the stages the page does not have yet,
    { type: 'failed', id, message }, { type: 'fatal', message }. The engine is self.BlockLens:
    prepended to this script (the Blob built from file://, the element bundle) or, for
@@ -35,7 +35,7 @@ export function main(scope) {
         failed: (id, err) => scope.postMessage({ type: 'failed', id, message: String((err && err.message) || err) })
       }, 50);
       scope.postMessage({ type: 'ready', simd: engine.simd });
-      early.forEach((m) => run.request(m.id, m.spec));
+      early.forEach((m) => run.request(m.id, m.spec, m.want));
       early = null;
     }, (err) => scope.postMessage({ type: 'fatal', message: String((err && err.message) || err) }));
   }
@@ -44,7 +44,7 @@ export function main(scope) {
     if (m && m.type === 'init') { if (!started) start(m.wasmModule); return; }
     if (m && m.type === 'asset') { assets.add(m.name, m.files); return; }   // trained weights, before the requests that need them
     if (!started) start(null);
-    if (run) run.request(m.id, m.spec); else early.push(m);
+    if (run) run.request(m.id, m.spec, m.want); else early.push(m);
   };
 }
 

@@ -1,8 +1,11 @@
-/* index.js - the figures, in page order. A figure is { view, reads, controls?, build(res, ctx) ->
+/* index.js - the figures, in page order. A figure is { view, needs, reads, controls?, build(res, ctx) ->
    { blocks, data? } }: the blocks are drawn as elements on the page (dom/blocks.js) and into a
-   recorder for SVG/PNG (core/sheet.js), so each figure is written once. reads: the settings its
+   recorder for SVG/PNG (core/sheet.js), so each figure is written once. needs: the model's
+   stages it draws from (an answer comes stage by stage: the figure is drawn once these are in).
+   reads: the settings its
    numbers depend on (a bad one blocks only the figures that read it); the attention weights
-   come after W1..b2 in the one random stream, so attention figures read d_ff and act too. */
+   come after W1..b2 in the one random stream, so attention figures read d_ff and act too
+   (listed in `stream`: they redraw the figure only when the weights changed). */
 import activation from './activation.js';
 import attention from './attention.js';
 import block from './block.js';
@@ -25,4 +28,9 @@ export function figure(view) {
   const f = FIGURES.get(view);
   if (!f) throw new Error('BlockLens: unknown view "' + String(view).slice(0, 40) + '" (one of ' + VIEWS.join(', ') + ')');
   return f;
+}
+
+// Can this answer (core/model.js result, perhaps partial) draw the figure?
+export function ready(view, res) {
+  return !!res && !FIGURES.get(view).needs.some((n) => res.missing.includes(n));
 }

@@ -33,6 +33,7 @@ function parityText(p, ctx) {
 
 export default {
   view: 'pipeline',
+  needs: ['weights', 'ffn', 'glu'],   // the model's stages it draws from (core/model.js)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init'],
   build(res, ctx) {
     const t = ctx.t, L = res.L, d = res.d, f = res.dff, fx = res.ffn, tk = res.tokens;

@@ -9,6 +9,7 @@ import { X, legendOf, matrixPanel } from './common.js';
 
 export default {
   view: 'rows',
+  needs: ['weights', 'ffn', 'attn'],   // the model's stages it draws from (core/model.js)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'heads', 'causal', 'scale', 'sel'],
   controls: [{ type: 'tokens', key: 'sel', aria: 'tokensAria' }],
   build(res, ctx) {

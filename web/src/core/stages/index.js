@@ -10,7 +10,5 @@ import moe, { moeWeights } from './moe.js';
 import norms from './norms.js';
 import saturation from './saturation.js';
 
-// glu and maskpair feed the first figures, so they run with them; the stages only the block,
-// norms, saturation and moe figures read run last (model.js LATE: the page draws the other
-// figures before they finish).
+// Their keys are made in this order (moe's reads moew's); model.js ORDER says when each runs.
 export default [glu, maskpair, block, norms, saturation, moeWeights, moe];

@@ -1,0 +1,71 @@
+// stages.test.js - the page's answers come stage by stage (web/src/core/model.js): each figure
+// is drawn once the stages it lists in `needs` are in, so those lists must be complete (a
+// figure built from an answer holding only them is the figure built from the whole answer),
+// and a change recomputes only the stages that read it.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { BlockLens } = require('./helpers.js');
+
+const SRC = path.join(__dirname, '..', '..', 'web', 'src');
+const model = require(path.join(SRC, 'core', 'model.js'));
+const params = require(path.join(SRC, 'core', 'params.js'));
+const { FIGURES, VIEWS, ready } = require(path.join(SRC, 'figures', 'index.js'));
+const { compose } = require(path.join(SRC, 'core', 'compose.js'));
+const i18n = require(path.join(SRC, 'core', 'i18n.js'));
+const colors = require(path.join(SRC, 'core', 'colors.js'));
+
+const STATES = {
+  classic: {},
+  gated_causal_both_masks: { act: 'swiglu', causal: true, masks: 'both', ln: 'pre', experts: 4, topk: 1, seed: 7 }
+};
+
+const svgOf = (view, res, st) => compose(view, res, { t: i18n.translator('en'), lang: 'en', scheme: colors.scheme('light'),
+  state: Object.assign({}, st, { lang: 'en', theme: 'light' }) }).svg();
+
+for (const [name, patch] of Object.entries(STATES)) {
+  test(`each_figure_drawn_from_only_the_stages_it_needs_equals_the_whole_answer_${name}`, async () => {
+    const bl = await BlockLens.load(), st = Object.assign(params.defaults(), patch), spec = model.resolve(st);
+    const whole = model.create(bl).compute(st);
+    assert.deepEqual(whole.missing, []);
+    for (const view of VIEWS) {
+      if (view === 'next') continue;   // trained weights only (tests/browser/trained.test.js)
+      const m = model.create(bl), want = model.closure(FIGURES.get(view).needs);
+      m.plan(spec, want).forEach((step) => step.run());
+      const res = m.result(spec);
+      assert.ok(ready(view, res), `${view}: ready from ${want.join(', ')}`);
+      // Every other stage is absent: a figure reading one it does not list would throw or differ.
+      assert.deepEqual(res.missing, model.STAGES.filter((n) => !want.includes(n)), view);
+      assert.equal(svgOf(view, res, st), svgOf(view, whole, st), `${view}: the same drawing`);
+    }
+  });
+}
+
+// The stages a change makes the model compute again, after an answer for `from`.
+async function recomputed(from, patch) {
+  const bl = await BlockLens.load(), m = model.create(bl), st = Object.assign(params.defaults(), from);
+  m.compute(st);
+  return [...new Set(m.plan(model.resolve(Object.assign({}, st, patch))).map((s) => s.stage))];
+}
+
+test('a_change_recomputes_only_the_stages_that_read_it', async () => {
+  // The random streams (weights, the saturation samples, the experts) are drawn again only for
+  // a new seed or new sizes.
+  assert.deepEqual(await recomputed({}, { causal: true }), ['attn', 'perta', 'block']);
+  assert.deepEqual(await recomputed({}, { scale: false }), ['attn', 'perta', 'block']);
+  assert.deepEqual(await recomputed({}, { act: 'gelu' }), ['ffn', 'pertf', 'block', 'moe']);
+  assert.deepEqual(await recomputed({}, { masks: 'both' }), ['maskpair']);
+  assert.deepEqual(await recomputed({}, { topk: 1 }), ['moe']);
+  assert.deepEqual(await recomputed({}, { pert: 2 }), ['pertf', 'perta', 'norms']);
+  assert.deepEqual(await recomputed({}, { sel: 2, show: 'raw', head: 1 }), []);
+  assert.deepEqual(await recomputed({}, { seed: 7 }),
+    ['weights', 'ffn', 'attn', 'pertf', 'perta', 'saturation', 'norms', 'block', 'moew', 'moe']);
+});
+
+test('a_host_that_wants_one_figure_computes_only_its_stages', async () => {
+  const bl = await BlockLens.load(), m = model.create(bl), spec = model.resolve(params.defaults());
+  const stages = [...new Set(m.plan(spec, model.closure(FIGURES.get('attention').needs)).map((s) => s.stage))];
+  assert.deepEqual(stages, ['weights', 'attn', 'maskpair']);
+  assert.throws(() => model.closure(['nope']), /unknown stage "nope"/);
+});
