@@ -9,9 +9,14 @@ function yielder() {
   return function (fn) { queue.push(fn); ch.port2.postMessage(0); };
 }
 
+// Stages done within this many ms of the last part (or of the start) go out with the next one,
+// unless that one's next step is estimated to take longer: each part is a message and a redraw
+// on the page, and at small sizes most stages take microseconds.
+const PART_GAP = 12;
+
 // model: ui.model.create(engine). hooks: progress(id, stage, done, total), done(id, spec),
-// failed(id, error), part(id, spec) (optional: a stage is done and more follow: the figures
-// that need only the stages in so far can be drawn). request(id, spec, want) (want: the
+// failed(id, error), part(id, spec) (optional: stages are done and more follow, PART_GAP apart:
+// the figures that need only the stages in so far can be drawn). request(id, spec, want) (want: the
 // stages wanted, model.js closure) replaces whatever was asked before: the running job
 // stops after its current step (finished stages and the current stage's progress are kept
 // by the model), so only the newest request ever completes. budget: ms of steps per slice.
@@ -26,7 +31,7 @@ function runner(model, hooks, budget) {
   function loop() {
     if (want) {
       const steps = want.spec ? model.plan(want.spec, want.stages) : [];
-      job = want.spec ? { id: want.id, spec: want.spec, steps: steps, i: 0, done: 0,
+      job = want.spec ? { id: want.id, spec: want.spec, steps: steps, i: 0, done: 0, parted: Date.now(),
         total: steps.reduce(function (t, s) { return t + s.cost; }, 0) } : null;
       want = null;
     }
@@ -38,7 +43,10 @@ function runner(model, hooks, budget) {
         st.run();
         job.done += st.cost;
         const next = job.steps[job.i];
-        if (next && next.stage !== st.stage && hooks.part) hooks.part(job.id, job.spec);
+        if (next && next.stage !== st.stage && hooks.part && (Date.now() - job.parted >= PART_GAP || next.cost >= PART_GAP * 1e6)) {
+          job.parted = Date.now();
+          hooks.part(job.id, job.spec);
+        }
         if (Date.now() - t0 >= budget) break;
       }
     } catch (e) {
