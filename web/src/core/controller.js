@@ -90,8 +90,8 @@ export function createController(compute, change, reads) {
     stale: (keys) => !!res && (blocks(invalid(), keys) || blocks(resInvalid, keys)),
     // The settings among these that are bad now.
     badOf: (keys) => { const s = invalid(); return keys.filter((k) => s.has(k)).concat(s.has(ENGINE) ? [ENGINE] : []); },
-    // early: a host whose figures need none of the late stages (model.js LATE) is done sooner.
-    busy(early) { return !!compute && compute.busy(early); },
+    // needs: the stages of the host's figures (figures' `needs`): done once those are in.
+    busy(needs) { return !!compute && compute.busy(needs); },
 
     // A change from a control or a figure: valid values, applied now.
     set(patch) {

@@ -16,9 +16,9 @@ const ORDER = ['split', 'presets', 'weights', 'ffn', 'glu', 'attn', 'maskpair', 
 // Stages that only their own figure reads: never computed in the page's first synchronous
 // answer (dom/compute.js), which draws every other figure at once.
 const LATE = ['saturation', 'norms', 'block', 'moew', 'moe'];
-// The earlier stages each one reads (get(name) in its steps).
-const DEPS = { ffn: ['weights'], glu: ['weights'], attn: ['weights'], maskpair: ['weights', 'attn'],
-  pertf: ['weights', 'ffn'], perta: ['weights', 'attn'], norms: ['weights'], block: ['weights'], moe: ['weights', 'moew'] };
+// The earlier stages each one reads (get(name) in its steps); the later figures' stages list theirs.
+const DEPS = Object.assign({ ffn: ['weights'], attn: ['weights'], pertf: ['weights', 'ffn'], perta: ['weights', 'attn'] },
+  Object.fromEntries(EXTRA.map((x) => [x.name, x.deps || []])));
 
 // The stages a host's figures need (their `needs`), with what those read, in ORDER; all without.
 function closure(want) {
@@ -287,8 +287,9 @@ function create(engine, assets) {
   }
 
   // The figures' input, from the cached stages of spec: each stage's value, or null while it is
-  // still being computed (listed in `missing`; a figure waits until the stages it needs are in).
-  function result(s) {
+  // still being computed (listed in `missing`, of those wanted: closure(); a figure waits until
+  // the stages it needs are in).
+  function result(s, want) {
     const keys = keysOf(s), absent = ORDER.filter((n) => !has(n, keys[n]));
     const val = (n) => (absent.includes(n) ? null : get(n)), w = val('weights');
     const r = { tokens: s.tokens, L: s.L, d: s.d, dff: s.dff, heads: s.heads, dk: s.d / s.heads,
@@ -298,7 +299,7 @@ function create(engine, assets) {
     ORDER.forEach((n) => { if (n !== 'weights') r[n] = val(n); });
     // The position-wise experiment's two halves, as the figure reads them.
     r.pert = r.pertf && r.perta && { index: s.pert, value: s.pval, ffn: r.pertf, attn: r.perta };
-    r.missing = absent;
+    r.missing = want ? absent.filter((n) => want.includes(n)) : absent;
     r.keys = keys;
     return r;
   }
@@ -314,4 +315,4 @@ function create(engine, assets) {
     absorb: function (entries) { Object.keys(entries).forEach(function (n) { cache[n] = entries[n]; }); } };
 }
 
-export { create, resolve, attnStats, zeroedMarks, collapseGap, meanWeights, closure, ORDER as STAGES, LATE };
+export { create, resolve, attnStats, zeroedMarks, collapseGap, meanWeights, closure, ORDER as STAGES };

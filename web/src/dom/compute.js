@@ -52,9 +52,8 @@ export function createCompute(opts) {
   }
 
   function answer(job, from) {
-    const res = from.result(job.spec);
+    const res = from.result(job.spec, want);
     res.request = job.id;
-    if (want) res.missing = res.missing.filter((n) => want.includes(n));
     job.res = res;
     return res;
   }

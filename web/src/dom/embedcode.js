@@ -160,7 +160,6 @@ function create(view) {
     update: function (state, t, size) {
       last.t = t;
       last.size = size;
-      if (last.key !== params.toHash(state)) guess();
       last.state = state;
       sum.textContent = t('embed_btn');
       sum.title = t('embed_title');

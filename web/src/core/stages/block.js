@@ -21,6 +21,7 @@ export function rowStats(a, L, d) {
 
 export default {
   name: 'block',
+  deps: ['weights'],
   key: (s, keys) => ['block', keys.ffn, s.heads, s.causal, s.scale, s.ln].join('|'),
   steps(engine, s, get) {
     const flops = 8 * s.L * s.d * s.d + 4 * s.L * s.L * s.d + 2 * s.L * s.d * s.dff * (s.gated ? 3 : 2);

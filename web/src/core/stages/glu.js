@@ -14,6 +14,7 @@ const weightsOf = (engine, d, dff, gated) => engine.paramCount({ vocab: 1, dMode
 
 export default {
   name: 'glu',
+  deps: ['weights'],
   key: (s, keys) => (s.gated ? keys.ffn : ['plain', s.d, s.dff].join('|')),
   // -> { gate: act(x · W1 + b1) (L, d_ff) or null when ungated, parity: { d, dff, gated, at
   //    (round(8 d / 3)), plain4d, gatedAt, current } (weights only) }

@@ -24,6 +24,7 @@ function stats(weights, H, L) {
 
 export default {
   name: 'maskpair',   // not 'masks': the result already has the setting under that name
+  deps: ['weights', 'attn'],
   key: (s, keys) => (s.masks === 'both' ? keys.attn + '|both' : 'one'),
   // -> null (masks = one) or { causal (of this second run), weights, scores (H, L, L),
   //    bert, gpt: stats(), lastDiff: largest |difference| of the last query's weights }

@@ -43,6 +43,7 @@ export const moeWeights = {
 
 export default {
   name: 'moe',
+  deps: ['weights', 'moew'],
   key: (s, keys) => [s.weights === 'poems' ? keys.weights : ['x', s.seed, s.L, s.d].join('|'),
     keys.moew, s.act, s.topk].join('|'),
   steps(engine, s, get) {

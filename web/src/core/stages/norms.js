@@ -43,6 +43,7 @@ export function groupStats(a, L, d, byCol) {
 
 export default {
   name: 'norms',
+  deps: ['weights'],
   // Random weights: x is the first draw of the seed's stream (no d_ff, act or init in it); a
   // trained model's x is its residual stream, keyed by the weights stage.
   key: (s, keys) => [s.weights === 'poems' ? keys.weights : ['x', s.seed, s.L, s.d].join('|'), s.pert, s.pval].join('|'),
