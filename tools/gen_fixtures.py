@@ -11,6 +11,8 @@ import sys
 
 import numpy as np
 import torch
+
+from tolerance import nice_up
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -37,16 +39,6 @@ def flat(a):
 
 def T(a, dt):
     return torch.tensor(np.asarray(a, dtype=np.float64), dtype=dt)
-
-
-def nice_up(v):
-    """Round v up to 1, 2 or 5 times a power of ten."""
-    e = math.floor(math.log10(v))
-    for m in (1, 2, 5, 10):
-        c = m * 10.0 ** e
-        if c >= v * (1 - 1e-12):
-            return float("%.0e" % c)
-    raise AssertionError
 
 
 def floor_for(k):

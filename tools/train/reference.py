@@ -10,8 +10,12 @@ import json
 import math
 import os
 import struct
+import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tolerance import nice_up  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODEL = os.path.join(ROOT, "web", "models", "poems")
@@ -110,16 +114,6 @@ def rnd(v):
 
 def flat(a):
     return [rnd(v) for v in np.asarray(a, dtype=np.float64).ravel()]
-
-
-def nice_up(v):
-    """Round v up to 1, 2 or 5 times a power of ten."""
-    e = math.floor(math.log10(v))
-    for m in (1, 2, 5, 10):
-        c = m * 10.0 ** e
-        if c >= v * (1 - 1e-12):
-            return float("%.0e" % c)
-    raise AssertionError
 
 
 def atol_for(ref, got, margin=16.0, floor=1e-4):
