@@ -53,11 +53,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     unsigned hb = fz_byte(&in);
     int F = fz_dim(&in, 24);
     bl_activation act = fz_activation(&in);
-    float eps = fz_eps(&in);
-    if (fz_byte(&in) < 64) eps = 0.0f;   /* 0 means the default, 1e-5 */
+    float eps = fz_eps_or_default(&in);
     unsigned f = fz_byte(&in), g = fz_byte(&in), h = fz_byte(&in);
-    int H = hb < 224 && fz_dim_ok(D) ? 1 + hb % 8 : fz_edges[hb % FZ_N_EDGES];
-    if (hb < 224 && fz_dim_ok(D)) while (D % H) H--;                 /* mostly valid */
+    int H = fz_heads(hb, D);
     int pre_ln = f & 1, causal = (f >> 1) & 1, no_scale = (f >> 2) & 1, has_mask = (f >> 3) & 1;
     int has_scores = (f >> 4) & 1, has_weights = (f >> 5) & 1, has_context = (f >> 6) & 1;
     int has_hidden = f >> 7;

@@ -108,6 +108,21 @@ static FZ_QUIET float *fz_out(uint64_t n) {
 
 /* ---- the documented argument checks, in the engine's order ---------------------------------- */
 static FZ_UNUSED int fz_dim_ok(int v) { return v >= 1 && v <= BL_MAX_DIM; }
+
+/* A head count for width D from the byte hb: mostly 1-8 lowered until it divides D (valid),
+   else an edge value (often invalid). */
+static FZ_UNUSED int fz_heads(unsigned hb, int D) {
+    if (hb >= 224 || !fz_dim_ok(D)) return fz_edges[hb % FZ_N_EDGES];
+    int H = 1 + (int)(hb % 8);
+    while (D % H) H--;
+    return H;
+}
+
+/* An eps from the input, or 0 (the library's default, 1e-5) a quarter of the time. */
+static FZ_UNUSED float fz_eps_or_default(fz_in *in) {
+    float eps = fz_eps(in);
+    return fz_byte(in) < 64 ? 0.0f : eps;
+}
 /* dims are in [1, 2^16] when this is asked, so a * b (a itself may be a product) fits */
 static FZ_UNUSED int fz_fits(uint64_t a, uint64_t b) { return a * b <= BL_MAX_ELEMS; }
 

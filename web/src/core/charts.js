@@ -42,18 +42,22 @@ export function marker(g, kind, x, y, r) {
   g.beginPath(); g.arc(x, y, r, 0, 2 * Math.PI); g.fill();
 }
 
-// legend: [{ key, color, marker }] giving each series its look.
-export function drawPlot(g, plot, legend, sc, p) {
-  const css = sc.css;
+// The background, and a horizontal grid line with its label at each of the y ticks.
+function background(g, css, p, ticks) {
   g.fillStyle = css.bg; g.fillRect(0, 0, p.w, p.h);
   g.font = FONT; g.lineWidth = 1;
-  // Grid and tick labels.
   g.strokeStyle = css.line; g.fillStyle = css.muted; g.textAlign = 'right'; g.textBaseline = 'middle';
-  plot.yTicks.forEach((v, i) => {
+  ticks.forEach((v, i) => {
     const y = Math.round(p.y(v)) + 0.5;
     g.beginPath(); g.moveTo(p.left, y); g.lineTo(p.right, y); g.stroke();
     g.fillText(p.yText[i], p.left - 6, y);
   });
+}
+
+// legend: [{ key, color, marker }] giving each series its look.
+export function drawPlot(g, plot, legend, sc, p) {
+  const css = sc.css;
+  background(g, css, p, plot.yTicks);
   g.textAlign = 'center'; g.textBaseline = 'top';
   plot.xTicks.forEach((v) => {
     const x = Math.round(p.x(v)) + 0.5;
@@ -118,14 +122,7 @@ export function barsLayout(g, b, w, h) {
 
 export function drawBars(g, b, sc, p) {
   const css = sc.css, n = b.tokens.length, k = b.series.length;
-  g.fillStyle = css.bg; g.fillRect(0, 0, p.w, p.h);
-  g.font = FONT; g.lineWidth = 1;
-  g.strokeStyle = css.line; g.fillStyle = css.muted; g.textAlign = 'right'; g.textBaseline = 'middle';
-  p.ticks.forEach((v, i) => {
-    const y = Math.round(p.y(v)) + 0.5;
-    g.beginPath(); g.moveTo(p.left, y); g.lineTo(p.right, y); g.stroke();
-    g.fillText(p.yText[i], p.left - 6, y);
-  });
+  background(g, css, p, p.ticks);
   g.fillStyle = css.fg; g.textAlign = 'left'; g.textBaseline = 'alphabetic';
   g.fillText(b.yLabel, 0, 13);
   // Each token's group: k bars side by side with a gap between groups.
