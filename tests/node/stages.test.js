@@ -69,3 +69,19 @@ test('a_host_that_wants_one_figure_computes_only_its_stages', async () => {
   assert.deepEqual(stages, ['weights', 'attn', 'maskpair']);
   assert.throws(() => model.closure(['nope']), /unknown stage "nope"/);
 });
+
+test('the_pages_quick_answer_leaves_out_a_stage_over_its_budget_and_the_stages_that_read_it', async () => {
+  const bl = await BlockLens.load();
+  const within = (patch, budget) => {
+    const m = model.create(bl), spec = model.resolve(Object.assign(params.defaults(), patch));
+    const steps = m.planWithin(spec, null, budget);
+    assert.ok(steps.reduce((t, s) => t + s.cost, 0) <= budget);
+    return [...new Set(steps.map((s) => s.stage))];
+  };
+  // The classic example: everything but the saturation sweep, which samples up to d_k = 1024.
+  assert.deepEqual(within({}, 4e6), model.STAGES.filter((n) => n !== 'saturation'));
+  // BERT-base widths: the weights do not fit, so nothing that reads them runs either.
+  const words = Array.from({ length: 64 }, (_, i) => 'w' + i).join(' ');
+  assert.deepEqual(within({ d: 768, dff: 3072, heads: 12, tokens: words }, 4e6), ['split', 'presets']);
+  assert.deepEqual(within({}, 0), []);
+});

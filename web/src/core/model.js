@@ -13,9 +13,6 @@ import EXTRA from './stages/index.js';
 // The later figures' stages live in stages/<name>.js: { name, key(s, keys), steps(engine, s, get) }.
 const ORDER = ['split', 'presets', 'weights', 'ffn', 'glu', 'attn', 'maskpair', 'pertf', 'perta',
   'saturation', 'norms', 'block', 'moew', 'moe'];
-// Stages that only their own figure reads: never computed in the page's first synchronous
-// answer (dom/compute.js), which draws every other figure at once.
-const LATE = ['saturation', 'norms', 'block', 'moew', 'moe'];
 // The earlier stages each one reads (get(name) in its steps); the later figures' stages list theirs.
 const DEPS = Object.assign({ ffn: ['weights'], attn: ['weights'], pertf: ['weights', 'ffn'], perta: ['weights', 'attn'] },
   Object.fromEntries(EXTRA.map((x) => [x.name, x.deps || []])));
@@ -257,7 +254,7 @@ function create(engine, assets) {
   function get(name) { return cache[name].value; }
   function has(name, key) { return !!cache[name] && cache[name].key === key; }
 
-  // The steps spec still needs, in order: [{ stage, late, cost, run }]; want: the stages the host
+  // The steps spec still needs, in order: [{ stage, cost, run }]; want: the stages the host
   // needs (closure()), all when absent. A stage cut short by a newer request keeps its
   // progress and resumes when a later plan needs the same key.
   function plan(s, want) {
@@ -266,8 +263,7 @@ function create(engine, assets) {
       if (has(name, keys[name])) return;
       let p = partial[name];
       if (!p || p.key !== keys[name]) p = partial[name] = { key: keys[name], next: 0, steps: STAGES[name](engine, s, get, assets) };
-      const late = LATE.includes(name);
-      p.steps.slice(p.next).forEach(function (st) { out.push({ stage: name, late: late, cost: st.cost, run: stepper(name, p, st) }); });
+      p.steps.slice(p.next).forEach(function (st) { out.push({ stage: name, cost: st.cost, run: stepper(name, p, st) }); });
     });
     return out;
   }
@@ -278,6 +274,24 @@ function create(engine, assets) {
       try { v = st.run(); } catch (e) { delete partial[name]; throw e; }
       if (++p.next === p.steps.length) { cache[name] = { key: p.key, value: v }; delete partial[name]; }
     };
+  }
+
+  // The steps of plan(s, want) whose stages fit in `budget` (estimated ns) together, in order: a
+  // stage that does not fit is left out, with those that read it (the page computes these at
+  // once; dom/compute.js).
+  function planWithin(s, want, budget) {
+    const out = [], left = new Set();
+    let total = 0;
+    plan(s, want).forEach(function (st, i, all) {
+      if (left.has(st.stage)) return;
+      if (i === 0 || all[i - 1].stage !== st.stage) {   // a stage's first step: does it all fit?
+        const cost = all.filter((x) => x.stage === st.stage).reduce((t, x) => t + x.cost, 0);
+        if (total + cost > budget || (DEPS[st.stage] || []).some((d) => left.has(d))) { left.add(st.stage); return; }
+        total += cost;
+      }
+      out.push(st);
+    });
+    return out;
   }
 
   // The stages spec still lacks (in ORDER), of those wanted.
@@ -310,7 +324,7 @@ function create(engine, assets) {
     return result(s);
   }
 
-  return { compute: compute, plan: plan, missing: missing, result: result,
+  return { compute: compute, plan: plan, planWithin: planWithin, missing: missing, result: result,
     entry: function (name) { return cache[name]; },
     absorb: function (entries) { Object.keys(entries).forEach(function (n) { cache[n] = entries[n]; }); } };
 }

@@ -4,6 +4,7 @@
 import { BARS_H, PLOT_H, barsLayout, drawBars, drawPlot, plotLayout } from '../core/charts.js';
 import { el } from './el.js';
 import { sizeCanvas } from './heatmap-canvas.js';
+import { tracked } from './holder.js';
 import * as tables from './table.js';
 
 // "● label  ■ label": each series' marker in its colour, then its name.
@@ -25,12 +26,10 @@ function canvasSlot(parent, cls) {
   canvas.setAttribute('role', 'img');
   wrap.appendChild(canvas);
   parent.appendChild(wrap);
-  let paint = null, drawnW = 0;
-  const run = () => { drawnW = wrap.clientWidth; paint(); };
-  if (typeof ResizeObserver === 'function') {
-    new ResizeObserver(() => { if (paint && Math.abs(wrap.clientWidth - drawnW) >= 1) run(); }).observe(wrap);
-  }
-  return { wrap, canvas, set(fn, ctx) { paint = fn; if (ctx.defer) ctx.defer(run); else run(); } };
+  let paint = null;
+  const width = tracked(wrap, () => { if (paint) paint(); });
+  // fn(width) paints at the holder's width.
+  return { wrap, canvas, set(fn, ctx) { paint = () => fn(width()); if (ctx.defer) ctx.defer(paint); else paint(); } };
 }
 
 export function lines() {
@@ -52,8 +51,8 @@ export function lines() {
       s.title.textContent = plot.title;
       s.cell.dataset.plot = plot.key;
       canvas.setAttribute('aria-label', plot.label);
-      s.c.set(() => {
-        const p = plotLayout(canvas.getContext('2d'), plot, Math.max(240, Math.min(520, s.c.wrap.clientWidth || 360)), PLOT_H);
+      s.c.set((w) => {
+        const p = plotLayout(canvas.getContext('2d'), plot, Math.max(240, Math.min(520, w || 360)), PLOT_H);
         drawPlot(sizeCanvas(canvas, p.w, p.h), plot, b.legend, ctx.scheme, p);
       }, ctx);
     });
@@ -72,8 +71,8 @@ export function tokenbars() {
     title.textContent = b.title;
     legend(keys, b.series, ctx.scheme);
     c.canvas.setAttribute('aria-label', b.label);
-    c.set(() => {
-      const p = barsLayout(c.canvas.getContext('2d'), b, Math.max(240, Math.min(900, c.wrap.clientWidth || 600)), BARS_H);
+    c.set((w) => {
+      const p = barsLayout(c.canvas.getContext('2d'), b, Math.max(240, Math.min(900, w || 600)), BARS_H);
       drawBars(sizeCanvas(c.canvas, p.w, p.h), b, ctx.scheme, p);
     }, ctx);
     note.textContent = b.note;

@@ -4,8 +4,9 @@
 import { groupLayout, groupOverlay } from '../core/groups.js';
 import { el } from './el.js';
 import { draw as drawHeatmap } from './heatmap-canvas.js';
-import * as interact from './interact.js';
 import * as panel from './panel.js';
+import { tracked } from './holder.js';
+import * as interact from './interact.js';
 import * as tables from './table.js';
 
 function card(parent) {
@@ -18,14 +19,14 @@ function card(parent) {
   root.appendChild(note); root.appendChild(table.root);
   parent.appendChild(root);
   interact.attach(m); interact.attach(s);
-  let last = null, drawnWidth = 0, queued = false, n = 0;
+  let last = null, queued = false, n = 0;
+  const width = tracked(wrap, () => { if (last && !queued) later(last.ctx); });
 
   // Both canvases, then the rules and outline over each once its cells are painted.
   function paint() {
     queued = false;
     const c = last.card, ctx = last.ctx, sc = ctx.scheme, mine = ++n;
-    drawnWidth = wrap.clientWidth || 300;
-    const lay = groupLayout(m.getContext('2d'), c, drawnWidth, last.all);
+    const lay = groupLayout(m.getContext('2d'), c, width() || 300, last.all);
     const below = c.axis !== 'rows';
     wrap.classList.toggle('groups-below', below);
     // Side by side: the wrapper's flex gap; one below the other: the layout's offsets.
@@ -46,11 +47,6 @@ function card(parent) {
     if (!ctx.defer) return paint();
     queued = true;
     ctx.defer(paint);
-  }
-  if (typeof ResizeObserver === 'function') {
-    new ResizeObserver(() => {
-      if (last && !queued && Math.abs(wrap.clientWidth - drawnWidth) >= 1) later(last.ctx);
-    }).observe(wrap);
   }
   return { root, update(c, ctx, all) {
     last = { card: c, ctx, all };

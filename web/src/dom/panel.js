@@ -4,6 +4,7 @@ import * as colors from '../core/colors.js';
 import { legendEnds } from '../core/sheet.js';
 import { el } from './el.js';
 import { draw as drawHeatmap } from './heatmap-canvas.js';
+import { tracked } from './holder.js';
 import * as interact from './interact.js';
 import * as tables from './table.js';
 
@@ -52,12 +53,15 @@ function create(parent, opts) {
 
   // spec: heatmap spec (see heatmap.js) plus title, shape, legendNote; tableSpec for table.js.
   // The canvas is painted now, or as a later job when the page draws in slices (ctx.defer).
-  let last = null, drawnWidth = 0, queued = false;
+  let last = null, queued = false;
+  // The wrapper's width comes from the page layout, never from the canvas, so redrawing at
+  // the new width cannot loop; this catches scrollbars appearing, resizes and reflows. A paint
+  // still queued reads the width when it runs.
+  const width = tracked(wrap, () => { if (last && !queued) later(last.ctx); });
   function paint() {
     queued = false;
     const spec = last.spec, ctx = last.ctx;
-    drawnWidth = wrap.clientWidth || root.clientWidth || 300;
-    spec.width = drawnWidth;
+    spec.width = width() || root.clientWidth || 300;
     drawHeatmap(canvas, spec, ctx.scheme, ctx.defer);
     interact.refresh(canvas);
   }
@@ -74,14 +78,6 @@ function create(parent, opts) {
     lg.hidden = spec.noLegend === true;
     if (!lg.hidden) legend(lg, ctx.scheme, spec.kind, spec.max, spec.legendNote);
     if (tableSpec) table.update(tableSpec, ctx.t);
-  }
-  // The wrapper's width comes from the page layout, never from the canvas, so redrawing at
-  // the new width cannot loop; this catches scrollbars appearing, resizes and reflows. A paint
-  // still queued reads the width when it runs.
-  if (typeof ResizeObserver === 'function') {
-    new ResizeObserver(function () {
-      if (last && !queued && Math.abs(wrap.clientWidth - drawnWidth) >= 1) later(last.ctx);
-    }).observe(wrap);
   }
   return { root: root, canvas: canvas, wrap: wrap, draw: draw };
 }
