@@ -9,6 +9,10 @@ import * as interact from './interact.js';
 import * as tables from './table.js';
 
 function legend(root, sc, kind, max, note) {
+  // (Rebuilt only when it would differ: a redraw of many panels otherwise restyles each.)
+  const key = [sc.name, kind, max, note].join('\u0001');
+  if (root.dataset.key === key) return;
+  root.dataset.key = key;
   root.textContent = '';
   const ends = legendEnds({ kind: kind, max: max });
   root.appendChild(el('span', 'lg-num', ends[0]));
