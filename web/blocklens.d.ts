@@ -13,6 +13,8 @@ export interface NumpyRandom {
   rand(n: number): Float64Array;
   /** Float32Array.from(randn(n)): how the page draws its weights. */
   randnF32(n: number): Float32Array;
+  /** A second stream that continues from this point independently of this one. */
+  copy(): NumpyRandom;
 }
 
 export interface FfnOptions {

@@ -64,6 +64,17 @@ test('numpyRandom streams continue across calls like numpy', async () => {
   assert.deepEqual(Array.from(bl.numpyRandom(9).randnF32(7)), Array.from(Float32Array.from(joined)));
 });
 
+test('a copied numpyRandom stream goes on from the same point, apart from the original', async () => {
+  const bl = await BlockLens.load();
+  const r = bl.numpyRandom(9);
+  r.randn(3);   // an odd count: numpy's cached second normal is part of the state copied
+  const c = r.copy(), rest = Array.from(bl.numpyRandom(9).randn(10)).slice(3);
+  assert.deepEqual(Array.from(c.randn(7)), rest);
+  assert.deepEqual(Array.from(r.randn(7)), rest);   // drawing from the copy left r where it was
+  assert.deepEqual(Array.from(r.copy().randn(2)), Array.from(c.copy().randn(2)));
+  assert.equal(c.seed, 9);
+});
+
 test('10,000 calls at the same sizes leave the heap where it was', async () => {
   const bl = await BlockLens.load();
   const args = ffnInputs(bl, 5, 7, 8, 32);

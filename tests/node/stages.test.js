@@ -60,13 +60,13 @@ test('a_change_recomputes_only_the_stages_that_read_it', async () => {
   assert.deepEqual(await recomputed({}, { pert: 2 }), ['pertf', 'perta', 'norms']);
   assert.deepEqual(await recomputed({}, { sel: 2, show: 'raw', head: 1 }), []);
   assert.deepEqual(await recomputed({}, { seed: 7 }),
-    ['weights', 'ffn', 'attn', 'pertf', 'perta', 'saturation', 'norms', 'block', 'moew', 'moe']);
+    ['weights', 'ffn', 'pertf', 'attnw', 'attn', 'perta', 'saturation', 'norms', 'block', 'moew', 'moe']);
 });
 
 test('a_host_that_wants_one_figure_computes_only_its_stages', async () => {
   const bl = await BlockLens.load(), m = model.create(bl), spec = model.resolve(params.defaults());
   const stages = [...new Set(m.plan(spec, model.closure(FIGURES.get('attention').needs)).map((s) => s.stage))];
-  assert.deepEqual(stages, ['weights', 'attn', 'maskpair']);
+  assert.deepEqual(stages, ['weights', 'attnw', 'attn', 'maskpair']);
   assert.throws(() => model.closure(['nope']), /unknown stage "nope"/);
 });
 

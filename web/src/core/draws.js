@@ -5,6 +5,10 @@
 // Values per drawing step (about 15 ms at BERT-base on a laptop) and rough costs in ns.
 export const CHUNK = 1 << 18, NS_PER_DRAW = 55, NS_PER_FLOP = 0.12;
 
+// Every weight of the block: the weights stage's (x and the FFN's; a trained model's all) with the
+// attention's of the attnw stage, for the stages that call attention (get: the model's).
+export const allWeights = (get) => Object.assign({}, get('weights'), get('attnw'));
+
 // Steps that fill w[name] (Float32Array n) from the stream rng() returns when they run; scale
 // (optional) multiplies each float32 value; name null draws and discards. Drawn in chunks: the
 // stream (and numpy's cached second normal) carries over between calls, so the values are

@@ -4,17 +4,18 @@
    The work is cut into named, cached stages of short steps, so that a Worker (worker.js) or the
    page itself can run it in slices; compute(state) runs them all at once. */
 import { MODELS, isGated, tokenize, tokensFor } from './params.js';
-import { NS_PER_FLOP, drawSteps } from './draws.js';
+import { NS_PER_FLOP, allWeights, drawSteps } from './draws.js';
 import EXTRA from './stages/index.js';
 
 // The stages in the order they run; each is cached under a key of exactly what it reads, and
 // sent to the page as soon as it is done: each figure is drawn once the stages it needs
 // (figures/index.js) are in, so the cheap ones come first and the rest in page order.
 // The later figures' stages live in stages/<name>.js: { name, key(s, keys), steps(engine, s, get) }.
-const ORDER = ['split', 'presets', 'weights', 'ffn', 'glu', 'attn', 'maskpair', 'pertf', 'perta',
+const ORDER = ['split', 'presets', 'weights', 'ffn', 'glu', 'pertf', 'attnw', 'attn', 'maskpair', 'perta',
   'saturation', 'norms', 'block', 'moew', 'moe'];
 // The earlier stages each one reads (get(name) in its steps); the later figures' stages list theirs.
-const DEPS = Object.assign({ ffn: ['weights'], attn: ['weights'], pertf: ['weights', 'ffn'], perta: ['weights', 'attn'] },
+const DEPS = Object.assign({ ffn: ['weights'], attnw: ['weights'], attn: ['weights', 'attnw'], pertf: ['weights', 'ffn'],
+  perta: ['weights', 'attnw', 'attn'] },
   Object.fromEntries(EXTRA.map((x) => [x.name, x.deps || []])));
 
 // The stages a host's figures need (their `needs`), with what those read, in ORDER; all without.
@@ -94,7 +95,7 @@ function keysOf(s) {
     : [s.seed, s.L, s.d, s.dff, s.gated, s.init].join('|');
   const f = w + '|' + s.act;
   const a = [w, s.heads, s.causal, s.scale].join('|');
-  const keys = { weights: w, ffn: f, attn: a, pertf: [f, s.pert, s.pval].join('|'), perta: [a, s.pert, s.pval].join('|'),
+  const keys = { weights: w, attnw: w, ffn: f, attn: a, pertf: [f, s.pert, s.pval].join('|'), perta: [a, s.pert, s.pval].join('|'),
     split: [s.d, s.dff, s.heads, s.gated].join('|'), presets: 'all' };
   EXTRA.forEach((x) => { keys[x.name] = x.key(s, keys); });
   return keys;
@@ -102,18 +103,32 @@ function keysOf(s) {
 
 // Every weight from one numpyRandom(seed) stream, in a fixed order:
 // x (L,d), W1 (d,dff), b1 (dff), W2 (dff,d), b2 (d)  <- exactly the numpy example
-// [gated: W3 (d,dff), b3 (dff)] then Wq, bq, Wk, bk, Wv, bv, Wo, bo (d,d) / (d).
+// [gated: W3 (d,dff), b3 (dff)] (the weights stage) then Wq, bq, Wk, bk, Wv, bv, Wo, bo (d,d) /
+// (d) (the attnw stage, the same stream going on: the FFN figures need not wait for them).
 // The attention draws are divided by sqrt(d) (like nn.Linear's init), so q·k has the
 // variance d_k that the 1/sqrt(d_k) scaling is meant for; their biases are drawn and zeroed.
 // init 'scaled' divides the FFN matrices by sqrt(fan_in) too (W1, W3 by sqrt(d), W2 by
 // sqrt(d_ff)): at wide sizes unit-variance weights push the hidden values to +-100 and more.
 function weightSteps(engine, s) {
   let L = s.L, d = s.d, dff = s.dff, r = null, w = {}, steps = [];
-  const draw = (name, n, scale) => drawSteps(steps, () => r, w, name, n, scale);   // name null: an attention bias drawn and discarded
+  const draw = (name, n, scale) => drawSteps(steps, () => r, w, name, n, scale);
   steps.push({ cost: 1e4, run: function () { r = engine.numpyRandom(s.seed); } });
   const sc = s.init === 'scaled', inD = sc ? 1 / Math.sqrt(d) : undefined, inF = sc ? 1 / Math.sqrt(dff) : undefined;
   draw('x', L * d); draw('W1', d * dff, inD); draw('b1', dff); draw('W2', dff * d, inF); draw('b2', d);
   if (s.gated) { draw('W3', d * dff, inD); draw('b3', dff); }
+  // The stream where the FFN's draws end, for attnw (not enumerable: it stays in this model,
+  // never sent to the page).
+  steps.push({ cost: 0, run: function () { return Object.defineProperty(w, 'stream', { value: r }); } });
+  return steps;
+}
+
+// The attention weights: a copy of the weights stage's stream goes on (so this stage can be
+// drawn again at will); a trained model's come with its weights stage.
+function attnWeightSteps(engine, s, get) {
+  if (s.weights === 'poems') return [{ cost: 0, run: () => ({}) }];
+  let d = s.d, r = null, w = {}, steps = [];
+  const draw = (name, n, scale) => drawSteps(steps, () => r, w, name, n, scale);   // name null: a bias drawn and discarded
+  steps.push({ cost: 1e4, run: function () { r = get('weights').stream.copy(); } });
   ['q', 'k', 'v', 'o'].forEach(function (n) { draw('W' + n, d * d, 1 / Math.sqrt(d)); draw(null, d); });
   steps.push({ cost: 0, run: function () {
     ['q', 'k', 'v', 'o'].forEach(function (n) { w['b' + n] = new Float32Array(d); });
@@ -143,6 +158,7 @@ const STAGES = {
   weights: function (engine, s, get, assets) {
     return s.weights === 'poems' ? trainedSteps(engine, s, get, assets) : weightSteps(engine, s);
   },
+  attnw: attnWeightSteps,
   ffn: function (engine, s, get) {
     return [{ cost: 2 * s.L * s.d * s.dff * (s.gated ? 3 : 2) * NS_PER_FLOP, run: function () {
       const w = get('weights'), f = ffnCall(engine, s, w, w.xFfn || w.x);
@@ -152,7 +168,7 @@ const STAGES = {
     } }];
   },
   attn: function (engine, s, get) {
-    return [{ cost: attnFlops(s) * NS_PER_FLOP, run: function () { const w = get('weights'); return attnCall(engine, s, w, w.xAttn || w.x); } }];
+    return [{ cost: attnFlops(s) * NS_PER_FLOP, run: function () { const w = allWeights(get); return attnCall(engine, s, w, w.xAttn || w.x); } }];
   },
   // Position-wise experiment: row `pert` of x set to `pval`, everything else unchanged; the FFN
   // (pertf) and attention (perta) apart, so that a change of either alone redoes only its half.
@@ -165,7 +181,7 @@ const STAGES = {
   },
   perta: function (engine, s, get) {
     return [{ cost: attnFlops(s) * NS_PER_FLOP, run: function () {
-      const w = get('weights');
+      const w = allWeights(get);
       return diff(attnCall(engine, s, w, perturbed(w.xAttn || w.x, s)).out, get('attn').out, s.L, s.d);
     } }];
   },

@@ -82,11 +82,17 @@
     if (typeof seed !== 'number') fail('seed must be an integer between 0 and 2**32 - 1, not ' + show(seed));
     if (!Number.isInteger(seed) || seed < 0 || seed > 4294967295)
       fail('seed (' + seed + ') must be an integer between 0 and 2**32 - 1');
-    var engine = this, state = new Uint8Array(RNG_BYTES);
-    engine._call(RNG_BYTES, function (base, m) {
+    var state = new Uint8Array(RNG_BYTES);
+    this._call(RNG_BYTES, function (base, m) {
       m._bl_rng_seed(base, seed >>> 0);
       state.set(m.HEAPU8.subarray(base, base + RNG_BYTES));
     });
+    return randomState(this, seed, state);
+  };
+
+  /* The stream object over `state` (RNG_BYTES, its own). copy(): a second one that continues
+     from here independently (a stream drawn in parts, each part redone at will). */
+  function randomState(engine, seed, state) {
     function draw(n, fnName, bytesPer, View, name) {
       if (typeof n !== 'number') fail('n must be an integer between 0 and ' + MAX_ELEMS + ', not ' + show(n));
       if (!Number.isInteger(n) || n < 0 || n > MAX_ELEMS)
@@ -104,9 +110,10 @@
       seed: seed,
       randn: function (n) { return draw(n, '_bl_rng_normal_f64', 8, Float64Array, 'randn'); },
       rand: function (n) { return draw(n, '_bl_rng_uniform_f64', 8, Float64Array, 'rand'); },
-      randnF32: function (n) { return draw(n, '_bl_rng_normal_f32', 4, Float32Array, 'randnF32'); }
+      randnF32: function (n) { return draw(n, '_bl_rng_normal_f32', 4, Float32Array, 'randnF32'); },
+      copy: function () { return randomState(engine, seed, state.slice()); }
     };
-  };
+  }
 
   /* A module with one function returning an i32x4.splat: valid only where wasm SIMD is. */
   var SIMD_PROBE = [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 8, 1, 6,

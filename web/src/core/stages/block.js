@@ -2,7 +2,7 @@
    (bl.encoderLayer) on the weights stage's x and weights, post-LN or pre-LN (setting `ln`),
    LayerNorm gamma 1 and beta 0, then per token the size of the stream and of what each
    sublayer adds to it. */
-import { NS_PER_FLOP } from '../draws.js';
+import { NS_PER_FLOP, allWeights } from '../draws.js';
 
 // Per row of a (L, d) matrix: the L2 norm, the mean and the (biased) standard deviation, in
 // float64 from the engine's float32 values.
@@ -21,12 +21,12 @@ export function rowStats(a, L, d) {
 
 export default {
   name: 'block',
-  deps: ['weights'],
+  deps: ['weights', 'attnw'],
   key: (s, keys) => ['block', keys.ffn, s.heads, s.causal, s.scale, s.ln].join('|'),
   steps(engine, s, get) {
     const flops = 8 * s.L * s.d * s.d + 4 * s.L * s.L * s.d + 2 * s.L * s.d * s.dff * (s.gated ? 3 : 2);
     return [{ cost: flops * NS_PER_FLOP + 20 * s.L * s.d, run() {
-      const w = get('weights'), L = s.L, d = s.d, pre = s.ln === 'pre';
+      const w = allWeights(get), L = s.L, d = s.d, pre = s.ln === 'pre';
       const a = { L, dModel: d, nHeads: s.heads, dFF: s.dff, x: w.x, norm: pre ? 'pre' : 'post',
         causal: s.causal, scale: s.scale, activation: s.act,
         Wq: w.Wq, bq: w.bq, Wk: w.Wk, bk: w.bk, Wv: w.Wv, bv: w.bv, Wo: w.Wo, bo: w.bo,

@@ -2,7 +2,7 @@
    input through attention with the other mask (causal if the page's is not, none if it is), so
    that BERT's and GPT's weights sit side by side, and the numbers its note quotes. Nothing is
    computed when masks = one. */
-import { NS_PER_FLOP } from '../draws.js';
+import { NS_PER_FLOP, allWeights } from '../draws.js';
 
 // Per mask: the first query's weight on itself (mean over heads), the largest |row sum - 1|
 // (float64 sums of the float32 weights) and the mean over heads and rows of a row's largest
@@ -24,14 +24,14 @@ function stats(weights, H, L) {
 
 export default {
   name: 'maskpair',   // not 'masks': the result already has the setting under that name
-  deps: ['weights', 'attn'],
+  deps: ['weights', 'attnw', 'attn'],
   key: (s, keys) => (s.masks === 'both' ? keys.attn + '|both' : 'one'),
   // -> null (masks = one) or { causal (of this second run), weights, scores (H, L, L),
   //    bert, gpt: stats(), lastDiff: largest |difference| of the last query's weights }
   steps(engine, s, get) {
     if (s.masks !== 'both') return [{ cost: 0, run: () => null }];
     return [{ cost: (8 * s.L * s.d * s.d + 4 * s.L * s.L * s.d) * NS_PER_FLOP, run() {
-      const w = get('weights'), main = get('attn'), H = s.heads, L = s.L;
+      const w = allWeights(get), main = get('attn'), H = s.heads, L = s.L;
       const o = engine.attention({ L, dModel: s.d, nHeads: H, x: w.xAttn || w.x, Wq: w.Wq, bq: w.bq, Wk: w.Wk, bk: w.bk,
         Wv: w.Wv, bv: w.bv, Wo: w.Wo, bo: w.bo, causal: !s.causal, scale: s.scale });
       const gpt = s.causal ? main.weights : o.weights, bert = s.causal ? o.weights : main.weights;
