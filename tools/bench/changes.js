@@ -26,6 +26,11 @@ const START = {
 const typeInto = (sel, v) => (p) => p.evaluate(([s2, v2]) => {
   const e = document.querySelector(s2); e.value = v2; e.dispatchEvent(new Event('input', { bubbles: true }));
 }, [sel, v]);
+// Typed, then Enter (the field's change event): applied without the pause.
+const typeEnter = (sel, v) => (p) => p.evaluate(([s2, v2]) => {
+  const e = document.querySelector(s2); e.value = v2; e.dispatchEvent(new Event('input', { bubbles: true }));
+  e.dispatchEvent(new Event('change', { bubbles: true }));
+}, [sel, v]);
 const choose = (sel, v) => (p) => p.evaluate(([s2, v2]) => {
   const e = document.querySelector(s2); e.value = v2; e.dispatchEvent(new Event('change', { bubbles: true }));
 }, [sel, v]);
@@ -33,6 +38,7 @@ const press = (sel) => (p) => p.evaluate((s2) => document.querySelector(s2).clic
 const CHANGES = {
   classic: [
     ['seed 42 -> 7 (typed)', typeInto('#controls [name="seed"]', '7')],
+    ['seed 42 -> 7 (typed, Enter)', typeEnter('#controls [name="seed"]', '7')],
     ['activation relu -> gelu', choose('#controls [name="act"]', 'gelu')],
     ['token pick', press('#fig-rows .tok[data-index="3"]')],
     ['causal on', press('#controls [name="causal"]')],
@@ -41,6 +47,7 @@ const CHANGES = {
   ],
   bert: [
     ['seed 42 -> 7 (typed)', typeInto('#controls [name="seed"]', '7')],
+    ['seed 42 -> 7 (typed, Enter)', typeEnter('#controls [name="seed"]', '7')],
     ['activation gelu -> relu', choose('#controls [name="act"]', 'relu')],
     ['token pick', press('#fig-rows .tok[data-index="3"]')],
     ['causal on', press('#controls [name="causal"]')],
@@ -85,11 +92,11 @@ async function one(browser, base, size, change) {
   try {
     for (const size of SIZE === 'both' ? ['classic', 'bert'] : [SIZE]) {
       console.log(`\n${size === 'bert' ? 'BERT-base widths, 64 tokens' : 'classic example'} (${RUNS} runs each, medians; long task = over 50 ms)`);
-      console.log('change'.padEnd(30) + 'first figure'.padStart(14) + 'all redrawn'.padStart(14) + 'figures'.padStart(9) + 'longest task'.padStart(14));
+      console.log('change'.padEnd(32) + 'first figure'.padStart(14) + 'all redrawn'.padStart(14) + 'figures'.padStart(9) + 'longest task'.padStart(14));
       for (const ch of CHANGES[size]) {
         const rs = [];
         for (let i = 0; i < RUNS; i++) rs.push(await one(browser, srv.url, size, ch));
-        console.log(ch[0].padEnd(30) + (med(rs.map((r) => r.first)).toFixed(0) + ' ms').padStart(14) + (med(rs.map((r) => r.last)).toFixed(0) + ' ms').padStart(14) +
+        console.log(ch[0].padEnd(32) + (med(rs.map((r) => r.first)).toFixed(0) + ' ms').padStart(14) + (med(rs.map((r) => r.last)).toFixed(0) + ' ms').padStart(14) +
           String(med(rs.map((r) => r.n))).padStart(9) + (med(rs.map((r) => r.longest)) ? med(rs.map((r) => r.longest)).toFixed(0) + ' ms' : '< 50 ms').padStart(14));
       }
     }

@@ -49,6 +49,7 @@ export function createController(compute, change, reads) {
   }
 
   function run() {
+    timer = 0;
     engineErrors = [];
     const { eff, bad } = effective();
     const useful = reads ? reads.some((r) => !blocks(bad, r)) : !bad.size;
@@ -112,6 +113,9 @@ export function createController(compute, change, reads) {
       state[key] = r.value;
       schedule(now ? 0 : TYPING_DELAY);
     },
+
+    // Typing is over (Enter, or the field left): what waits for the pause goes now.
+    flush() { if (timer) { clearTimeout(timer); run(); } },
 
     // New settings from outside (URL hash, attributes): their parse errors are shown; the
     // fields that parsed are kept.

@@ -180,17 +180,28 @@ export function createCompute(opts) {
     if (!steps.length) return false;
     cancelSent();
     try { steps.forEach((st) => st.run()); } catch (e) { finish(job.id, e); return true; }
-    if (!local.model.missing(job.spec, want).length) finish(job.id, null, local.model);
+    const rest = local.model.missing(job.spec, want);
+    if (!rest.length) finish(job.id, null, local.model);
     else {
       part(job.id, local.model);
-      if (workerReady) send(job); else local.run.request(job.id, job.spec, want);
+      if (!workerReady) local.run.request(job.id, job.spec, want);
+      else {
+        // The Worker computes only the rest (and what that reads); its answer is made in the
+        // mirror, which takes the page's stages too. At the classic size the rest is the
+        // saturation sweep: the Worker had drawn every other stage again before it.
+        const here = {};
+        closure(want).forEach((n) => { if (!rest.includes(n)) here[n] = local.model.entry(n); });
+        mirror.absorb(here);
+        send(job, rest);
+      }
     }
     return true;
   }
 
-  function send(job) {
+  // stages: the stages the Worker is asked for (want when absent).
+  function send(job, stages) {
     if (assetWait(job)) return;   // sent when the weights arrive (needAsset)
-    if (workerReady) worker.postMessage({ id: job.id, spec: job.spec, want });
+    if (workerReady) worker.postMessage({ id: job.id, spec: job.spec, want: stages || want });
     else if (local) local.run.request(job.id, job.spec, want);
     else if (broken && !worker) finish(job.id, broken);
     // else: it waits in `latest` until the engine or the Worker is ready

@@ -91,6 +91,7 @@ function mount(root, ctx) {
       const v = fd.type === 'checkbox' ? (input.checked ? '1' : '0') : input.value;
       ctx.setRaw(fd.key, v, input, !typed);
     });
+    if (typed) input.addEventListener('change', ctx.flush);   // Enter or leaving the field: no pause
     f[fd.key] = { input: input, hint: hint, err: err, type: fd.type };
   });
 

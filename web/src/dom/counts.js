@@ -3,6 +3,7 @@
 import { counts as paintCounts, countsLayout } from '../core/counts.js';
 import { el } from './el.js';
 import { sizeCanvas } from './heatmap-canvas.js';
+import { tracked } from './holder.js';
 import * as tables from './table.js';
 
 export function counts() {
@@ -13,15 +14,18 @@ export function counts() {
   wrap.appendChild(canvas); wrap.appendChild(note); box.appendChild(wrap);
   const table = tables.create();
   box.appendChild(table.root);
+  let last = null;
+  const width = tracked(wrap, () => { if (last) paint(); });
+  function paint() {
+    const [b, ctx] = last, p = countsLayout(b, Math.min(560, width() || 320));
+    paintCounts(sizeCanvas(canvas, p.w, p.h), b, ctx.scheme, p);
+  }
   return { root: box, update(b, ctx) {
     title.textContent = b.title;
     note.textContent = b.note;
     canvas.setAttribute('aria-label', b.label);
     box.dataset.counts = b.items.map((it) => it.n).join(',');
-    const paint = () => {
-      const p = countsLayout(b, Math.min(560, wrap.clientWidth || 320));
-      paintCounts(sizeCanvas(canvas, p.w, p.h), b, ctx.scheme, p);
-    };
+    last = [b, ctx];
     if (ctx.defer) ctx.defer(paint); else paint();
     table.update(b.table, ctx.t);
   } };

@@ -91,6 +91,7 @@ function field(fd, ctl) {
   input.addEventListener(typed ? 'input' : 'change', () => {
     ctl.setRaw(fd.key, fd.type === 'checkbox' ? (input.checked ? '1' : '0') : input.value, !typed);
   });
+  if (typed) input.addEventListener('change', ctl.flush);   // Enter or leaving the field: no pause
   return { wrap, input, type: fd.type };
 }
 

@@ -53,7 +53,7 @@ export function create(parent, opts) {
   const t = (k, v) => translator(lang())(k, v);
   function ctx() {
     return { t, lang: lang(), scheme: colors.scheme(resolveTheme(ctl.state.theme)), state: ctl.shown(),
-      set: ctl.set, setRaw: (k, raw, input, now) => ctl.setRaw(k, raw, now), message: (e) => message(t, e) };
+      set: ctl.set, setRaw: (k, raw, input, now) => ctl.setRaw(k, raw, now), flush: ctl.flush, message: (e) => message(t, e) };
   }
   // The context of the figure as drawn: its own settings, the current language and colours.
   function shownCtx(d) {
@@ -62,7 +62,7 @@ export function create(parent, opts) {
   }
   const figView = mountFigure(figBox, fig, { set: ctl.set, setRaw: (k, raw) => ctl.setRaw(k, raw, true) });
   const controls = mode === 'full' ? controlsForm.mount(controlsBox, { get state() { return ctl.state; },
-    setRaw: (k, raw, input, now) => ctl.setRaw(k, raw, now), setMany: ctl.set }) : null;
+    setRaw: (k, raw, input, now) => ctl.setRaw(k, raw, now), flush: ctl.flush, setMany: ctl.set }) : null;
 
   // A bad setting that this figure reads keeps its last drawing (faded, with a note); one it
   // does not read (heads for the FFN views) is reported while the figure follows the rest.

@@ -2,14 +2,18 @@
    clicks and keys are handled between them. A job may add jobs: they run right after it (a
    figure's heatmaps before the next figure). cancel() drops what has not run yet. */
 
-const BUDGET = 6;   // ms of jobs per task; a job started within it always runs to its end
+// A task runs jobs while the time spent plus the longest job seen in this drawing stays under
+// LIMIT: tasks stay below 50 ms (a "long task"), and there are few of them. Every task is
+// followed by a frame (~10-20 ms of style, layout and paint of the whole page), so at 6 ms a
+// task the frames between jobs had taken more time than the jobs.
+const LIMIT = 40;
 
 function now() { return typeof performance === 'object' ? performance.now() : Date.now(); }
 
 // Returns { add(job), cancel() }; jobs are functions of no arguments.
 function create(opts) {
   if (opts && opts.atOnce) return { add: function (job) { job(); }, cancel: function () {} };
-  let queue = [], added = null, posted = false, gen = 0;
+  let queue = [], added = null, posted = false, gen = 0, longest = 0;
   const channel = typeof MessageChannel === 'function' ? new MessageChannel() : null;
   if (channel) channel.port1.onmessage = slice;
 
@@ -25,19 +29,24 @@ function create(opts) {
     else { queue.push(job); post(); }
   }
 
-  // Jobs until the budget is spent; what a job added goes to the front of the queue. An
-  // error is reported (as an uncaught one, like any other) without stopping the queue.
+  // Jobs (at least one) while the next would likely end within LIMIT; what a job added goes to
+  // the front of the queue. An error is reported (as an uncaught one, like any other) without
+  // stopping the queue.
   function slice() {
     posted = false;
     const t0 = now();
-    while (queue.length && now() - t0 < BUDGET) {
+    let t = t0;
+    while (queue.length && (t === t0 || t - t0 + longest < LIMIT)) {
       const job = queue.shift(), g = gen;
       added = [];
       try { job(); } catch (e) { setTimeout(function () { throw e; }, 0); }
       if (g === gen) queue = added.concat(queue);
       added = null;
+      const end = now();
+      longest = Math.max(longest, end - t);
+      t = end;
     }
-    if (queue.length) post();
+    if (queue.length) post(); else longest = 0;
   }
 
   // From inside a job too: what it added so far goes, what it adds after this runs.

@@ -56,7 +56,8 @@ function measure(name, from) {
 function change(kind) {
   // (The mark is the whole answer's: its parts, compute.js, come before it.)
   if (kind === 'result' && !ctl.result.missing.length) mark('blocklens:result');
-  if (kind === 'result' || kind === 'page') { writeHash(); render(kind === 'page'); }
+  // (The URL follows once a sliced drawing is done: replaceState lays the page out, ~5 ms.)
+  if (kind === 'result' || kind === 'page') { render(kind === 'page'); if (!drawing) writeHash(); }
   if (kind === 'page') toggles();
   showStatus();
 }
@@ -129,7 +130,7 @@ function render(all) {
     slices.add(() => { if (pending.get(k) !== kind) return; draw(k); if (!big) pending.delete(k); });
   });
   const last = ++finisher;   // only the last render's finishing job runs: it follows every figure
-  slices.add(() => { if (last !== finisher) return; drawing = false; pending = new Map(); drawn(c); showStatus(); });
+  slices.add(() => { if (last !== finisher) return; drawing = false; pending = new Map(); writeHash(); drawn(c); showStatus(); });
 }
 
 // Under the introduction: which weights the figures show, when they are a trained model's.
@@ -239,7 +240,7 @@ function start() {
   slices = slicer.create({ atOnce: document.documentElement.dataset.slices === 'off' });   // tests compare both ways
   const host = { set: ctl.set, setRaw: (k, raw) => ctl.setRaw(k, raw, true) };
   controls = controlsForm.mount($('controls'), { get state() { return ctl.state; },
-    setRaw: (k, raw, input, now) => ctl.setRaw(k, raw, now), setMany: ctl.set });
+    setRaw: (k, raw, input, now) => ctl.setRaw(k, raw, now), flush: ctl.flush, setMany: ctl.set });
   controls = quickbar.mount($('quickbar'), controls, ctl);   // phones: common settings next to every figure
   for (const k of VIEWS) {
     views.set(k, mountFigure($('fig-' + k), FIGURES.get(k), host));
