@@ -62,12 +62,17 @@ function curve(g, res, sc, t, p) {
     idx.forEach(function (i, k) { if (k) g.lineTo(X(h[i]), Y(a[i])); else g.moveTo(X(h[i]), Y(a[i])); });
     g.stroke();
   }
+  // One path per run of points of one colour (the colour follows the sorted values, so a run
+  // is every point of that colour): a few hundred fills instead of 4000 (~15 ms at BERT widths).
   const rgb = [0, 0, 0], xm = Math.max(-p.xmin, p.xmax);
+  let run = '';
   idx.forEach(function (i) {
-    const c = colors.color(sc, 'diverging', h[i], xm, rgb);
-    g.fillStyle = 'rgb(' + c.join(',') + ')';
-    g.beginPath(); g.arc(X(h[i]), Y(a[i]), 2.6, 0, 2 * Math.PI); g.fill();
+    const c = colors.color(sc, 'diverging', h[i], xm, rgb), css = 'rgb(' + c.join(',') + ')';
+    if (css !== run) { if (run) g.fill(); g.fillStyle = run = css; g.beginPath(); }
+    const x = X(h[i]), y = Y(a[i]);
+    g.moveTo(x + 2.6, y); g.arc(x, y, 2.6, 0, 2 * Math.PI);
   });
+  if (run) g.fill();
   return idx.length;
 }
 

@@ -31,7 +31,9 @@ function segBar(parts, sc, t, withText) {
 }
 
 export function setData(node, data) {
-  Object.keys(data || {}).forEach((k) => { node.dataset[k] = data[k]; });
+  // (Only what differs: an attribute written again, even to its value, restyles what a
+  // selector on it matches.)
+  Object.keys(data || {}).forEach((k) => { if (node.dataset[k] !== String(data[k])) node.dataset[k] = data[k]; });
 }
 
 // Each maker returns { root, update(block, ctx, res) }; a slot keeps its elements across

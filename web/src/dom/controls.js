@@ -2,7 +2,7 @@
    activation, seed, mask and scaling, with live hints (token count, d_k, d_ff ratio) and a
    message under any field whose value cannot be used. */
 import * as params from '../core/params.js';
-import { el } from './el.js';
+import { el, setHidden, setText } from './el.js';
 
 // key, control type, and which keys type into a text box (their input is debounced).
 const FIELDS = [
@@ -116,8 +116,8 @@ function mount(root, ctx) {
     Object.keys(f).forEach(function (k) {
       const x = f[k];
       const mine = errors.filter(function (e) { return e.key === k; });
-      x.err.hidden = !mine.length;
-      x.err.textContent = mine.map(function (e) { return c.message(e); }).join(' ');
+      setHidden(x.err, !mine.length);
+      setText(x.err, mine.map(function (e) { return c.message(e); }).join(' '));
       if (mine.length) x.input.setAttribute('aria-invalid', 'true'); else x.input.removeAttribute('aria-invalid');
       // Never overwrite what is being typed, nor a rejected value the message refers to.
       const typing = document.activeElement === x.input && (x.type === 'text' || x.type === 'textarea');
@@ -125,26 +125,26 @@ function mount(root, ctx) {
       else if (!typing && !mine.length) x.input.value = String(state[k]);
     });
     const n = params.tokensFor(state).length;
-    f.tokens.hint.textContent = t(n === 1 ? 'hint_tokens_one' : 'hint_tokens', { n: n });
-    f.d.hint.textContent = t('hint_d');
-    f.dff.hint.textContent = t('hint_dff', { r: (state.dff / state.d).toFixed(2).replace(/\.?0+$/, '') });
-    f.heads.hint.textContent = state.d % state.heads === 0 ? t('hint_heads', { dk: state.d / state.heads })
-      : attn ? t('hint_heads_kept', { d: attn.d, h: attn.heads, dk: attn.d / attn.heads }) : '';
-    f.act.hint.textContent = t('hint_act_' + (params.isGated(state.act) ? 'gated' : 'plain'));
-    f.init.hint.textContent = t('hint_init_' + state.init);
-    f.seed.hint.textContent = t('hint_seed');
-    f.causal.hint.textContent = t(state.causal ? 'hint_causal_on' : 'hint_causal_off');
-    f.scale.hint.textContent = t('hint_scale');
-    f.weights.hint.textContent = t('hint_weights_' + state.weights);
+    setText(f.tokens.hint, t(n === 1 ? 'hint_tokens_one' : 'hint_tokens', { n: n }));
+    setText(f.d.hint, t('hint_d'));
+    setText(f.dff.hint, t('hint_dff', { r: (state.dff / state.d).toFixed(2).replace(/\.?0+$/, '') }));
+    setText(f.heads.hint, state.d % state.heads === 0 ? t('hint_heads', { dk: state.d / state.heads })
+      : attn ? t('hint_heads_kept', { d: attn.d, h: attn.heads, dk: attn.d / attn.heads }) : '');
+    setText(f.act.hint, t('hint_act_' + (params.isGated(state.act) ? 'gated' : 'plain')));
+    setText(f.init.hint, t('hint_init_' + state.init));
+    setText(f.seed.hint, t('hint_seed'));
+    setText(f.causal.hint, t(state.causal ? 'hint_causal_on' : 'hint_causal_off'));
+    setText(f.scale.hint, t('hint_scale'));
+    setText(f.weights.hint, t('hint_weights_' + state.weights));
     // A trained model fixes the sizes, the activation, the mask and the initialisation.
     const model = state.weights === 'random' ? null : params.MODELS[state.weights];
-    f.layer.hint.textContent = model ? t('hint_layer', { n: model.layers }) : '';
-    f.layer.input.closest('.field').hidden = !model;
+    setText(f.layer.hint, model ? t('hint_layer', { n: model.layers }) : '');
+    setHidden(f.layer.input.closest('.field'), !model);
     const fixed = model ? { d: model.d, dff: model.dff, heads: model.heads, act: t('act_' + model.act), causal: t('ctl_causal'), init: t('weights_' + state.weights) } : {};
     ['d', 'dff', 'heads', 'act', 'init', 'causal'].forEach(function (k) {
       f[k].input.disabled = !!model;
       if (!model) return;
-      f[k].hint.textContent = t('hint_fixed', { v: fixed[k] });
+      setText(f[k].hint, t('hint_fixed', { v: fixed[k] }));
       // The disabled fields show the model's values (the state keeps the reader's own for later).
       if (k === 'causal') f[k].input.checked = true;
       else if (k !== 'init') f[k].input.value = String(model[k]);

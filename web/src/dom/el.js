@@ -5,3 +5,9 @@ export function el(tag, cls, text) {
   if (text !== undefined) e.textContent = text;
   return e;
 }
+
+// Text and hidden written only when they differ: a status shown again (several times per
+// settings change) then changes nothing on the page, where each write was a new text node to
+// style and lay out.
+export function setText(e, text) { if (e.textContent !== text) e.textContent = text; }
+export function setHidden(e, hidden) { if (e.hidden !== hidden) e.hidden = hidden; }

@@ -3,7 +3,7 @@
    shows older settings. The same figure object is drawn for export by core/compose.js.
    ctx: { t, lang, scheme, state, set(patch), setRaw(key, text, input), defer }. */
 import { blockList, setData } from './blocks.js';
-import { el } from './el.js';
+import { el, setHidden, setText } from './el.js';
 import { numberField, segmented, tokenBar } from './widgets.js';
 
 // The index a token control shows: the state's value within the current tokens.
@@ -64,8 +64,8 @@ export function mount(root, fig, host) {
     // this figure shows older settings (it is then faded, the note and controls are not).
     status(errors, stale) {
       fields.forEach((field, key) => field.error(errors.filter((e) => e.key === key).map((e) => e.text).join(' ')));
-      note.textContent = stale;
-      note.hidden = !stale;
+      setText(note, stale);
+      setHidden(note, !stale);
       root.classList.toggle('stale', !!stale);
     }
   };

@@ -2,7 +2,7 @@
    and the data-table alternative. Views compose panels; a panel only draws into its root. */
 import * as colors from '../core/colors.js';
 import { legendEnds } from '../core/sheet.js';
-import { el } from './el.js';
+import { el, setHidden, setText } from './el.js';
 import { draw as drawHeatmap } from './heatmap-canvas.js';
 import { tracked } from './holder.js';
 import * as interact from './interact.js';
@@ -76,10 +76,10 @@ function create(parent, opts) {
   }
   function draw(spec, tableSpec, ctx) {
     last = { spec: spec, ctx: ctx };
-    title.textContent = spec.title || '';
-    shape.textContent = spec.shape || '';
+    setText(title, spec.title || '');
+    setText(shape, spec.shape || '');
     later(ctx);
-    lg.hidden = spec.noLegend === true;
+    setHidden(lg, spec.noLegend === true);
     if (!lg.hidden) legend(lg, ctx.scheme, spec.kind, spec.max, spec.legendNote);
     if (tableSpec) table.update(tableSpec, ctx.t);
   }

@@ -8,7 +8,8 @@ import { defaults, parseHash, toHash } from '../core/params.js';
 import { FIGURES, VIEWS, ready } from '../figures/index.js';
 import { createCompute, ownWorkerUrl } from '../dom/compute.js';
 import * as controlsForm from '../dom/controls.js';
-import { el } from '../dom/el.js';
+import { setData } from '../dom/blocks.js';
+import { el, setHidden } from '../dom/el.js';
 import * as embedcode from '../dom/embedcode.js';
 import * as exportbar from '../dom/exportbar.js';
 import { mount as mountFigure } from '../dom/figure-view.js';
@@ -56,8 +57,7 @@ function measure(name, from) {
 function change(kind) {
   // (The mark is the whole answer's: its parts, compute.js, come before it.)
   if (kind === 'result' && !ctl.result.missing.length) mark('blocklens:result');
-  // (The URL follows once a sliced drawing is done: replaceState lays the page out, ~5 ms.)
-  if (kind === 'result' || kind === 'page') { render(kind === 'page'); if (!drawing) writeHash(); }
+  if (kind === 'result' || kind === 'page') render(kind === 'page');
   if (kind === 'page') toggles();
   showStatus();
 }
@@ -130,7 +130,7 @@ function render(all) {
     slices.add(() => { if (pending.get(k) !== kind) return; draw(k); if (!big) pending.delete(k); });
   });
   const last = ++finisher;   // only the last render's finishing job runs: it follows every figure
-  slices.add(() => { if (last !== finisher) return; drawing = false; pending = new Map(); writeHash(); drawn(c); showStatus(); });
+  slices.add(() => { if (last !== finisher) return; drawing = false; pending = new Map(); drawn(c); showStatus(); });
 }
 
 // Under the introduction: which weights the figures show, when they are a trained model's.
@@ -173,15 +173,18 @@ function showStatus() {
     v.status(texts, waiting ? t('figUpdating') : !bad ? '' : bad.length ? t('figStale', { fields: bad.map(label).join(t('listSep')) }) : t('figUpdating'));
   }
   if (stale) box.appendChild(el('p', 'stale-note', t('staleNote')));
-  box.hidden = !all.length;
+  setHidden(box, !all.length);
   const busy = ctl.busy();
   // (The request mark is the start of a compute: not moved by a partial answer drawn meanwhile.)
   if (busy) { progress.start(); if (!wasBusy || !ctl.result || !ctl.result.missing.length) mark('blocklens:request'); } else progress.stop();
   wasBusy = busy;
+  // The URL follows once every figure is drawn: replaceState lays the page out (5-40 ms while
+  // figures are being redrawn).
+  if (!busy && !drawing && ctl.result) writeHash();
   // Busy first: with a bad setting the other figures are still being computed.
-  document.body.dataset.status = busy || drawing ? 'busy' : all.length ? 'error' : ctl.result ? 'ready' : 'loading';
-  document.body.dataset.errors = all.map((e) => e.code).join(' ');
-  document.body.dataset.compute = compute ? compute.mode() : '';   // worker | local: where it ran
+  setData(document.body, { status: busy || drawing ? 'busy' : all.length ? 'error' : ctl.result ? 'ready' : 'loading',
+    errors: all.map((e) => e.code).join(' '),
+    compute: compute ? compute.mode() : '' });   // worker | local: where it ran
 }
 
 const label = (k) => t(k === 'engine' ? 'lbl_engine' : 'ctl_' + k);
