@@ -80,12 +80,20 @@ for (const [where, base] of [['http', null], ['file', FILE_URL]]) {
 test('worker_figures_equal_the_main_thread_figures', async () => {
   const a = await open(env.browser, FILE_URL, BERT);
   try {
+    // The first answer is the page's own (the Worker starts after it): once the Worker is
+    // ready, a new seed is computed there.
+    await a.page.waitForFunction(() => document.body.dataset.compute === 'worker', null, { timeout: 30000 });
+    await a.page.fill('#controls [name="seed"]', '7');
+    await a.page.press('#controls [name="seed"]', 'Enter');
+    await ready(a.page, 'ready');
     assert.strictEqual(await a.page.evaluate(() => document.body.dataset.compute), 'worker');
+    const hash = await a.page.evaluate(() => location.hash.slice(1));
+    assert.match(hash, /(^|&)seed=7(&|$)/);
     // A page without Worker computes on its own thread, in slices.
     const c = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
     await c.addInitScript(() => { delete window.Worker; });
     const page = await c.newPage();
-    await page.goto(FILE_URL + '#' + BERT);
+    await page.goto(FILE_URL + '#' + hash);
     await ready(page, 'ready');
     assert.strictEqual(await page.evaluate(() => document.body.dataset.compute), 'local');
     const w = await figures(a.page), m = await figures(page);

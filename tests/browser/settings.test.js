@@ -198,3 +198,24 @@ test('views_listed_here_are_the_page_figures', () => {
   assert.deepStrictEqual(Array.from(FIGURES.keys()), VIEWS);
   for (const f of FIGURES.values()) assert.ok(Array.isArray(f.reads) && f.reads.length, f.view + ' lists the settings it reads');
 });
+
+test('typed_seed_waits_for_the_pause_but_enter_applies_it_at_once', async () => {
+  const { page, log, close } = await open(env.browser, FILE_URL, 'lang=en');
+  try {
+    // One task: typing starts nothing (the page waits for a pause); the field's change event
+    // (Enter, or leaving the field) asks at once: the page is busy before the task ends.
+    const seen = await page.evaluate(() => {
+      const input = document.querySelector('#controls [name="seed"]'), out = [];
+      input.value = '7';
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      out.push(document.body.dataset.status);
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+      out.push(document.body.dataset.status);
+      return out;
+    });
+    assert.deepStrictEqual(seen, ['ready', 'busy']);
+    await settle(page);
+    assert.match(await page.evaluate(() => location.hash), /(^#|&)seed=7(&|$)/);
+    assert.deepStrictEqual(log.errors, []);
+  } finally { await close(); }
+});

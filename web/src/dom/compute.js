@@ -27,7 +27,8 @@ export function ownWorkerUrl(url) {
 // opts: { engine: the BlockLens API, loading: a promise of BlockLens.load() already under way
 // (optional), workerUrl: string | null (a Blob) | false (none), workerCode, onProgress(info),
 // assetUrl(name): where dist/blocklens-<name>.js is (trained weights, loaded when first asked),
-// want: the stages the host's figures need (figures' `needs`; all when absent) }.
+// want: the stages the host's figures need (figures' `needs`; all when absent), onMode(mode):
+// the Worker started or failed (mode() says where requests now go) }.
 // Returns { request(state, cb(err, res)), cancel(), busy(needs), mode() }.
 // cb runs for the newest request only: with each part of the answer as its stages come in
 // (res.missing lists those still coming; res.request is the request's number), the last time
@@ -103,6 +104,7 @@ export function createCompute(opts) {
       const m = e.data;
       if (m.type === 'ready') {
         workerReady = true;
+        if (opts.onMode) opts.onMode('worker');
         clearTimeout(bootTimer);
         if (url) URL.revokeObjectURL(url);
         if (latest && !local) send(latest);   // it waited for an engine
@@ -126,6 +128,7 @@ export function createCompute(opts) {
     worker = null;
     const wasReady = workerReady;
     workerReady = false;
+    if (wasReady && opts.onMode) opts.onMode(local ? 'local' : 'broken');
     if (latest && (wasReady || !local)) send(latest);
   }
 

@@ -3,6 +3,18 @@
 import { layout, paint, steps } from '../core/heatmap.js';
 
 const geoms = new WeakMap(), draws = new WeakMap();   // canvas -> latest geometry; number of draws
+const painted = new WeakMap();   // canvas -> the paintKey of its last finished painting
+
+// What a canvas shows, as far as it can be told without reading the values: the same matrix
+// object (the model's arrays are never written after their stage is done), size, scale,
+// colours and labels. null when a mask function is involved (it cannot be compared).
+function paintKey(s, sc, k) {
+  if (s.masked) return null;
+  return { data: s.data, marks: s.marks || null, text: [s.offset || 0, s.rows, s.cols, s.kind, s.max, s.focusRow, s.maxCell,
+    s.cellH, s.width, s.maxWidth, sc.name, k, (s.rowLabels || []).join('\u0001'), Array.isArray(s.colLabels) ? s.colLabels.join('\u0001') : s.colLabels,
+    (s.rowFlags || []).join()].join('\u0002') };
+}
+const sameKey = (a, b) => !!a && !!b && a.data === b.data && a.marks === b.marks && a.text === b.text;
 
 export function dpr() {
   return Math.max(1, Math.min(3, (typeof devicePixelRatio === 'number' && devicePixelRatio) || 1));
@@ -10,23 +22,36 @@ export function dpr() {
 
 // Draw `s` into `canvas`; remembers the geometry for hover and keyboard (see interact.js).
 // With `defer` (the page's slices.add) each step after the background is a job of its own; a
-// newer draw of the same canvas makes the older one's remaining steps do nothing.
-export function draw(canvas, s, sc, defer) {
+// newer draw of the same canvas makes the older one's remaining steps do nothing. keep: the
+// caller draws nothing over the heatmap, so a canvas already showing the same picture may be
+// left as it is.
+export function draw(canvas, s, sc, defer, keep) {
   const k = dpr();
   const ctx = canvas.getContext('2d');
   const g = layout(ctx, s);
-  canvas.width = Math.round(g.w * k);
-  canvas.height = Math.round(g.h * k);
-  canvas.style.width = g.w + 'px';
-  canvas.style.height = g.h + 'px';
-  ctx.setTransform(k, 0, 0, k, 0, 0);
-  const n = (draws.get(canvas) || 0) + 1;
+  const n = (draws.get(canvas) || 0) + 1, key = keep ? paintKey(s, sc, k) : null;
   draws.set(canvas, n);
-  if (!defer) paint(ctx, s, sc, g, k);
-  else steps(ctx, s, sc, g, k).forEach(function (f, i) {
-    if (i === 0) f();
-    else defer(function () { if (draws.get(canvas) === n) f(); });
-  });
+  // The same picture, fully painted: left as it is (at large sizes an unchanged matrix, such as
+  // x after an activation change, cost its pooling, pixels and upload again).
+  if (sameKey(key, painted.get(canvas)) && canvas.width === Math.round(g.w * k) && canvas.height === Math.round(g.h * k)) {
+    /* nothing to paint */
+  } else {
+    painted.delete(canvas);
+    canvas.width = Math.round(g.w * k);
+    canvas.height = Math.round(g.h * k);
+    canvas.style.width = g.w + 'px';
+    canvas.style.height = g.h + 'px';
+    ctx.setTransform(k, 0, 0, k, 0, 0);
+    const done = function () { if (key) painted.set(canvas, key); };
+    if (!defer) { paint(ctx, s, sc, g, k); done(); } else {
+      const all = steps(ctx, s, sc, g, k), last = all.length - 1;
+      all.forEach(function (f, i) {
+        if (i === 0) f();
+        else defer(function () { if (draws.get(canvas) === n) { f(); if (i === last) done(); } });
+      });
+      if (last === 0) done();
+    }
+  }
   // Test and export hooks: the matrix shape and where the cells are, in CSS pixels.
   const ds = canvas.dataset;
   ds.rows = s.rows; ds.cols = s.cols; ds.plotX = g.left; ds.plotY = g.top;

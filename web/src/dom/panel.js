@@ -66,7 +66,7 @@ function create(parent, opts) {
     queued = false;
     const spec = last.spec, ctx = last.ctx;
     spec.width = width() || root.clientWidth || 300;
-    drawHeatmap(canvas, spec, ctx.scheme, ctx.defer);
+    drawHeatmap(canvas, spec, ctx.scheme, ctx.defer, true);
     interact.refresh(canvas);
   }
   function later(ctx) {

@@ -262,7 +262,8 @@ function start() {
   } else ctl.replace(parsed.state, []);
   if (typeof BlockLens === 'undefined') return ctl.fail({ key: 'engine', code: 'noEngine', vars: {} });
   compute = createCompute({ engine: BlockLens, loading: engineLoading, workerUrl: ownWorkerUrl('dist/blocklens-worker.js'),
-    workerCode: __WORKER_CODE__, onProgress: (info) => progress.update(info) });
+    workerCode: __WORKER_CODE__, onProgress: (info) => progress.update(info),
+    onMode: (mode) => setData(document.body, { compute: mode }) });
   ctl.attach(compute);
 }
 
