@@ -28,7 +28,7 @@ const engineLoading = typeof BlockLens === 'object' && BlockLens ? BlockLens.loa
 if (engineLoading) engineLoading.catch(() => {});   // reported through the compute's first answer
 const views = new Map(), tools = new Map(), marked = new Set();
 let ctl, controls, progress, slices, lastHash = '', drawing = false, pending = new Map(), wasBusy = false;
-let drawingFor = 0, finisher = 0, pageLook = '';
+let drawingFor = 0, finisher = 0, pageLook = '', hashSoon = false;
 
 const lang = () => resolveLang(ctl.state.lang);
 const t = (k, v) => translator(lang())(k, v);
@@ -178,11 +178,16 @@ function showStatus() {
   // (The request mark is the start of a compute: not moved by a partial answer drawn meanwhile.)
   if (busy) { progress.start(); if (!wasBusy || !ctl.result || !ctl.result.missing.length) mark('blocklens:request'); } else progress.stop();
   wasBusy = busy;
-  // The URL follows once every figure is drawn: replaceState lays the page out (5-40 ms while
-  // figures are being redrawn).
-  if (!busy && !drawing && ctl.result) writeHash();
+  // The URL follows once every figure is drawn, after the next frame: replaceState lays the
+  // page out, which then has nothing left to do (right after the drawing it took 5-40 ms).
+  // The page is ready once the URL says what it shows.
+  if (!busy && !drawing && ctl.result && !hashSoon && '#' + toHash(ctl.shown()) !== lastHash) {
+    hashSoon = true;
+    const write = () => setTimeout(() => { hashSoon = false; writeHash(); showStatus(); }, 0);
+    if (document.hidden) write(); else requestAnimationFrame(write);
+  }
   // Busy first: with a bad setting the other figures are still being computed.
-  setData(document.body, { status: busy || drawing ? 'busy' : all.length ? 'error' : ctl.result ? 'ready' : 'loading',
+  setData(document.body, { status: busy || drawing || hashSoon ? 'busy' : all.length ? 'error' : ctl.result ? 'ready' : 'loading',
     errors: all.map((e) => e.code).join(' '),
     compute: compute ? compute.mode() : '' });   // worker | local: where it ran
 }
@@ -208,8 +213,9 @@ function nextTheme() {
 // ---- URL hash --------------------------------------------------------------------------
 function writeHash() {
   const h = '#' + toHash(ctl.shown());
-  if (h === location.hash) return;
+  if (h === lastHash) return;
   lastHash = h;
+  if (h === location.hash) return;
   try { history.replaceState(null, '', h); } catch (e) { location.hash = h; }
 }
 
