@@ -54,13 +54,13 @@ test('a_change_recomputes_only_the_stages_that_read_it', async () => {
   // a new seed or new sizes.
   assert.deepEqual(await recomputed({}, { causal: true }), ['attn', 'perta', 'block']);
   assert.deepEqual(await recomputed({}, { scale: false }), ['attn', 'perta', 'block']);
-  assert.deepEqual(await recomputed({}, { act: 'gelu' }), ['ffn', 'pertf', 'block', 'moe']);
+  assert.deepEqual(await recomputed({}, { act: 'gelu' }), ['ffn', 'zeros', 'pertf', 'block', 'moe']);
   assert.deepEqual(await recomputed({}, { masks: 'both' }), ['maskpair']);
   assert.deepEqual(await recomputed({}, { topk: 1 }), ['moe']);
   assert.deepEqual(await recomputed({}, { pert: 2 }), ['pertf', 'perta', 'norms']);
   assert.deepEqual(await recomputed({}, { sel: 2, show: 'raw', head: 1 }), []);
   assert.deepEqual(await recomputed({}, { seed: 7 }),
-    ['weights', 'ffn', 'pertf', 'attnw', 'attn', 'perta', 'saturation', 'norms', 'block', 'moew', 'moe']);
+    ['weights', 'ffn', 'zeros', 'pertf', 'attnw', 'attn', 'perta', 'saturation', 'norms', 'block', 'moew', 'moe']);
 });
 
 test('a_host_that_wants_one_figure_computes_only_its_stages', async () => {

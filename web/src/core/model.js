@@ -11,10 +11,10 @@ import EXTRA from './stages/index.js';
 // sent to the page as soon as it is done: each figure is drawn once the stages it needs
 // (figures/index.js) are in, so the cheap ones come first and the rest in page order.
 // The later figures' stages live in stages/<name>.js: { name, key(s, keys), steps(engine, s, get) }.
-const ORDER = ['split', 'presets', 'weights', 'ffn', 'glu', 'pertf', 'attnw', 'attn', 'maskpair', 'perta',
+const ORDER = ['split', 'presets', 'weights', 'ffn', 'glu', 'zeros', 'pertf', 'attnw', 'attn', 'maskpair', 'perta',
   'saturation', 'norms', 'block', 'moew', 'moe'];
 // The earlier stages each one reads (get(name) in its steps); the later figures' stages list theirs.
-const DEPS = Object.assign({ ffn: ['weights'], attnw: ['weights'], attn: ['weights', 'attnw'], pertf: ['weights', 'ffn'],
+const DEPS = Object.assign({ ffn: ['weights'], zeros: ['ffn', 'glu'], attnw: ['weights'], attn: ['weights', 'attnw'], pertf: ['weights', 'ffn'],
   perta: ['weights', 'attnw', 'attn'] },
   Object.fromEntries(EXTRA.map((x) => [x.name, x.deps || []])));
 
@@ -95,7 +95,7 @@ function keysOf(s) {
     : [s.seed, s.L, s.d, s.dff, s.gated, s.init].join('|');
   const f = w + '|' + s.act;
   const a = [w, s.heads, s.causal, s.scale].join('|');
-  const keys = { weights: w, attnw: w, ffn: f, attn: a, pertf: [f, s.pert, s.pval].join('|'), perta: [a, s.pert, s.pval].join('|'),
+  const keys = { weights: w, attnw: w, ffn: f, zeros: 'zeros|' + f, attn: a, pertf: [f, s.pert, s.pval].join('|'), perta: [a, s.pert, s.pval].join('|'),
     split: [s.d, s.dff, s.heads, s.gated].join('|'), presets: 'all' };
   EXTRA.forEach((x) => { keys[x.name] = x.key(s, keys); });
   return keys;
@@ -167,6 +167,15 @@ const STAGES = {
       return f;
     } }];
   },
+  // The activation figure's pass over every hidden value: its × marks and counts, and the
+  // range its curve spans. Made with the numbers (in the Worker): on the page it was 15-25 ms
+  // of each redraw at BERT widths.
+  zeros: function (engine, s, get) {
+    return [{ cost: 4 * s.L * s.dff, run: function () {
+      const f = get('ffn');
+      return Object.assign(zeroedMarks(f, s.act, s.gated ? get('glu').gate : null), { range: valueRange(f.hidden, f.activated) });
+    } }];
+  },
   attn: function (engine, s, get) {
     return [{ cost: attnFlops(s) * NS_PER_FLOP, run: function () { const w = allWeights(get); return attnCall(engine, s, w, w.xAttn || w.x); } }];
   },
@@ -232,6 +241,17 @@ function zeroedMarks(ffn, act, gate) {
     if (gate && gate[i] === 0 && h[i] !== 0) gateUnderflow++;
   }
   return { marks: marks, count: count, underflow: underflow, gateUnderflow: gateUnderflow };
+}
+
+// The finite range of x and y values, 0 included (the curve's axes cross at 0).
+function valueRange(xs, ys) {
+  let xmin = 0, xmax = 0, ymin = 0, ymax = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i], y = ys[i];
+    if (x < xmin && x > -Infinity) xmin = x; else if (x > xmax && x < Infinity) xmax = x;
+    if (y < ymin && y > -Infinity) ymin = y; else if (y > ymax && y < Infinity) ymax = y;
+  }
+  return { xmin, xmax, ymin, ymax };
 }
 
 // With the identity, W1·W2 is one (d x d) matrix: the largest relative gap between the FFN's

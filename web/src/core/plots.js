@@ -12,13 +12,8 @@ import * as heatmap from './heatmap.js';
 // x(v), y(v), ... }.
 const CURVE_PAD = { right: 12, top: 22, bottom: 30 }, CURVE_MAX_H = 300;
 function curveLayout(g, res, maxW, maxH) {
-  const F = format, h = res.ffn.hidden, a = res.ffn.activated, n = h.length;
-  let xmin = 0, xmax = 0, ymin = 0, ymax = 0;
-  for (let i = 0; i < n; i++) {
-    const x = h[i], y = a[i];
-    if (isFinite(x)) { if (x < xmin) xmin = x; if (x > xmax) xmax = x; }
-    if (isFinite(y)) { if (y < ymin) ymin = y; if (y > ymax) ymax = y; }
-  }
+  const F = format;
+  let { xmin, xmax, ymin, ymax } = res.zeros.range;   // (model.js: the zeros stage)
   if (xmax - xmin < 1e-9) xmax = xmin + 1;
   if (ymax - ymin < 1e-9) ymax = ymin + 1;
   g.font = heatmap.FONT;

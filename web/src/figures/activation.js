@@ -5,7 +5,6 @@
    the up projection and the product (each on its own). */
 import * as F from '../core/format.js';
 import { absMax } from '../core/heatmap.js';
-import { zeroedMarks } from '../core/model.js';
 import { X, initNote, legendOf, matrixPanel, sentences } from './common.js';
 
 // The sentence under the maps: the weights' initialisation and, when any, the zeros that come
@@ -21,12 +20,12 @@ const note = (text) => (text ? [{ type: 'note', text }] : []);
 
 export default {
   view: 'activation',
-  needs: ['ffn', 'glu'],   // the model's stages it draws from (core/model.js)
+  needs: ['ffn', 'glu', 'zeros'],   // the model's stages it draws from (core/model.js)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init'],
   build(res, ctx) {
     const t = ctx.t, fx = res.ffn, L = res.L, f = res.dff, tk = res.tokens, act = t('act_' + res.act);
     const gate = res.gated && res.glu ? res.glu.gate : null;
-    const z = zeroedMarks(fx, res.act, gate), marks = z.marks;
+    const z = res.zeros, marks = z.marks;
     const shape = L + X + f, cellText = (v, i) => F.short(v) + (marks[i] ? ' \u00d7' : '');
     // The product's panel: marks ×, and hover says what a marked or underflowed cell was.
     const after = (title, max, own) => {
