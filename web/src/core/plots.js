@@ -30,10 +30,13 @@ function curveLayout(g, res, maxW, maxH) {
 }
 
 // Scatter of (before, after) laid out by curveLayout; ungated activations are joined into the
-// curve itself. Returns how many points were drawn (at most ~4000, evenly sampled).
+// curve itself. Returns how many points were drawn, evenly sampled: at most ~4000 for a gated
+// FFN (a cloud, whose density is the point), ~1500 on an ungated curve (dots 5 px wide on a
+// line at most 420 px long: more only overlap, and each costs a circle filled, ~20 ms per
+// 4000 in Chromium).
 function curve(g, res, sc, t, p) {
   const F = format, h = res.ffn.hidden, a = res.ffn.activated, n = h.length;
-  const step = Math.max(1, Math.floor(n / 4000)), idx = [];
+  const step = Math.max(1, Math.floor(n / (res.gated ? 4000 : 1500))), idx = [];
   for (let i = 0; i < n; i += step) idx.push(i);
   idx.sort(function (i, j) { return h[i] - h[j]; });
   const X = p.x, Y = p.y, x0 = X(0), y0 = Y(0);

@@ -19,7 +19,7 @@ import * as quickbar from '../dom/quickbar.js';
 import * as slicer from '../dom/slices.js';
 import { resolve as resolveTheme } from '../dom/theme.js';
 
-const BIG_DRAW = 50000;   // L x max(d_ff, L) cells from which figures are drawn in slices
+const BIG_DRAW = 16384;   // L x max(d_ff, L) cells from which figures are drawn in slices (7 tokens at BERT widths: 21,504)
 const $ = (id) => document.getElementById(id);
 const pick = (o, keys) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 
