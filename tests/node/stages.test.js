@@ -52,15 +52,15 @@ async function recomputed(from, patch) {
 test('a_change_recomputes_only_the_stages_that_read_it', async () => {
   // The random streams (weights, the saturation samples, the experts) are drawn again only for
   // a new seed or new sizes.
-  assert.deepEqual(await recomputed({}, { causal: true }), ['attn', 'perta', 'block']);
-  assert.deepEqual(await recomputed({}, { scale: false }), ['attn', 'perta', 'block']);
+  assert.deepEqual(await recomputed({}, { causal: true }), ['attn', 'perta', 'blocka', 'block']);
+  assert.deepEqual(await recomputed({}, { scale: false }), ['attn', 'perta', 'blocka', 'block']);
   assert.deepEqual(await recomputed({}, { act: 'gelu' }), ['ffn', 'zeros', 'pertf', 'block', 'moe']);
   assert.deepEqual(await recomputed({}, { masks: 'both' }), ['maskpair']);
   assert.deepEqual(await recomputed({}, { topk: 1 }), ['moe']);
   assert.deepEqual(await recomputed({}, { pert: 2 }), ['pertf', 'perta', 'norms']);
   assert.deepEqual(await recomputed({}, { sel: 2, show: 'raw', head: 1 }), []);
   assert.deepEqual(await recomputed({}, { seed: 7 }),
-    ['weights', 'ffn', 'zeros', 'pertf', 'attnw', 'attn', 'perta', 'saturation', 'norms', 'block', 'moew', 'moe']);
+    ['weights', 'ffn', 'zeros', 'pertf', 'attnw', 'attn', 'perta', 'saturation', 'norms', 'blocka', 'block', 'moew', 'moe']);
 });
 
 test('a_host_that_wants_one_figure_computes_only_its_stages', async () => {
@@ -84,4 +84,19 @@ test('the_pages_quick_answer_leaves_out_a_stage_over_its_budget_and_the_stages_t
   const words = Array.from({ length: 64 }, (_, i) => 'w' + i).join(' ');
   assert.deepEqual(within({ d: 768, dff: 3072, heads: 12, tokens: words }, 4e6), ['split', 'presets']);
   assert.deepEqual(within({}, 0), []);
+});
+
+test('the_block_from_its_two_stages_is_one_encoder_layer_call_bit_for_bit', async () => {
+  const bl = await BlockLens.load();
+  for (const patch of [{}, { ln: 'pre' }, { ln: 'pre', act: 'swiglu', causal: true, seed: 3 }, { act: 'gelu', heads: 4, scale: false }]) {
+    const st = Object.assign(params.defaults(), patch), res = model.create(bl).compute(st), w = res.weights, s = model.resolve(st);
+    const a = { L: s.L, dModel: s.d, nHeads: s.heads, dFF: s.dff, x: w.x, norm: s.ln, causal: s.causal, scale: s.scale, activation: s.act };
+    ['Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Wo', 'bo'].forEach((k) => { a[k] = res.attnw[k]; });
+    ['W1', 'b1', 'W2', 'b2'].concat(s.gated ? ['W3', 'b3'] : []).forEach((k) => { a[k] = w[k]; });
+    const r = bl.encoderLayer(a), B = res.block, name = JSON.stringify(patch);
+    for (const [mine, theirs] of [['attn', r.attn.out], ['resid1', r.resid1], ['norm1', r.norm1], ['ffn', r.ffn.out],
+      ['resid2', r.resid2], ['norm2', r.norm2], ['out', r.out]]) {
+      assert.deepEqual(Array.from(B[mine]), Array.from(theirs), `${name}: ${mine}`);
+    }
+  }
 });

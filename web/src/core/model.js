@@ -12,7 +12,7 @@ import EXTRA from './stages/index.js';
 // (figures/index.js) are in, so the cheap ones come first and the rest in page order.
 // The later figures' stages live in stages/<name>.js: { name, key(s, keys), steps(engine, s, get) }.
 const ORDER = ['split', 'presets', 'weights', 'ffn', 'glu', 'zeros', 'pertf', 'attnw', 'attn', 'maskpair', 'perta',
-  'saturation', 'norms', 'block', 'moew', 'moe'];
+  'saturation', 'norms', 'blocka', 'block', 'moew', 'moe'];
 // The earlier stages each one reads (get(name) in its steps); the later figures' stages list theirs.
 const DEPS = Object.assign({ ffn: ['weights'], zeros: ['ffn', 'glu'], attnw: ['weights'], attn: ['weights', 'attnw'], pertf: ['weights', 'ffn'],
   perta: ['weights', 'attnw', 'attn'] },

@@ -1,7 +1,11 @@
-/* stages/block.js - the numbers of the `block` figure: one whole block by the engine
-   (bl.encoderLayer) on the weights stage's x and weights, post-LN or pre-LN (setting `ln`),
-   LayerNorm gamma 1 and beta 0, then per token the size of the stream and of what each
-   sublayer adds to it. */
+/* stages/block.js - the numbers of the `block` figure: one whole block, post-LN or pre-LN
+   (setting `ln`), LayerNorm gamma 1 and beta 0 (a trained model's own), then per token the size
+   of the stream and of what each sublayer adds to it. Two stages, so that a change of the
+   activation redoes only the FFN half: blocka, the attention sublayer and its residual, and
+   block, the FFN sublayer on what blocka left. Each runs the engine's own attention, layerNorm
+   and ffn, the calls bl.encoderLayer makes, with the residual sums in float32 as it does them:
+   the same bits as one encoderLayer call (tests/node/stages.test.js). Post-LN attention reads x
+   itself, so it is the attn stage's (a trained model's blocks are pre-LN). */
 import { NS_PER_FLOP, allWeights } from '../draws.js';
 
 // Per row of a (L, d) matrix: the L2 norm, the mean and the (biased) standard deviation, in
@@ -19,29 +23,66 @@ export function rowStats(a, L, d) {
   return { norm, mean, std };
 }
 
+// a + b in float32, as the C block sums a sublayer's output into the stream.
+function add(a, b) {
+  const out = new Float32Array(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = a[i] + b[i];
+  return out;
+}
+
+// LayerNorm of x (L, d) with its gamma and beta when the weights bring them (1 and 0 otherwise).
+function layerNorm(engine, s, x, gamma, beta) {
+  const a = { L: s.L, d: s.d, x };
+  if (gamma) a.gamma = gamma;
+  if (beta) a.beta = beta;
+  return engine.layerNorm(a).out;
+}
+
+const attnCost = (s) => (8 * s.L * s.d * s.d + 4 * s.L * s.L * s.d) * NS_PER_FLOP;
+
+// -> { ln, attnIn, attn, resid1, norm1 }: post-LN norm1 = LN1(x + attn(x)); pre-LN norm1 = LN1(x),
+// the attention's input.
+export const blockAttention = {
+  name: 'blocka',
+  deps: ['weights', 'attnw', 'attn'],
+  key: (s, keys) => ['blocka', keys.attn, s.ln].join('|'),
+  steps(engine, s, get) {
+    const pre = s.ln === 'pre', reuse = !pre && s.weights !== 'poems';
+    return [{ cost: (reuse ? 0 : attnCost(s)) + 20 * s.L * s.d, run() {
+      const w = allWeights(get), x = w.x;
+      if (pre) {
+        const norm1 = layerNorm(engine, s, x, w.ln1Gamma, w.ln1Beta), attn = attnCall(engine, s, w, norm1);
+        return { ln: 'pre', attnIn: norm1, attn, resid1: add(x, attn), norm1 };
+      }
+      const attn = reuse ? get('attn').out : attnCall(engine, s, w, x), resid1 = add(x, attn);
+      return { ln: 'post', attnIn: x, attn, resid1, norm1: layerNorm(engine, s, resid1, w.ln1Gamma, w.ln1Beta) };
+    } }];
+  }
+};
+
+function attnCall(engine, s, w, x) {
+  return engine.attention({ L: s.L, dModel: s.d, nHeads: s.heads, x,
+    Wq: w.Wq, bq: w.bq, Wk: w.Wk, bk: w.bk, Wv: w.Wv, bv: w.bv, Wo: w.Wo, bo: w.bo, causal: s.causal, scale: s.scale }).out;
+}
+
 export default {
   name: 'block',
-  deps: ['weights', 'attnw'],
-  key: (s, keys) => ['block', keys.ffn, s.heads, s.causal, s.scale, s.ln].join('|'),
+  deps: ['weights', 'blocka'],
+  key: (s, keys) => ['block', keys.blocka, keys.ffn].join('|'),
   steps(engine, s, get) {
-    const flops = 8 * s.L * s.d * s.d + 4 * s.L * s.L * s.d + 2 * s.L * s.d * s.dff * (s.gated ? 3 : 2);
-    return [{ cost: flops * NS_PER_FLOP + 20 * s.L * s.d, run() {
-      const w = allWeights(get), L = s.L, d = s.d, pre = s.ln === 'pre';
-      const a = { L, dModel: d, nHeads: s.heads, dFF: s.dff, x: w.x, norm: pre ? 'pre' : 'post',
-        causal: s.causal, scale: s.scale, activation: s.act,
-        Wq: w.Wq, bq: w.bq, Wk: w.Wk, bk: w.bk, Wv: w.Wv, bv: w.bv, Wo: w.Wo, bo: w.bo,
-        W1: w.W1, b1: w.b1, W2: w.W2, b2: w.b2 };
+    return [{ cost: 2 * s.L * s.d * s.dff * (s.gated ? 3 : 2) * NS_PER_FLOP + 20 * s.L * s.d, run() {
+      const w = get('weights'), A = get('blocka'), L = s.L, d = s.d, pre = A.ln === 'pre';
+      // The FFN reads LN2(x + attn) (pre-LN) or norm1 (post-LN), and is summed into what it read
+      // (post-LN) or into the stream (pre-LN).
+      const ffnIn = pre ? layerNorm(engine, s, A.resid1, w.ln2Gamma, w.ln2Beta) : A.norm1;
+      const a = { L, dModel: d, dFF: s.dff, x: ffnIn, W1: w.W1, b1: w.b1, W2: w.W2, b2: w.b2, activation: s.act };
       if (s.gated) { a.W3 = w.W3; a.b3 = w.b3; }
-      // Weights that bring their own LayerNorm parameters (a trained model) pass them on.
-      ['ln1Gamma', 'ln1Beta', 'ln2Gamma', 'ln2Beta'].forEach((k) => { if (w[k]) a[k] = w[k]; });
-      const r = engine.encoderLayer(a);
-      // What each sublayer reads, and what it adds to the stream it is summed into.
-      const attnIn = pre ? r.norm1 : w.x, ffnIn = pre ? r.norm2 : r.norm1;
+      const ffn = engine.ffn(a).out, resid2 = add(pre ? A.resid1 : A.norm1, ffn);
+      const norm2 = pre ? ffnIn : layerNorm(engine, s, resid2, w.ln2Gamma, w.ln2Beta), out = pre ? resid2 : norm2;
       const st = (m) => rowStats(m, L, d);
-      return { ln: pre ? 'pre' : 'post', attnIn, attn: r.attn.out, resid1: r.resid1, norm1: r.norm1,
-        ffnIn, ffn: r.ffn.out, resid2: r.resid2, norm2: r.norm2, out: r.out,
-        stats: { x: st(w.x), attn: st(r.attn.out), resid1: st(r.resid1), ffnIn: st(ffnIn), ffn: st(r.ffn.out),
-          resid2: st(r.resid2), out: st(r.out) } };
+      return Object.assign({}, A, { ffnIn, ffn, resid2, norm2, out,
+        stats: { x: st(w.x), attn: st(A.attn), resid1: st(A.resid1), ffnIn: st(ffnIn), ffn: st(ffn),
+          resid2: st(resid2), out: st(out) } });
     } }];
   }
 };

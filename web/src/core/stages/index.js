@@ -3,7 +3,7 @@
    key is a string of exactly what the stage reads (keys: the earlier stages' keys, e.g.
    keys.weights), steps a list of { cost, run } whose last run() returns the stage's value;
    get(name) reads an earlier stage, one of those listed in deps. */
-import block from './block.js';
+import block, { blockAttention } from './block.js';
 import glu from './glu.js';
 import maskpair from './masks.js';
 import moe, { moeWeights } from './moe.js';
@@ -11,4 +11,4 @@ import norms from './norms.js';
 import saturation from './saturation.js';
 
 // Their keys are made in this order (moe's reads moew's); model.js ORDER says when each runs.
-export default [glu, maskpair, block, norms, saturation, moeWeights, moe];
+export default [glu, maskpair, blockAttention, block, norms, saturation, moeWeights, moe];
