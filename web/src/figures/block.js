@@ -1,6 +1,7 @@
 /* block.js - the whole block: x -> attention -> + residual -> LayerNorm -> FFN -> + residual ->
    LayerNorm (post-LN) or with the norms in front of each sublayer (pre-LN, setting `ln`), run
-   by the engine's encoderLayer on the weights of the figures above. One row of heatmaps per
+   by the engine on the weights of the figures above (the calls of its encoderLayer, in two
+   stages: core/stages/block.js). One row of heatmaps per
    sublayer (its input, what it adds, the sum, on one colour scale), then per token the size
    of x, of both updates and of the output. */
 import * as F from '../core/format.js';
