@@ -14,11 +14,17 @@ function recorder() {
 
 const settle = (ms) => new Promise((r) => setTimeout(r, ms));
 
-test('typed_value_waits_for_the_typing_pause_then_is_asked_once', async () => {
+// A controller attached to a recorder, past its first request.
+async function started() {
   const { asked, compute } = recorder(), ctl = createController(null, () => {});
   ctl.attach(compute);
   await settle(10);
   asked.length = 0;
+  return { asked, ctl };
+}
+
+test('typed_value_waits_for_the_typing_pause_then_is_asked_once', async () => {
+  const { asked, ctl } = await started();
   ctl.setRaw('seed', '7', false);
   ctl.setRaw('seed', '71', false);
   assert.deepEqual(asked, [], 'nothing asked while typing');
@@ -27,10 +33,7 @@ test('typed_value_waits_for_the_typing_pause_then_is_asked_once', async () => {
 });
 
 test('flush_asks_for_the_typed_value_at_once_and_cancels_the_pause', async () => {
-  const { asked, compute } = recorder(), ctl = createController(null, () => {});
-  ctl.attach(compute);
-  await settle(10);
-  asked.length = 0;
+  const { asked, ctl } = await started();
   ctl.setRaw('seed', '7', false);
   ctl.flush();
   assert.deepEqual(asked, [7], 'asked in the same task as the flush');
@@ -41,10 +44,7 @@ test('flush_asks_for_the_typed_value_at_once_and_cancels_the_pause', async () =>
 });
 
 test('flush_after_a_rejected_value_asks_nothing', async () => {
-  const { asked, compute } = recorder(), ctl = createController(null, () => {});
-  ctl.attach(compute);
-  await settle(10);
-  asked.length = 0;
+  const { asked, ctl } = await started();
   ctl.setRaw('seed', 'abc', false);
   ctl.flush();
   await settle(400);
