@@ -3,10 +3,16 @@
    each change (a preset, the seed, the activation, a token pick, the causal mask, the attention
    view), the time from the input to every figure it touches being redrawn (the page's
    'blocklens:draw:<view>' measures, which end after a figure's last heatmap or plot job at
-   large sizes), the first figure redrawn, and the longest
-   main-thread task in between (PerformanceObserver longtask: tasks over 50 ms). Headless
-   Chromium, served page. A benchmark: prints numbers, asserts nothing.
-   Usage: node tools/bench/changes.js [--runs 3] [--size bert|classic|both] */
+   large sizes), the first figure redrawn, the longest main-thread task in between
+   (PerformanceObserver longtask: tasks over 50 ms), and the main thread's busy time and its
+   style + layout part (CDP Performance.getMetrics, over the change and 700 ms after it: less
+   moved by the host's load than the wall-clock times). Headless Chromium, served page.
+   A benchmark: prints numbers, asserts nothing.
+   Usage: node tools/bench/changes.js [--runs 3] [--size bert|classic|both] [--only TEXT]
+          [--web DIR,DIR...]
+   --only: the changes whose name contains TEXT. --web: other builds' web/ folders (e.g. an
+   older commit's, bundled), run in turn with each change, one row each: on a shared host,
+   paired runs are the way to tell two builds apart. */
 'use strict';
 const path = require('path');
 const { chromium } = require('playwright-core');
@@ -15,7 +21,8 @@ const { CHROMIUM_ARGS } = require('../screenshot.js');
 
 const args = process.argv.slice(2);
 const opt = (name, def) => { const i = args.indexOf('--' + name); return i >= 0 ? args[i + 1] : def; };
-const RUNS = Number(opt('runs', 3)), SIZE = opt('size', 'both');
+const RUNS = Number(opt('runs', 3)), SIZE = opt('size', 'both'), ONLY = opt('only', '');
+const WEBS = opt('web', path.join(__dirname, '..', '..', 'web')).split(',');
 const WORDS64 = Array.from({ length: 64 }, (_, i) => 'tok' + i).join(' ');
 const START = {
   classic: 'lang=en',
@@ -72,6 +79,10 @@ async function one(browser, base, size, change) {
   await page.goto(base + '#' + START[size]);
   await page.waitForFunction(() => document.body.dataset.status === 'ready', null, { timeout: 60000 });
   await page.waitForTimeout(3000);   // the Worker starts after the first answer and warms up
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+  const m0 = await metrics();
   const t0 = await page.evaluate(() => { window.__long = []; window.__draws = []; window.__t0 = performance.now(); return window.__t0; });
   await change[1](page);
   await page.waitForTimeout(300);    // typing debounce, then the answer
@@ -79,29 +90,38 @@ async function one(browser, base, size, change) {
   await page.waitForTimeout(400);
   const r = await page.evaluate(() => ({ draws: window.__draws, long: window.__long, t0: window.__t0,
     ready: performance.now(), compute: document.body.dataset.compute }));
+  const m1 = await metrics(), ms = (k) => (m1[k] - m0[k]) * 1000;
   await context.close();
   const last = r.draws.length ? Math.max(...r.draws.map((d) => d.end)) - t0 : NaN;
   const first = r.draws.length ? Math.min(...r.draws.map((d) => d.end)) - t0 : NaN;
-  return { last, first, n: new Set(r.draws.map((d) => d.name)).size, longest: Math.max(0, ...r.long.map((e) => e.dur)), compute: r.compute };
+  return { last, first, n: new Set(r.draws.map((d) => d.name)).size, longest: Math.max(0, ...r.long.map((e) => e.dur)), compute: r.compute,
+    busy: ms('TaskDuration'), style: ms('RecalcStyleDuration') + ms('LayoutDuration') };
 }
 
 (async () => {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
-  const srv = await start({ port: 0, root: path.join(__dirname, '..', '..', 'web') });
+  const servers = [];
+  for (const root of WEBS) servers.push(await start({ port: 0, root: path.resolve(root) }));
   const med = (a) => { const s = a.slice().sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
+  const cell = (v, w) => (v.toFixed(0) + ' ms').padStart(w);
   try {
     for (const size of SIZE === 'both' ? ['classic', 'bert'] : [SIZE]) {
       console.log(`\n${size === 'bert' ? 'BERT-base widths, 64 tokens' : 'classic example'} (${RUNS} runs each, medians; long task = over 50 ms)`);
-      console.log('change'.padEnd(32) + 'first figure'.padStart(14) + 'all redrawn'.padStart(14) + 'figures'.padStart(9) + 'longest task'.padStart(14));
-      for (const ch of CHANGES[size]) {
-        const rs = [];
-        for (let i = 0; i < RUNS; i++) rs.push(await one(browser, srv.url, size, ch));
-        console.log(ch[0].padEnd(32) + (med(rs.map((r) => r.first)).toFixed(0) + ' ms').padStart(14) + (med(rs.map((r) => r.last)).toFixed(0) + ' ms').padStart(14) +
-          String(med(rs.map((r) => r.n))).padStart(9) + (med(rs.map((r) => r.longest)) ? med(rs.map((r) => r.longest)).toFixed(0) + ' ms' : '< 50 ms').padStart(14));
+      console.log('change'.padEnd(32) + 'first figure'.padStart(14) + 'all redrawn'.padStart(14) + 'figures'.padStart(9) + 'longest task'.padStart(14) +
+        'main busy'.padStart(11) + 'style+layout'.padStart(14) + (WEBS.length > 1 ? '  web' : ''));
+      for (const ch of CHANGES[size].filter((c) => c[0].includes(ONLY))) {
+        const rs = servers.map(() => []);
+        for (let i = 0; i < RUNS; i++) for (let j = 0; j < servers.length; j++) rs[j].push(await one(browser, servers[j].url, size, ch));
+        rs.forEach((runs, j) => {
+          const m = (k) => med(runs.map((r) => r[k]));
+          console.log(ch[0].padEnd(32) + cell(m('first'), 14) + cell(m('last'), 14) + String(m('n')).padStart(9) +
+            (m('longest') ? cell(m('longest'), 14) : '< 50 ms'.padStart(14)) + cell(m('busy'), 11) + cell(m('style'), 14) +
+            (WEBS.length > 1 ? '  ' + WEBS[j] : ''));
+        });
       }
     }
   } finally {
     await browser.close();
-    await new Promise((r) => srv.server.close(r));
+    for (const srv of servers) await new Promise((r) => srv.server.close(r));
   }
 })().catch((e) => { console.error(e); process.exit(1); });
