@@ -35,8 +35,9 @@ function create(opts) {
   function slice() {
     posted = false;
     const t0 = now();
-    let t = t0;
-    while (queue.length && (t === t0 || t - t0 + longest < LIMIT)) {
+    let t = t0, first = true;
+    while (queue.length && (first || t - t0 + longest < LIMIT)) {
+      first = false;
       const job = queue.shift(), g = gen;
       added = [];
       try { job(); } catch (e) { setTimeout(function () { throw e; }, 0); }
