@@ -1,6 +1,7 @@
-/* draws.js - numpy-compatible random weights as short steps, and the rough costs (ns) the
-   stages use to size slices and show progress. Shared by model.js and the stages of core/stages/
-   (which model.js imports, so these cannot live there). No DOM. */
+/* draws.js - numpy-compatible random weights as short steps, the rough costs (ns) the stages
+   use to size slices and show progress, and the engine calls several stages make. Shared by
+   model.js and the stages of core/stages/ (which model.js imports, so these cannot live there).
+   No DOM. */
 
 // Values per drawing step (about 15 ms at BERT-base on a laptop) and rough costs in ns.
 export const CHUNK = 1 << 18, NS_PER_DRAW = 55, NS_PER_FLOP = 0.12;
@@ -8,6 +9,27 @@ export const CHUNK = 1 << 18, NS_PER_DRAW = 55, NS_PER_FLOP = 0.12;
 // Every weight of the block: the weights stage's (x and the FFN's; a trained model's all) with the
 // attention's of the attnw stage, for the stages that call attention (get: the model's).
 export const allWeights = (get) => Object.assign({}, get('weights'), get('attnw'));
+
+// The FFN and the attention of the page's settings st on weights w and input x (L, d).
+export function ffnCall(engine, st, w, x) {
+  const a = { L: st.L, dModel: st.d, dFF: st.dff, x: x, W1: w.W1, b1: w.b1, W2: w.W2, b2: w.b2,
+    activation: st.act };
+  if (st.gated) { a.W3 = w.W3; a.b3 = w.b3; }
+  return engine.ffn(a);
+}
+
+export function attnCall(engine, st, w, x) {
+  return engine.attention({ L: st.L, dModel: st.d, nHeads: st.heads, x: x,
+    Wq: w.Wq, bq: w.bq, Wk: w.Wk, bk: w.bk, Wv: w.Wv, bv: w.bv, Wo: w.Wo, bo: w.bo,
+    causal: st.causal, scale: st.scale });
+}
+
+// x with row s.pert set to s.pval (the position-wise experiment).
+export function perturbed(x, s) {
+  const x2 = new Float32Array(x);
+  x2.fill(s.pval, s.pert * s.d, (s.pert + 1) * s.d);
+  return x2;
+}
 
 // Steps that fill w[name] (Float32Array n) from the stream rng() returns when they run; scale
 // (optional) multiplies each float32 value; name null draws and discards. Drawn in chunks: the

@@ -4,7 +4,7 @@
    The work is cut into named, cached stages of short steps, so that a Worker (worker.js) or the
    page itself can run it in slices; compute(state) runs them all at once. */
 import { MODELS, isGated, tokenize, tokensFor } from './params.js';
-import { NS_PER_FLOP, allWeights, drawSteps } from './draws.js';
+import { NS_PER_FLOP, allWeights, attnCall, drawSteps, ffnCall, perturbed } from './draws.js';
 import EXTRA from './stages/index.js';
 
 // The stages in the order they run; each is cached under a key of exactly what it reads, and
@@ -27,26 +27,6 @@ function closure(want) {
   };
   want.forEach(add);
   return ORDER.filter((n) => all.has(n));
-}
-
-function ffnCall(engine, st, w, x) {
-  const a = { L: st.L, dModel: st.d, dFF: st.dff, x: x, W1: w.W1, b1: w.b1, W2: w.W2, b2: w.b2,
-    activation: st.act };
-  if (st.gated) { a.W3 = w.W3; a.b3 = w.b3; }
-  return engine.ffn(a);
-}
-
-function attnCall(engine, st, w, x) {
-  return engine.attention({ L: st.L, dModel: st.d, nHeads: st.heads, x: x,
-    Wq: w.Wq, bq: w.bq, Wk: w.Wk, bk: w.bk, Wv: w.Wv, bv: w.bv, Wo: w.Wo, bo: w.bo,
-    causal: st.causal, scale: st.scale });
-}
-
-// x with row s.pert set to s.pval.
-function perturbed(x, s) {
-  const x2 = new Float32Array(x);
-  x2.fill(s.pval, s.pert * s.d, (s.pert + 1) * s.d);
-  return x2;
 }
 
 function countBelow(a, limit) {

@@ -6,7 +6,7 @@
    and ffn, the calls bl.encoderLayer makes, with the residual sums in float32 as it does them:
    the same bits as one encoderLayer call (tests/node/stages.test.js). Post-LN attention reads x
    itself, so it is the attn stage's (a trained model's blocks are pre-LN). */
-import { NS_PER_FLOP, allWeights } from '../draws.js';
+import { NS_PER_FLOP, allWeights, attnCall, ffnCall } from '../draws.js';
 
 // Per row of a (L, d) matrix: the L2 norm, the mean and the (biased) standard deviation, in
 // float64 from the engine's float32 values.
@@ -51,19 +51,14 @@ export const blockAttention = {
     return [{ cost: (reuse ? 0 : attnCost(s)) + 20 * s.L * s.d, run() {
       const w = allWeights(get), x = w.x;
       if (pre) {
-        const norm1 = layerNorm(engine, s, x, w.ln1Gamma, w.ln1Beta), attn = attnCall(engine, s, w, norm1);
+        const norm1 = layerNorm(engine, s, x, w.ln1Gamma, w.ln1Beta), attn = attnCall(engine, s, w, norm1).out;
         return { ln: 'pre', attnIn: norm1, attn, resid1: add(x, attn), norm1 };
       }
-      const attn = reuse ? get('attn').out : attnCall(engine, s, w, x), resid1 = add(x, attn);
+      const attn = (reuse ? get('attn') : attnCall(engine, s, w, x)).out, resid1 = add(x, attn);
       return { ln: 'post', attnIn: x, attn, resid1, norm1: layerNorm(engine, s, resid1, w.ln1Gamma, w.ln1Beta) };
     } }];
   }
 };
-
-function attnCall(engine, s, w, x) {
-  return engine.attention({ L: s.L, dModel: s.d, nHeads: s.heads, x,
-    Wq: w.Wq, bq: w.bq, Wk: w.Wk, bk: w.bk, Wv: w.Wv, bv: w.bv, Wo: w.Wo, bo: w.bo, causal: s.causal, scale: s.scale }).out;
-}
 
 export default {
   name: 'block',
@@ -75,9 +70,7 @@ export default {
       // The FFN reads LN2(x + attn) (pre-LN) or norm1 (post-LN), and is summed into what it read
       // (post-LN) or into the stream (pre-LN).
       const ffnIn = pre ? layerNorm(engine, s, A.resid1, w.ln2Gamma, w.ln2Beta) : A.norm1;
-      const a = { L, dModel: d, dFF: s.dff, x: ffnIn, W1: w.W1, b1: w.b1, W2: w.W2, b2: w.b2, activation: s.act };
-      if (s.gated) { a.W3 = w.W3; a.b3 = w.b3; }
-      const ffn = engine.ffn(a).out, resid2 = add(pre ? A.resid1 : A.norm1, ffn);
+      const ffn = ffnCall(engine, s, w, ffnIn).out, resid2 = add(pre ? A.resid1 : A.norm1, ffn);
       const norm2 = pre ? ffnIn : layerNorm(engine, s, resid2, w.ln2Gamma, w.ln2Beta), out = pre ? resid2 : norm2;
       const st = (m) => rowStats(m, L, d);
       return Object.assign({}, A, { ffnIn, ffn, resid2, norm2, out,

@@ -1,6 +1,8 @@
 /* stages/norms.js - the numbers of the `norms` figure: LayerNorm, BatchNorm and RMSNorm of the
    same x (L, d) by the engine (no gamma / beta: the normalisation alone), then again with row
    `pert` of x set to `pval`, and which rows of each output changed (exact float comparison). */
+import { perturbed } from '../draws.js';
+
 const KINDS = ['layer', 'batch', 'rms'];
 const NS_PER_VALUE = 15;   // rough: six norm calls and the comparisons, per value of x
 
@@ -51,8 +53,7 @@ export default {
     const cost = s.L * s.d * NS_PER_VALUE;
     return [{ cost, run() {
       const x = get('weights').x, L = s.L, d = s.d;
-      const x2 = new Float32Array(x);
-      x2.fill(s.pval, s.pert * d, (s.pert + 1) * d);
+      const x2 = perturbed(x, s);
       const out = { pert: s.pert, pval: s.pval };
       KINDS.forEach((k) => {
         const a = norm(engine, k, L, d, x), b = norm(engine, k, L, d, x2);
