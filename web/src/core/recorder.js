@@ -143,8 +143,6 @@ R.closePath = function () { this._path.push(['Z']); };
 // Full circles only (dots); the radius follows the transform's x scale.
 R.arc = function (x, y, r) {
   const p = this._pt(x, y), k = Math.sqrt(this._m[0] * this._m[0] + this._m[1] * this._m[1]);
-  // (A moveTo to the circle's start, which keeps a canvas from joining dots, is in 'O' already.)
-  if (this._path.length && this._path[this._path.length - 1][0] === 'M') this._path.pop();
   this._path.push(['O', p, r * k]);
 };
 R._pathOp = function (kind) {
