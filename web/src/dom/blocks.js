@@ -10,7 +10,7 @@ import { el } from './el.js';
 import { groups } from './groups.js';
 import * as flow from './flow.js';
 import { draw as drawHeatmap, sizeCanvas } from './heatmap-canvas.js';
-import { tracked } from './holder.js';
+import { fitted } from './holder.js';
 import * as panel from './panel.js';
 import { scrollCue } from './scrollcue.js';
 import * as tables from './table.js';
@@ -148,21 +148,17 @@ const MAKERS = {
     const wrap = el('div', 'curve-wrap'), canvas = el('canvas', 'curve-canvas'), note = el('p', 'fig-note');
     canvas.setAttribute('role', 'img');
     wrap.appendChild(canvas); box.appendChild(wrap); box.appendChild(note);
-    let last = null;
-    const width = tracked(wrap, () => { if (last) paint(); });
-    function paint() {
-      const [b, ctx, res] = last;
-      const p = curveLayout(canvas.getContext('2d'), res, Math.min(420, width() || 320), CURVE_MAX_H);
-      const n = curve(sizeCanvas(canvas, p.w, p.h), res, ctx.scheme, ctx.t, p);
-      canvas.setAttribute('aria-label', b.label(n));
-      // Test hooks: px per unit on each axis and where (0, 0) is, in CSS pixels.
-      Object.assign(canvas.dataset, { kx: p.kx, ky: p.ky, x0: p.x(0), y0: p.y(0) });
-    }
+    const paint = fitted(wrap);
     return { root: box, update: (b, ctx, res) => {
       title.textContent = b.title;
       note.textContent = b.note;
-      last = [b, ctx, res];
-      if (ctx.defer) ctx.defer(paint); else paint();
+      paint((w) => {
+        const p = curveLayout(canvas.getContext('2d'), res, Math.min(420, w || 320), CURVE_MAX_H);
+        const n = curve(sizeCanvas(canvas, p.w, p.h), res, ctx.scheme, ctx.t, p);
+        canvas.setAttribute('aria-label', b.label(n));
+        // Test hooks: px per unit on each axis and where (0, 0) is, in CSS pixels.
+        Object.assign(canvas.dataset, { kx: p.kx, ky: p.ky, x0: p.x(0), y0: p.y(0) });
+      }, ctx);
     } };
   },
   // Captions over the half of the drawing each describes (the head is as wide as the canvas).
@@ -173,22 +169,18 @@ const MAKERS = {
     const canvas = el('canvas', 'inset-canvas'), note = el('p', 'fig-note'), table = tables.create();
     canvas.setAttribute('role', 'img');
     box.appendChild(canvas); box.appendChild(note); box.appendChild(table.root);
-    let last = null, width = null;
-    function paint() {
-      const [b, ctx, res] = last;
-      const w = width ? width() : 0;
-      const p = linksLayout(canvas.getContext('2d'), res, (w && w - 17) || 360);   // less the inset's border and padding
-      links(sizeCanvas(canvas, p.w, p.h), res, ctx.scheme, p);
-      head.style.width = p.w + 'px';
-      note.style.maxWidth = Math.max(p.w, 320) + 'px';
-      canvas.setAttribute('aria-label', b.label);
-    }
+    let paint = null;
     return { root: box, update: (b, ctx, res) => {
-      // (The parent is known once the box is placed: its width is tracked from then on.)
-      if (!width && box.parentNode) width = tracked(box.parentNode, () => { if (last) paint(); });
+      // (Its width is the parent's, known once the box is placed.)
+      if (!paint) paint = fitted(box.parentNode);
       a.textContent = b.attnCaption; f.textContent = b.ffnCaption;
-      last = [b, ctx, res];
-      paint();
+      paint((w) => {
+        const p = linksLayout(canvas.getContext('2d'), res, (w && w - 17) || 360);   // less the inset's border and padding
+        links(sizeCanvas(canvas, p.w, p.h), res, ctx.scheme, p);
+        head.style.width = p.w + 'px';
+        note.style.maxWidth = Math.max(p.w, 320) + 'px';
+        canvas.setAttribute('aria-label', b.label);
+      });
       note.textContent = b.note;
       table.update(b.table, ctx.t);
     } };

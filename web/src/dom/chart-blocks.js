@@ -4,7 +4,7 @@
 import { BARS_H, PLOT_H, barsLayout, drawBars, drawPlot, plotLayout } from '../core/charts.js';
 import { el } from './el.js';
 import { sizeCanvas } from './heatmap-canvas.js';
-import { tracked } from './holder.js';
+import { fitted } from './holder.js';
 import * as tables from './table.js';
 
 // "● label  ■ label": each series' marker in its colour, then its name.
@@ -26,10 +26,8 @@ function canvasSlot(parent, cls) {
   canvas.setAttribute('role', 'img');
   wrap.appendChild(canvas);
   parent.appendChild(wrap);
-  let paint = null;
-  const width = tracked(wrap, () => { if (paint) paint(); });
-  // fn(width) paints at the holder's width.
-  return { wrap, canvas, set(fn, ctx) { paint = () => fn(width()); if (ctx.defer) ctx.defer(paint); else paint(); } };
+  // set(fn, ctx): fn(width) paints at the holder's width.
+  return { wrap, canvas, set: fitted(wrap) };
 }
 
 export function lines() {

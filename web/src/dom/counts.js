@@ -3,7 +3,7 @@
 import { counts as paintCounts, countsLayout } from '../core/counts.js';
 import { el } from './el.js';
 import { sizeCanvas } from './heatmap-canvas.js';
-import { tracked } from './holder.js';
+import { fitted } from './holder.js';
 import * as tables from './table.js';
 
 export function counts() {
@@ -14,19 +14,16 @@ export function counts() {
   wrap.appendChild(canvas); wrap.appendChild(note); box.appendChild(wrap);
   const table = tables.create();
   box.appendChild(table.root);
-  let last = null;
-  const width = tracked(wrap, () => { if (last) paint(); });
-  function paint() {
-    const [b, ctx] = last, p = countsLayout(b, Math.min(560, width() || 320));
-    paintCounts(sizeCanvas(canvas, p.w, p.h), b, ctx.scheme, p);
-  }
+  const paint = fitted(wrap);
   return { root: box, update(b, ctx) {
     title.textContent = b.title;
     note.textContent = b.note;
     canvas.setAttribute('aria-label', b.label);
     box.dataset.counts = b.items.map((it) => it.n).join(',');
-    last = [b, ctx];
-    if (ctx.defer) ctx.defer(paint); else paint();
+    paint((w) => {
+      const p = countsLayout(b, Math.min(560, w || 320));
+      paintCounts(sizeCanvas(canvas, p.w, p.h), b, ctx.scheme, p);
+    }, ctx);
     table.update(b.table, ctx.t);
   } };
 }

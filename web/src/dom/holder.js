@@ -22,3 +22,14 @@ export function tracked(holder, onChange) {
     return known;
   };
 }
+
+// A canvas painted to fit holder: paint(fn, ctx) runs fn(width) now, or as a later job
+// (ctx.defer, the page's slices), and runs the latest fn again whenever the width changes.
+export function fitted(holder) {
+  let again = null;
+  const width = tracked(holder, () => { if (again) again(); });
+  return function paint(fn, ctx) {
+    again = () => fn(width());
+    if (ctx && ctx.defer) ctx.defer(again); else again();
+  };
+}
