@@ -6,7 +6,7 @@ import { CURVE_MAX_H, curve, curveLayout, links, linksLayout } from '../core/plo
 import { nextchars } from './block-next.js';
 import { lines, tokenbars } from './chart-blocks.js';
 import { counts } from './counts.js';
-import { el } from './el.js';
+import { el, setData } from './el.js';
 import { groups } from './groups.js';
 import * as flow from './flow.js';
 import { draw as drawHeatmap, sizeCanvas } from './heatmap-canvas.js';
@@ -28,12 +28,6 @@ function segBar(parts, sc, t, withText) {
     bar.appendChild(s);
   }
   return bar;
-}
-
-export function setData(node, data) {
-  // (Only what differs: an attribute written again, even to its value, restyles what a
-  // selector on it matches.)
-  Object.keys(data || {}).forEach((k) => { if (node.dataset[k] !== String(data[k])) node.dataset[k] = data[k]; });
 }
 
 // Each maker returns { root, update(block, ctx, res) }; a slot keeps its elements across

@@ -11,3 +11,9 @@ export function el(tag, cls, text) {
 // style and lay out.
 export function setText(e, text) { if (e.textContent !== text) e.textContent = text; }
 export function setHidden(e, hidden) { if (e.hidden !== hidden) e.hidden = hidden; }
+
+// data-* attributes from an object, likewise only those that differ (an attribute written
+// again, even to its value, restyles what a selector on it matches).
+export function setData(node, data) {
+  Object.keys(data || {}).forEach((k) => { if (node.dataset[k] !== String(data[k])) node.dataset[k] = data[k]; });
+}

@@ -2,8 +2,8 @@
    switch, a number field with its own message line) above its blocks, and a note when it still
    shows older settings. The same figure object is drawn for export by core/compose.js.
    ctx: { t, lang, scheme, state, set(patch), setRaw(key, text, input), defer }. */
-import { blockList, setData } from './blocks.js';
-import { el, setHidden, setText } from './el.js';
+import { blockList } from './blocks.js';
+import { el, setData, setHidden, setText } from './el.js';
 import { numberField, segmented, tokenBar } from './widgets.js';
 
 // The index a token control shows: the state's value within the current tokens.

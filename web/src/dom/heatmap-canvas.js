@@ -11,7 +11,7 @@ const painted = new WeakMap();   // canvas -> the paintKey of its last finished 
 function paintKey(s, sc, k) {
   if (s.masked) return null;
   return { data: s.data, marks: s.marks || null, text: [s.offset || 0, s.rows, s.cols, s.kind, s.max, s.focusRow, s.maxCell,
-    s.cellH, s.width, s.maxWidth, sc.name, k, (s.rowLabels || []).join('\u0001'), Array.isArray(s.colLabels) ? s.colLabels.join('\u0001') : s.colLabels,
+    s.cellH, s.width, sc.name, k, (s.rowLabels || []).join('\u0001'), Array.isArray(s.colLabels) ? s.colLabels.join('\u0001') : s.colLabels,
     (s.rowFlags || []).join()].join('\u0002') };
 }
 const sameKey = (a, b) => !!a && !!b && a.data === b.data && a.marks === b.marks && a.text === b.text;
