@@ -4,7 +4,8 @@
    activation redoes only the FFN half: blocka, the attention sublayer and its residual, and
    block, the FFN sublayer on what blocka left. Each runs the engine's own attention, layerNorm
    and ffn, the calls bl.encoderLayer makes, with the residual sums in float32 as it does them:
-   the same bits as one encoderLayer call (tests/node/stages.test.js). Post-LN attention reads x
+   the same bits as one encoderLayer call (tests/node/stages.test.js: random weights, post- and
+   pre-LN; a trained model's gamma and beta go to the same C norm). Post-LN attention reads x
    itself, so it is the attn stage's (a trained model's blocks are pre-LN). */
 import { NS_PER_FLOP, allWeights, attnCall, ffnCall } from '../draws.js';
 
