@@ -19,12 +19,13 @@ function card(parent) {
   root.appendChild(note); root.appendChild(table.root);
   parent.appendChild(root);
   interact.attach(m); interact.attach(s);
-  let last = null, queued = false, n = 0;
-  const width = tracked(wrap, () => { if (last && !queued) later(last.ctx); });
+  let last = null, n = 0;
+  // (A width change repaints in a task of its own, whole: see panel.js.)
+  const width = tracked(wrap, () => { if (last) setTimeout(() => paint(null), 0); });
 
-  // Both canvases, then the rules and outline over each once its cells are painted.
-  function paint() {
-    queued = false;
+  // Both canvases, then the rules and outline over each once its cells are painted; defer: the
+  // page's slices.add, or null (all now).
+  function paint(defer) {
     const c = last.card, ctx = last.ctx, sc = ctx.scheme, mine = ++n;
     const lay = groupLayout(m.getContext('2d'), c, width() || 300, last.all);
     const below = c.axis !== 'rows';
@@ -37,16 +38,14 @@ function card(parent) {
     s.hidden = !lay.s;
     [[m, lay.m, 'matrix'], [s, lay.s, 'strips']].forEach(([cv, spec, which]) => {
       if (!spec) return;
-      const g = drawHeatmap(cv, spec, sc, ctx.defer);
+      const g = drawHeatmap(cv, spec, sc, defer);
       const over = () => { if (n === mine) groupOverlay(cv.getContext('2d'), c, which, g, spec, sc); };
-      if (ctx.defer) ctx.defer(over); else over();
+      if (defer) defer(over); else over();
       interact.refresh(cv);
     });
   }
   function later(ctx) {
-    if (!ctx.defer) return paint();
-    queued = true;
-    ctx.defer(paint);
+    if (ctx.defer) ctx.defer(() => paint(ctx.defer)); else paint(null);
   }
   return { root, update(c, ctx, all) {
     last = { card: c, ctx, all };

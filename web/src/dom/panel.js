@@ -57,22 +57,22 @@ function create(parent, opts) {
 
   // spec: heatmap spec (see heatmap.js) plus title, shape, legendNote; tableSpec for table.js.
   // The canvas is painted now, or as a later job when the page draws in slices (ctx.defer).
-  let last = null, queued = false;
+  let last = null;
   // The wrapper's width comes from the page layout, never from the canvas, so redrawing at
-  // the new width cannot loop; this catches scrollbars appearing, resizes and reflows. A paint
-  // still queued reads the width when it runs.
-  const width = tracked(wrap, () => { if (last && !queued) later(last.ctx); });
-  function paint() {
-    queued = false;
+  // the new width cannot loop; this catches scrollbars appearing, resizes and reflows. Such a
+  // repaint is a task of its own, whole, not a job of the page's drawing: a newer drawing drops
+  // its queued jobs (slices cancel()) and need not redraw this figure, which would then stay at
+  // the old width or half painted.
+  const width = tracked(wrap, () => { if (last) setTimeout(() => paint(null), 0); });
+  // defer: the page's slices.add (the bands as later jobs), or null (all now).
+  function paint(defer) {
     const spec = last.spec, ctx = last.ctx;
     spec.width = width() || root.clientWidth || 300;
-    drawHeatmap(canvas, spec, ctx.scheme, ctx.defer, true);
+    drawHeatmap(canvas, spec, ctx.scheme, defer, true);
     interact.refresh(canvas);
   }
   function later(ctx) {
-    if (!ctx.defer) return paint();
-    queued = true;
-    ctx.defer(paint);
+    if (ctx.defer) ctx.defer(() => paint(ctx.defer)); else paint(null);
   }
   function draw(spec, tableSpec, ctx) {
     last = { spec: spec, ctx: ctx };
