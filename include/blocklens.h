@@ -258,16 +258,16 @@ bl_status bl_block_forward(const bl_block_desc *desc, const bl_block_out *out,
                            float *workspace, bl_error *err);
 
 /* ---- a whole decoder (GPT-2) -----------------------------------------------------------
-   Token ids in, next-token logits out, through n_layer pre-LN causal blocks:
+   Token ids in, next-token logits out, through n_layers pre-LN causal blocks:
      h      = wte[ids] + wpe[0:L]                                        (L, d_model)
-     layer: ln1 = LN1(h) ; resid1 = h + Attn(ln1)      (causal, scaled by 1/sqrt(d_k))
-            ln2 = LN2(resid1) ; resid2 = resid1 + FFN(ln2) ; h = resid2
+     layer: norm1 = LN1(h) ; resid1 = h + Attn(norm1)  (causal, scaled by 1/sqrt(d_k))
+            norm2 = LN2(resid1) ; resid2 = resid1 + FFN(norm2) ; h = resid2
      hidden = LN_f(h) ; logits = hidden @ wte^T            (tied unembedding) (L, vocab)
    Each layer is bl_block_forward with pre_ln = 1, causal = 1; all layer norms share eps.
    Weights are GPT-2's (its Conv1D stores (in, out) already); c_attn (d, 3d) splits into
    wq, wk, wv = its column blocks [0, d), [d, 2d), [2d, 2d + d). Only ungated activations.
    Usage:
-       bl_decoder_desc d = { .n_layer = 2, .d_model = 64, .n_head = 4, .d_ff = 256,
+       bl_decoder_desc d = { .n_layers = 2, .d_model = 64, .n_heads = 4, .d_ff = 256,
                              .vocab = 3555, .n_positions = 64, .activation = BL_ACT_RELU,
                              .L = L, .ids = ids, .wte = wte, .wpe = wpe, .layers = layers,
                              .lnf_gamma = g, .lnf_beta = b };
@@ -288,7 +288,7 @@ typedef struct bl_decoder_layer {
 } bl_decoder_layer;
 
 typedef struct bl_decoder_desc {
-    int n_layer, d_model, n_head, d_ff;
+    int n_layers, d_model, n_heads, d_ff;
     int vocab, n_positions;           /* rows of wte and wpe */
     bl_activation activation;         /* relu, gelu, gelu_tanh (GPT-2's "gelu_new"), ... */
     float eps;                        /* every layer norm's eps; 0 means 1e-5 */
@@ -296,20 +296,19 @@ typedef struct bl_decoder_desc {
     const int32_t *ids;               /* (L) each in [0, vocab) */
     const float *wte;                 /* (vocab, d_model): embedding and unembedding */
     const float *wpe;                 /* (n_positions, d_model) */
-    const bl_decoder_layer *layers;   /* (n_layer) */
+    const bl_decoder_layer *layers;   /* (n_layers) */
     const float *lnf_gamma, *lnf_beta;/* (d_model) each; NULL = 1 / 0 */
 } bl_decoder_desc;
 
-/* One layer's intermediates, as bl_block_out names them (ln1 = norm1, ln2 = norm2); every
-   field optional: NULL ones are not kept. */
+/* One layer's intermediates, named as in bl_block_out; every field optional: NULL ones are not kept. */
 typedef struct bl_decoder_layer_out {
-    float *ln1;                       /* (L, d_model) */
+    float *norm1;                     /* (L, d_model) */
     float *q, *k, *v;                 /* (L, d_model) each */
-    float *scores, *weights;          /* (n_head, L, L) each, as bl_attention_out */
-    float *context;                   /* (n_head, L, d_k) */
+    float *scores, *weights;          /* (n_heads, L, L) each, as bl_attention_out */
+    float *context;                   /* (n_heads, L, d_k) */
     float *concat;                    /* (L, d_model) */
     float *attn_out;                  /* (L, d_model) after wo */
-    float *resid1, *ln2;              /* (L, d_model) each */
+    float *resid1, *norm2;            /* (L, d_model) each */
     float *hidden, *activated;        /* (L, d_ff) each: FFN pre- and post-activation */
     float *ffn_out, *resid2;          /* (L, d_model) each */
 } bl_decoder_layer_out;
@@ -318,7 +317,7 @@ typedef struct bl_decoder_out {
     float *logits;                    /* (L, vocab) required */
     float *embed;                     /* (L, d_model) optional: wte[ids] + wpe[0:L] */
     float *hidden;                    /* (L, d_model) optional: LN_f(h), before the unembedding */
-    bl_decoder_layer_out *const *layers; /* (n_layer) optional; layers[l] NULL: keep nothing */
+    bl_decoder_layer_out *const *layers; /* (n_layers) optional; layers[l] NULL: keep nothing */
 } bl_decoder_out;
 
 /* Floats of scratch bl_decoder_forward needs (the sizes only; required, whatever is kept);

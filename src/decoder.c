@@ -1,4 +1,4 @@
-/* decoder.c - a whole GPT-2-style decoder: token and position embeddings, n_layer pre-LN
+/* decoder.c - a whole GPT-2-style decoder: token and position embeddings, n_layers pre-LN
    causal blocks (bl_block_forward), the final layer norm and the tied unembedding. Every
    intermediate the caller does not keep lands in the workspace. */
 #include <math.h>
@@ -7,21 +7,21 @@
 /* The workspace, one table for its size and its use: WS_LD buffers of (L, d_model) (the two
    residual streams, then one block's outputs nobody keeps), one (L, d_ff) for the activated
    hidden layer, and one row of L for the attention's softmax when weights are not kept. */
-enum { WS_H0, WS_H1, WS_LN1, WS_Q, WS_K, WS_V, WS_CONCAT, WS_ATTN, WS_RESID1, WS_LN2, WS_FFN,
+enum { WS_H0, WS_H1, WS_NORM1, WS_Q, WS_K, WS_V, WS_CONCAT, WS_ATTN, WS_RESID1, WS_NORM2, WS_FFN,
        WS_RESID2, WS_LD };
 
 /* Every check that needs only the sizes, in the order the header documents. */
 static bl_status check_sizes(const bl_decoder_desc *d, bl_error *err) {
-    BL__CHECK(bl__check_dim(err, "n_layer", d->n_layer));
+    BL__CHECK(bl__check_dim(err, "n_layers", d->n_layers));
     BL__CHECK(bl__check_dim(err, "d_model", d->d_model));
-    BL__CHECK(bl__check_dim(err, "n_head", d->n_head));
+    BL__CHECK(bl__check_dim(err, "n_heads", d->n_heads));
     BL__CHECK(bl__check_dim(err, "d_ff", d->d_ff));
     BL__CHECK(bl__check_dim(err, "vocab", d->vocab));
     BL__CHECK(bl__check_dim(err, "n_positions", d->n_positions));
     BL__CHECK(bl__check_dim(err, "L", d->L));
-    if (d->d_model % d->n_head != 0)
-        return bl__fail(err, BL_ERR_SHAPE, "d_model (%d) must be divisible by n_head (%d)",
-                        d->d_model, d->n_head);
+    if (d->d_model % d->n_heads != 0)
+        return bl__fail(err, BL_ERR_SHAPE, "d_model (%d) must be divisible by n_heads (%d)",
+                        d->d_model, d->n_heads);
     if (d->L > d->n_positions)
         return bl__fail(err, BL_ERR_SHAPE, "L (%d) must be at most n_positions (%d)", d->L,
                         d->n_positions);
@@ -42,7 +42,7 @@ static bl_status check_sizes(const bl_decoder_desc *d, bl_error *err) {
     BL__CHECK(bl__check_elems(err, "logits", L, (uint64_t)d->vocab));
     BL__CHECK(bl__check_elems(err, "w1", D, F));
     BL__CHECK(bl__check_elems(err, "wq", D, D));
-    BL__CHECK(bl__check_elems(err, "scores", (uint64_t)d->n_head * L, L));
+    BL__CHECK(bl__check_elems(err, "scores", (uint64_t)d->n_heads * L, L));
     /* L (WS_LD d_model + d_ff + 1): the second factor is below 2^20 */
     BL__CHECK(bl__check_elems(err, "workspace", L, WS_LD * D + F + 1));
     return BL_OK;
@@ -77,7 +77,7 @@ bl_status bl_decoder_forward(const bl_decoder_desc *d, const bl_decoder_out *o, 
     BL__CHECK(bl__check_ptr(err, "layers", d->layers));
     BL__CHECK(bl__check_ptr(err, "logits", o->logits));
     BL__CHECK(bl__check_ptr(err, "workspace", ws));
-    for (int l = 0; l < d->n_layer; l++) BL__CHECK(check_layer(&d->layers[l], l, err));
+    for (int l = 0; l < d->n_layers; l++) BL__CHECK(check_layer(&d->layers[l], l, err));
     for (int i = 0; i < d->L; i++)
         if (d->ids[i] < 0 || d->ids[i] >= d->vocab)
             return bl__fail(err, BL_ERR_VALUE, "ids[%d] (%ld) must be in [0, vocab %d)", i,
@@ -100,12 +100,12 @@ bl_status bl_decoder_forward(const bl_decoder_desc *d, const bl_decoder_out *o, 
         for (size_t i = 0; i < n; i++) o->embed[i] = h[i];
 
     /* the blocks: h -> next, kept intermediates where the caller asked, else the workspace */
-    for (int l = 0; l < d->n_layer; l++) {
+    for (int l = 0; l < d->n_layers; l++) {
         const bl_decoder_layer *w = &d->layers[l];
         bl_decoder_layer_out k = {0};
         if (o->layers && o->layers[l]) k = *o->layers[l];
         bl_block_desc b = {
-            .L = L, .d_model = D, .n_heads = d->n_head, .d_ff = d->d_ff,
+            .L = L, .d_model = D, .n_heads = d->n_heads, .d_ff = d->d_ff,
             .activation = d->activation, .pre_ln = 1, .causal = 1, .eps = eps, .x = h,
             .wq = w->wq, .bq = w->bq, .wk = w->wk, .bk = w->bk, .wv = w->wv, .bv = w->bv,
             .wo = w->wo, .bo = w->bo, .ln1_gamma = w->ln1_gamma, .ln1_beta = w->ln1_beta,
@@ -118,8 +118,8 @@ bl_status bl_decoder_forward(const bl_decoder_desc *d, const bl_decoder_out *o, 
                      .out = or_ws(k.attn_out, buf[WS_ATTN])},
             .ffn = {.hidden = k.hidden, .activated = or_ws(k.activated, activated),
                     .out = or_ws(k.ffn_out, buf[WS_FFN])},
-            .resid1 = or_ws(k.resid1, buf[WS_RESID1]), .norm1 = or_ws(k.ln1, buf[WS_LN1]),
-            .resid2 = or_ws(k.resid2, buf[WS_RESID2]), .norm2 = or_ws(k.ln2, buf[WS_LN2]),
+            .resid1 = or_ws(k.resid1, buf[WS_RESID1]), .norm1 = or_ws(k.norm1, buf[WS_NORM1]),
+            .resid2 = or_ws(k.resid2, buf[WS_RESID2]), .norm2 = or_ws(k.norm2, buf[WS_NORM2]),
             .out = next};
         BL__CHECK(bl_block_forward(&b, &bo, row, err));
         float *t = h;
@@ -128,7 +128,7 @@ bl_status bl_decoder_forward(const bl_decoder_desc *d, const bl_decoder_out *o, 
     }
 
     /* hidden = LN_f(h); logits (L, vocab) = hidden @ wte^T, wte read as (vocab, D) rows */
-    float *hidden = or_ws(o->hidden, buf[WS_LN1]);
+    float *hidden = or_ws(o->hidden, buf[WS_NORM1]);
     BL__CHECK(bl_layernorm_forward(hidden, NULL, NULL, h, d->lnf_gamma, d->lnf_beta, L, D, eps,
                                    err));
     bl__gemm(o->logits, d->vocab, NULL, hidden, D, d->wte, D, 1, NULL, L, D, d->vocab,

@@ -48,17 +48,17 @@
     F(bl_decoder_layer, wo) F(bl_decoder_layer, bo) F(bl_decoder_layer, ln2_gamma)                \
     F(bl_decoder_layer, ln2_beta) F(bl_decoder_layer, w1) F(bl_decoder_layer, b1)                 \
     F(bl_decoder_layer, w2) F(bl_decoder_layer, b2)                                               \
-    S(bl_decoder_desc) F(bl_decoder_desc, n_layer) F(bl_decoder_desc, d_model)                    \
-    F(bl_decoder_desc, n_head) F(bl_decoder_desc, d_ff) F(bl_decoder_desc, vocab)                 \
+    S(bl_decoder_desc) F(bl_decoder_desc, n_layers) F(bl_decoder_desc, d_model)                    \
+    F(bl_decoder_desc, n_heads) F(bl_decoder_desc, d_ff) F(bl_decoder_desc, vocab)                 \
     F(bl_decoder_desc, n_positions) F(bl_decoder_desc, activation) F(bl_decoder_desc, eps)        \
     F(bl_decoder_desc, L) F(bl_decoder_desc, ids) F(bl_decoder_desc, wte)                         \
     F(bl_decoder_desc, wpe) F(bl_decoder_desc, layers) F(bl_decoder_desc, lnf_gamma)              \
     F(bl_decoder_desc, lnf_beta)                                                                  \
-    S(bl_decoder_layer_out) F(bl_decoder_layer_out, ln1) F(bl_decoder_layer_out, q)               \
+    S(bl_decoder_layer_out) F(bl_decoder_layer_out, norm1) F(bl_decoder_layer_out, q)               \
     F(bl_decoder_layer_out, k) F(bl_decoder_layer_out, v) F(bl_decoder_layer_out, scores)         \
     F(bl_decoder_layer_out, weights) F(bl_decoder_layer_out, context)                             \
     F(bl_decoder_layer_out, concat) F(bl_decoder_layer_out, attn_out)                             \
-    F(bl_decoder_layer_out, resid1) F(bl_decoder_layer_out, ln2) F(bl_decoder_layer_out, hidden)  \
+    F(bl_decoder_layer_out, resid1) F(bl_decoder_layer_out, norm2) F(bl_decoder_layer_out, hidden)  \
     F(bl_decoder_layer_out, activated) F(bl_decoder_layer_out, ffn_out)                           \
     F(bl_decoder_layer_out, resid2)                                                               \
     S(bl_decoder_out) F(bl_decoder_out, logits) F(bl_decoder_out, embed)                          \

@@ -147,10 +147,10 @@ export interface LoadModelOptions {
 export interface DecoderLayerResult {
   x: Float32Array;            // (L, d) the layer's input: embeddings, or the previous resid2
   input: Float32Array;        // the same array as x
-  ln1: Float32Array;          // (L, d)
+  norm1: Float32Array;        // (L, d)
   attention: AttentionResult; // causal; context (H, L, d / H); out after c_proj
   resid1: Float32Array;       // (L, d) x + attention.out
-  ln2: Float32Array;          // (L, d)
+  norm2: Float32Array;        // (L, d)
   ffn: FfnResult;             // hidden, activated (L, n_inner); out (L, d)
   resid2: Float32Array;       // (L, d) resid1 + ffn.out: the next layer's x
 }

@@ -56,7 +56,7 @@ static model make_model(int NL, int D, int H, int F, int V, int P, int L, bl_act
         }
     }
     m.d = (bl_decoder_desc){
-        .n_layer = NL, .d_model = D, .n_head = H, .d_ff = F, .vocab = V, .n_positions = P,
+        .n_layers = NL, .d_model = D, .n_heads = H, .d_ff = F, .vocab = V, .n_positions = P,
         .activation = act, .eps = bare ? 0.0f : 1e-5f, .L = L, .ids = m.ids,
         .wte = rnd((size_t)V * D, 1.0f), .wpe = rnd((size_t)P * D, 0.5f), .layers = m.layers,
         .lnf_gamma = bare ? NULL : around_one(D), .lnf_beta = bare ? NULL : rnd(D, 0.1f)};
@@ -64,7 +64,7 @@ static model make_model(int NL, int D, int H, int F, int V, int P, int L, bl_act
 }
 
 static void free_model(model *m) {
-    for (int l = 0; l < m->d.n_layer; l++) {
+    for (int l = 0; l < m->d.n_layers; l++) {
         const float **p = (const float **)&m->layers[l];
         for (size_t i = 0; i < sizeof m->layers[l] / sizeof(float *); i++) free((void *)p[i]);
     }
@@ -78,7 +78,7 @@ static void free_model(model *m) {
 
 /* ---- the reference: plain loops in double ---------------------------------------------------- */
 typedef struct {
-    double *ln1, *q, *k, *v, *scores, *weights, *context, *concat, *attn_out, *resid1, *ln2,
+    double *norm1, *q, *k, *v, *scores, *weights, *context, *concat, *attn_out, *resid1, *norm2,
         *hidden, *activated, *ffn_out, *resid2;
 } ref_layer;
 
@@ -124,21 +124,21 @@ static double *sum(const double *a, const double *b, size_t n) {
     return y;
 }
 
-/* Every layer's intermediates (r[n_layer]), the final hidden state and the logits. */
+/* Every layer's intermediates (r[n_layers]), the final hidden state and the logits. */
 static void reference(const bl_decoder_desc *d, ref_layer *r, double **hidden, double **logits) {
-    int L = d->L, D = d->d_model, H = d->n_head, F = d->d_ff, V = d->vocab, dk = D / H;
+    int L = d->L, D = d->d_model, H = d->n_heads, F = d->d_ff, V = d->vocab, dk = D / H;
     double eps = d->eps == 0.0f ? (double)1e-5f : (double)d->eps;
     double *h = malloc(sizeof(double) * (size_t)L * D);
     for (int i = 0; i < L; i++)
         for (int c = 0; c < D; c++)
             h[i * D + c] = (double)d->wte[d->ids[i] * D + c] + d->wpe[i * D + c];
-    for (int l = 0; l < d->n_layer; l++) {
+    for (int l = 0; l < d->n_layers; l++) {
         const bl_decoder_layer *w = &d->layers[l];
         ref_layer *o = &r[l];
-        o->ln1 = ln_ref(h, w->ln1_gamma, w->ln1_beta, L, D, eps);
-        o->q = lin(o->ln1, w->wq, w->bq, L, D, D);
-        o->k = lin(o->ln1, w->wk, w->bk, L, D, D);
-        o->v = lin(o->ln1, w->wv, w->bv, L, D, D);
+        o->norm1 = ln_ref(h, w->ln1_gamma, w->ln1_beta, L, D, eps);
+        o->q = lin(o->norm1, w->wq, w->bq, L, D, D);
+        o->k = lin(o->norm1, w->wk, w->bk, L, D, D);
+        o->v = lin(o->norm1, w->wv, w->bv, L, D, D);
         o->scores = calloc((size_t)H * L * L, sizeof(double));
         o->weights = calloc((size_t)H * L * L, sizeof(double));
         o->context = calloc((size_t)H * L * dk, sizeof(double));
@@ -162,8 +162,8 @@ static void reference(const bl_decoder_desc *d, ref_layer *r, double **hidden, d
             }
         o->attn_out = lin(o->concat, w->wo, w->bo, L, D, D);
         o->resid1 = sum(h, o->attn_out, (size_t)L * D);
-        o->ln2 = ln_ref(o->resid1, w->ln2_gamma, w->ln2_beta, L, D, eps);
-        o->hidden = lin(o->ln2, w->w1, w->b1, L, D, F);
+        o->norm2 = ln_ref(o->resid1, w->ln2_gamma, w->ln2_beta, L, D, eps);
+        o->hidden = lin(o->norm2, w->w1, w->b1, L, D, F);
         o->activated = malloc(sizeof(double) * (size_t)L * F);
         for (size_t i = 0; i < (size_t)L * F; i++) o->activated[i] = act_ref(o->hidden[i], d->activation);
         o->ffn_out = lin(o->activated, w->w2, w->b2, L, F, D);
@@ -214,15 +214,15 @@ static float *out_buf(size_t n) {   /* NaN-filled: anything not written shows */
    `weights_only` (if >= 0), and compares all of it with the reference. */
 static void compare_with_reference(model *m, int keep, int weights_only) {
     const bl_decoder_desc *d = &m->d;
-    int L = d->L, D = d->d_model, H = d->n_head, F = d->d_ff, V = d->vocab;
+    int L = d->L, D = d->d_model, H = d->n_heads, F = d->d_ff, V = d->vocab;
     size_t n = (size_t)L * D, s = (size_t)H * L * L, f = (size_t)L * F;
     bl_decoder_layer_out k = {
-        .ln1 = out_buf(n), .q = out_buf(n), .k = out_buf(n), .v = out_buf(n), .scores = out_buf(s),
+        .norm1 = out_buf(n), .q = out_buf(n), .k = out_buf(n), .v = out_buf(n), .scores = out_buf(s),
         .weights = out_buf(s), .context = out_buf(n), .concat = out_buf(n), .attn_out = out_buf(n),
-        .resid1 = out_buf(n), .ln2 = out_buf(n), .hidden = out_buf(f), .activated = out_buf(f),
+        .resid1 = out_buf(n), .norm2 = out_buf(n), .hidden = out_buf(f), .activated = out_buf(f),
         .ffn_out = out_buf(n), .resid2 = out_buf(n)};
     bl_decoder_layer_out wo = {.weights = out_buf(s)};
-    bl_decoder_layer_out **keep_list = calloc((size_t)d->n_layer, sizeof *keep_list);
+    bl_decoder_layer_out **keep_list = calloc((size_t)d->n_layers, sizeof *keep_list);
     keep_list[keep] = &k;
     if (weights_only >= 0) keep_list[weights_only] = &wo;
     bl_decoder_out o = {.logits = out_buf((size_t)L * V), .embed = out_buf(n),
@@ -234,14 +234,14 @@ static void compare_with_reference(model *m, int keep, int weights_only) {
     CHECK_STATUS(bl_decoder_forward(d, &o, ws, &err), BL_OK);
     CHECK(err.message[0] == '\0');
 
-    ref_layer *r = calloc((size_t)d->n_layer, sizeof *r);
+    ref_layer *r = calloc((size_t)d->n_layers, sizeof *r);
     double *hidden, *logits, *embed = malloc(sizeof(double) * n);
     reference(d, r, &hidden, &logits);
     for (int i = 0; i < L; i++)
         for (int c = 0; c < D; c++) embed[i * D + c] = (double)d->wte[d->ids[i] * D + c] + d->wpe[i * D + c];
     expect_close("embed", o.embed, embed, n);
     const ref_layer *e = &r[keep];
-    expect_close("ln1", k.ln1, e->ln1, n);
+    expect_close("norm1", k.norm1, e->norm1, n);
     expect_close("q", k.q, e->q, n);
     expect_close("k", k.k, e->k, n);
     expect_close("v", k.v, e->v, n);
@@ -251,7 +251,7 @@ static void compare_with_reference(model *m, int keep, int weights_only) {
     expect_close("concat", k.concat, e->concat, n);
     expect_close("attn_out", k.attn_out, e->attn_out, n);
     expect_close("resid1", k.resid1, e->resid1, n);
-    expect_close("ln2", k.ln2, e->ln2, n);
+    expect_close("norm2", k.norm2, e->norm2, n);
     expect_close("hidden", k.hidden, e->hidden, f);
     expect_close("activated", k.activated, e->activated, f);
     expect_close("ffn_out", k.ffn_out, e->ffn_out, n);
@@ -260,7 +260,7 @@ static void compare_with_reference(model *m, int keep, int weights_only) {
     expect_close("final hidden", o.hidden, hidden, n);
     expect_close("logits", o.logits, logits, (size_t)L * V);
 
-    free_ref(r, d->n_layer);
+    free_ref(r, d->n_layers);
     free(r);
     free(hidden);
     free(logits);
@@ -302,7 +302,7 @@ static void decoder_logits_do_not_depend_on_what_is_kept_nor_on_later_tokens(voi
     size_t nl = (size_t)d->L * d->vocab;
     float *a = out_buf(nl), *b = out_buf(nl), *c = out_buf(nl);
     float *ws = out_buf(bl_decoder_workspace_size(d));
-    float *w0 = out_buf((size_t)d->n_head * d->L * d->L), *h1 = out_buf((size_t)d->L * d->d_ff);
+    float *w0 = out_buf((size_t)d->n_heads * d->L * d->L), *h1 = out_buf((size_t)d->L * d->d_ff);
     bl_decoder_layer_out k0 = {.weights = w0}, k1 = {.hidden = h1};
     bl_decoder_layer_out *both[2] = {&k0, &k1};
     bl_decoder_out oa = {.logits = a}, ob = {.logits = b, .layers = both};
@@ -331,10 +331,10 @@ static void decoder_workspace_size_follows_the_sizes(void) {
     d.L = 7;                                   /* past n_positions */
     CHECK(bl_decoder_workspace_size(&d) == 0);
     d.L = 4;
-    d.n_head = 3;                              /* 8 % 3 */
+    d.n_heads = 3;                              /* 8 % 3 */
     CHECK(bl_decoder_workspace_size(&d) == 0);
     /* L 65536 x (12 * 65536 + 1 + 1) passes 2^32 floats: refused, never wrapped */
-    bl_decoder_desc big = {.n_layer = 1, .d_model = 65536, .n_head = 1, .d_ff = 1, .vocab = 1,
+    bl_decoder_desc big = {.n_layers = 1, .d_model = 65536, .n_heads = 1, .d_ff = 1, .vocab = 1,
                            .n_positions = 65536, .L = 65536};
     CHECK(bl_decoder_workspace_size(&big) == 0);
     big.d_model = big.L = 1024;                /* 2^10 x (12 x 2^10 + 2): 12.6 M floats */
@@ -366,29 +366,29 @@ static void decoder_refuses_every_bad_argument_by_name(void) {
     refused(&m.d, NULL, ws, BL_ERR_NULL, "out");
 #define WITH(field, value, status, part) \
     do { d = m.d; d.field = value; refused(&d, &o, ws, status, part); } while (0)
-    WITH(n_layer, 0, BL_ERR_SIZE, "n_layer (0)");
+    WITH(n_layers, 0, BL_ERR_SIZE, "n_layers (0)");
     WITH(d_model, -1, BL_ERR_SIZE, "d_model (-1)");
-    WITH(n_head, 0, BL_ERR_SIZE, "n_head (0)");
+    WITH(n_heads, 0, BL_ERR_SIZE, "n_heads (0)");
     WITH(d_ff, 65537, BL_ERR_SIZE, "d_ff (65537)");
     WITH(vocab, 0, BL_ERR_SIZE, "vocab (0)");
     WITH(n_positions, 0, BL_ERR_SIZE, "n_positions (0)");
     WITH(L, 0, BL_ERR_SIZE, "L (0)");
-    WITH(n_head, 3, BL_ERR_SHAPE, "d_model (8) must be divisible by n_head (3)");
+    WITH(n_heads, 3, BL_ERR_SHAPE, "d_model (8) must be divisible by n_heads (3)");
     WITH(L, 7, BL_ERR_SHAPE, "L (7) must be at most n_positions (6)");
     WITH(activation, (bl_activation)99, BL_ERR_ACTIVATION, "activation (99)");
     WITH(activation, BL_ACT_SWIGLU, BL_ERR_ACTIVATION, "swiglu is gated");
     WITH(eps, -1.0f, BL_ERR_VALUE, "eps (-1)");
     WITH(eps, NAN, BL_ERR_VALUE, "eps (nan)");
     WITH(eps, INFINITY, BL_ERR_VALUE, "eps (inf)");
-    d = m.d; d.vocab = 65536; d.d_model = 65536; d.n_head = 1;
+    d = m.d; d.vocab = 65536; d.d_model = 65536; d.n_heads = 1;
     refused(&d, &o, ws, BL_ERR_TOO_LARGE, "wte (65536 x 65536)");
     d = m.d; d.n_positions = 65536; d.d_model = 8192;
     refused(&d, &o, ws, BL_ERR_TOO_LARGE, "wpe (65536 x 8192)");
     d = m.d; d.L = 65536; d.n_positions = 65536; d.vocab = 8192;
     refused(&d, &o, ws, BL_ERR_TOO_LARGE, "logits (65536 x 8192)");
-    d = m.d; d.d_model = 16384; d.d_ff = 65536; d.n_head = 1;
+    d = m.d; d.d_model = 16384; d.d_ff = 65536; d.n_heads = 1;
     refused(&d, &o, ws, BL_ERR_TOO_LARGE, "w1 (16384 x 65536)");
-    d = m.d; d.L = 4096; d.n_positions = 4096; d.n_head = 32; d.d_model = 32;
+    d = m.d; d.L = 4096; d.n_positions = 4096; d.n_heads = 32; d.d_model = 32;
     refused(&d, &o, ws, BL_ERR_TOO_LARGE, "scores (131072 x 4096)");
     d = m.d; d.L = 8192; d.n_positions = 8192; d.d_model = 4096; d.vocab = 1;   /* each part fits */
     refused(&d, &o, ws, BL_ERR_TOO_LARGE, "workspace (8192 x 49169)");
@@ -518,7 +518,7 @@ static void decoder_matches_the_poem_fixture(void) {
         P = fx_int(cfg, "n_positions", 0), F = fx_int(cfg, "n_inner", 0);
     const char *act = fx_str(cfg, "activation_function");
     bl_decoder_desc d = {
-        .n_layer = NL, .d_model = D, .n_head = fx_int(cfg, "n_head", 0), .d_ff = F ? F : 4 * D,
+        .n_layers = NL, .d_model = D, .n_heads = fx_int(cfg, "n_head", 0), .d_ff = F ? F : 4 * D,
         .vocab = V, .n_positions = P, .eps = (float)fx_num(cfg, "layer_norm_epsilon", 1e-5),
         .activation = strcmp(act, "relu") == 0 ? BL_ACT_RELU : strcmp(act, "gelu") == 0 ? BL_ACT_GELU : BL_ACT_GELU_TANH,
         .wte = tensor(header, data, dsize, "wte.weight", (size_t)V * D),
@@ -564,7 +564,7 @@ static void decoder_matches_the_poem_fixture(void) {
         for (size_t i = 0; i < L; i++) ids[i] = (int32_t)idd[i];
         d.L = (int)L;
         d.ids = ids;
-        size_t n = L * D, s = (size_t)d.n_head * L * L, f = L * F;
+        size_t n = L * D, s = (size_t)d.n_heads * L * L, f = L * F;
         bl_decoder_layer_out *keep = calloc((size_t)NL, sizeof *keep), **list = calloc((size_t)NL, sizeof *list);
         for (int l = 0; l < NL; l++) {
             float **p = (float **)&keep[l];
@@ -583,7 +583,7 @@ static void decoder_matches_the_poem_fixture(void) {
             const cJSON *at = fx_get(want, "attention"), *ff = fx_get(want, "ffn");
             bl_decoder_layer_out *k = &keep[l];
             close_to("x", l ? keep[l - 1].resid2 : o.embed, fx_get(want, "x"), n, atol, rtol, &worst);
-            close_to("ln1", k->ln1, fx_get(want, "ln1"), n, atol, rtol, &worst);
+            close_to("norm1", k->norm1, fx_get(want, "norm1"), n, atol, rtol, &worst);
             close_to("q", k->q, fx_get(at, "q"), n, atol, rtol, &worst);
             close_to("k", k->k, fx_get(at, "k"), n, atol, rtol, &worst);
             close_to("v", k->v, fx_get(at, "v"), n, atol, rtol, &worst);
@@ -593,7 +593,7 @@ static void decoder_matches_the_poem_fixture(void) {
             close_to("concat", k->concat, fx_get(at, "concat"), n, atol, rtol, &worst);
             close_to("attention.out", k->attn_out, fx_get(at, "out"), n, atol, rtol, &worst);
             close_to("resid1", k->resid1, fx_get(want, "resid1"), n, atol, rtol, &worst);
-            close_to("ln2", k->ln2, fx_get(want, "ln2"), n, atol, rtol, &worst);
+            close_to("norm2", k->norm2, fx_get(want, "norm2"), n, atol, rtol, &worst);
             close_to("ffn.hidden", k->hidden, fx_get(ff, "hidden"), f, atol, rtol, &worst);
             close_to("ffn.activated", k->activated, fx_get(ff, "activated"), f, atol, rtol, &worst);
             close_to("ffn.out", k->ffn_out, fx_get(ff, "out"), n, atol, rtol, &worst);

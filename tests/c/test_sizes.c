@@ -139,7 +139,7 @@ static void workspace_sizes_at_the_largest_dims(void) {
     CHECK(bl_block_workspace_size(&b, &bo) == (size_t)BL_MAX_DIM);
     CHECK(bl_attention_workspace_size(NULL, &o) == 0);
     /* the decoder's: L (12 d_model + d_ff + 1), refused past 2^28 floats, never wrapped */
-    bl_decoder_desc d = {.n_layer = 1, .d_model = 16384, .n_head = 1, .d_ff = BL_MAX_DIM,
+    bl_decoder_desc d = {.n_layers = 1, .d_model = 16384, .n_heads = 1, .d_ff = BL_MAX_DIM,
                          .vocab = 1, .n_positions = 16384, .L = 16384};
     CHECK(bl_decoder_workspace_size(&d) == 0);                    /* 2^14 x (13 x 2^16 + 1) */
     d.d_model = 1, d.d_ff = 16371;                                 /* 2^14 x 2^14: the most */

@@ -1,6 +1,6 @@
 /* fuzz_decoder.c - bl_decoder_forward and bl_decoder_workspace_size: every size check, ids in
    and out of range, every activation and eps edge, NULL pointers (one layer's weight too),
-   which layers keep which intermediates. Input: n_layer, d_model, heads, d_ff, vocab,
+   which layers keep which intermediates. Input: n_layers, d_model, heads, d_ff, vocab,
    n_positions, L, activation, eps, three flag bytes, the ids, then the floats. A call that
    succeeds must equal, bit for bit, the same layers done through bl_block_forward and
    bl_layernorm_forward, and its logits the rows of wte against the final hidden state. */
@@ -12,10 +12,10 @@ enum { N_FIELDS = 15 };   /* bl_decoder_layer_out's pointers */
 static FZ_UNUSED bl_status expected(const bl_decoder_desc *d, const bl_decoder_out *o,
                                     const float *ws, int ok_sizes, int bad_layer) {
     if (!d || !o) return BL_ERR_NULL;
-    int dims[] = {d->n_layer, d->d_model, d->n_head, d->d_ff, d->vocab, d->n_positions, d->L};
+    int dims[] = {d->n_layers, d->d_model, d->n_heads, d->d_ff, d->vocab, d->n_positions, d->L};
     for (int i = 0; i < 7; i++)
         if (!fz_dim_ok(dims[i])) return BL_ERR_SIZE;
-    if (d->d_model % d->n_head || d->L > d->n_positions) return BL_ERR_SHAPE;
+    if (d->d_model % d->n_heads || d->L > d->n_positions) return BL_ERR_SHAPE;
     if ((unsigned)d->activation >= BL_ACT_COUNT || bl_activation_is_gated(d->activation))
         return BL_ERR_ACTIVATION;
     float e = d->eps == 0.0f ? 1e-5f : d->eps;
@@ -37,7 +37,7 @@ static FZ_QUIET void same(const char *what, int l, const float *a, const float *
 
 /* The decoder again through the public single calls; compares what o kept. */
 static FZ_QUIET void compose(const bl_decoder_desc *d, const bl_decoder_out *o) {
-    int L = d->L, D = d->d_model, F = d->d_ff, H = d->n_head, V = d->vocab;
+    int L = d->L, D = d->d_model, F = d->d_ff, H = d->n_heads, V = d->vocab;
     uint64_t n = (uint64_t)L * D, s = (uint64_t)H * L * L, f = (uint64_t)L * F;
     float eps = d->eps == 0.0f ? 1e-5f : d->eps;
     float *h = fz_out(n), *hid = fz_out(n);
@@ -51,7 +51,7 @@ static FZ_QUIET void compose(const bl_decoder_desc *d, const bl_decoder_out *o) 
         .ffn = {.hidden = fz_out(f), .activated = fz_out(f), .out = fz_out(n)},
         .resid1 = fz_out(n), .norm1 = fz_out(n), .resid2 = fz_out(n), .norm2 = fz_out(n),
         .out = fz_out(n)};
-    for (int l = 0; l < d->n_layer; l++) {
+    for (int l = 0; l < d->n_layers; l++) {
         const bl_decoder_layer *w = &d->layers[l];
         bl_block_desc b = {
             .L = L, .d_model = D, .n_heads = H, .d_ff = F, .activation = d->activation,
@@ -62,7 +62,7 @@ static FZ_QUIET void compose(const bl_decoder_desc *d, const bl_decoder_out *o) 
         FZ_CHECK(bl_block_forward(&b, &r, NULL, NULL) == BL_OK, "the block refused layer %d", l);
         const bl_decoder_layer_out *k = o->layers ? o->layers[l] : NULL;
         if (k) {
-            same("ln1", l, k->ln1, r.norm1, n);
+            same("norm1", l, k->norm1, r.norm1, n);
             same("q", l, k->q, r.attn.q, n);
             same("k", l, k->k, r.attn.k, n);
             same("v", l, k->v, r.attn.v, n);
@@ -72,7 +72,7 @@ static FZ_QUIET void compose(const bl_decoder_desc *d, const bl_decoder_out *o) 
             same("concat", l, k->concat, r.attn.concat, n);
             same("attn_out", l, k->attn_out, r.attn.out, n);
             same("resid1", l, k->resid1, r.resid1, n);
-            same("ln2", l, k->ln2, r.norm2, n);
+            same("norm2", l, k->norm2, r.norm2, n);
             same("hidden", l, k->hidden, r.ffn.hidden, f);
             same("activated", l, k->activated, r.ffn.activated, f);
             same("ffn_out", l, k->ffn_out, r.ffn.out, n);
@@ -162,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         bad_layer = 1;
     }
     bl_decoder_desc d = {
-        .n_layer = NL, .d_model = D, .n_head = H, .d_ff = F, .vocab = V, .n_positions = P,
+        .n_layers = NL, .d_model = D, .n_heads = H, .d_ff = F, .vocab = V, .n_positions = P,
         .activation = act, .eps = eps, .L = L, .ids = ids,
         .wte = fz_floats(&in, ok ? (uint64_t)V * D : 1, raw),
         .wpe = fz_floats(&in, ok ? (uint64_t)P * D : 1, raw), .layers = layers,

@@ -111,9 +111,9 @@ function referenceForward(model, ids) {
       Wq: col(0), Wk: col(1), Wv: col(2), bq: bqkv.slice(0, D), bk: bqkv.slice(D, 2 * D), bv: bqkv.slice(2 * D),
       Wo: w(h + 'attn.c_proj.weight'), bo: w(h + 'attn.c_proj.bias'), ln2Gamma: w(h + 'ln_2.weight'), ln2Beta: w(h + 'ln_2.bias'),
       W1: w(h + 'mlp.c_fc.weight'), b1: w(h + 'mlp.c_fc.bias'), W2: w(h + 'mlp.c_proj.weight'), b2: w(h + 'mlp.c_proj.bias') });
-    out.layers.push({ x, ln1: r.norm1, attention: { q: r.attn.q, k: r.attn.k, v: r.attn.v, scores: r.attn.scores,
+    out.layers.push({ x, norm1: r.norm1, attention: { q: r.attn.q, k: r.attn.k, v: r.attn.v, scores: r.attn.scores,
       weights: r.attn.weights, context: r.attn.context, concat: r.attn.concat, out: r.attn.out },
-    resid1: r.resid1, ln2: r.norm2, ffn: { hidden: r.ffn.hidden, activated: r.ffn.activated, out: r.ffn.out }, resid2: r.resid2 });
+    resid1: r.resid1, norm2: r.norm2, ffn: { hidden: r.ffn.hidden, activated: r.ffn.activated, out: r.ffn.out }, resid2: r.resid2 });
     x = r.resid2;
   }
   out.hidden = ref.norm('layer', { L, d: D, x, gamma: w('ln_f.weight'), beta: w('ln_f.bias'), eps: c.layer_norm_epsilon }).out;

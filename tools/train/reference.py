@@ -81,8 +81,8 @@ def forward(config, W, ids, dtype=np.float64):
     for i in range(config["n_layer"]):
         p = lambda n: W["h.%d.%s" % (i, n)]  # noqa: E731
         r = {"x": x}
-        r["ln1"] = layer_norm(x, p("ln_1.weight"), p("ln_1.bias"), eps)
-        qkv = r["ln1"] @ p("attn.c_attn.weight") + p("attn.c_attn.bias")     # (L, 3d)
+        r["norm1"] = layer_norm(x, p("ln_1.weight"), p("ln_1.bias"), eps)
+        qkv = r["norm1"] @ p("attn.c_attn.weight") + p("attn.c_attn.bias")     # (L, 3d)
         r["q"], r["k"], r["v"] = qkv[:, :d], qkv[:, d:2 * d], qkv[:, 2 * d:]
         qh, kh, vh = (r[n].reshape(L, H, dk).transpose(1, 0, 2) for n in "qkv")  # (H, L, dk)
         r["scores"] = qh @ kh.transpose(0, 2, 1)                             # (H, L, L) raw
@@ -92,8 +92,8 @@ def forward(config, W, ids, dtype=np.float64):
         r["concat"] = r["context"].transpose(1, 0, 2).reshape(L, d)
         r["attn_out"] = r["concat"] @ p("attn.c_proj.weight") + p("attn.c_proj.bias")
         r["resid1"] = x + r["attn_out"]
-        r["ln2"] = layer_norm(r["resid1"], p("ln_2.weight"), p("ln_2.bias"), eps)
-        r["hidden"] = r["ln2"] @ p("mlp.c_fc.weight") + p("mlp.c_fc.bias")   # (L, d_ff)
+        r["norm2"] = layer_norm(r["resid1"], p("ln_2.weight"), p("ln_2.bias"), eps)
+        r["hidden"] = r["norm2"] @ p("mlp.c_fc.weight") + p("mlp.c_fc.bias")   # (L, d_ff)
         r["activated"] = np.maximum(r["hidden"], 0)
         r["ffn_out"] = r["activated"] @ p("mlp.c_proj.weight") + p("mlp.c_proj.bias")
         r["resid2"] = x = r["resid1"] + r["ffn_out"]
@@ -123,10 +123,10 @@ def atol_for(ref, got, margin=16.0, floor=1e-4):
 
 
 def layer_record(r):
-    return {"x": flat(r["x"]), "ln1": flat(r["ln1"]),
+    return {"x": flat(r["x"]), "norm1": flat(r["norm1"]),
             "attention": {n: flat(r[n]) for n in ("q", "k", "v", "scores", "weights", "context",
                                                   "concat")} | {"out": flat(r["attn_out"])},
-            "resid1": flat(r["resid1"]), "ln2": flat(r["ln2"]),
+            "resid1": flat(r["resid1"]), "norm2": flat(r["norm2"]),
             "ffn": {"hidden": flat(r["hidden"]), "activated": flat(r["activated"]),
                     "out": flat(r["ffn_out"])},
             "resid2": flat(r["resid2"])}
@@ -158,7 +158,7 @@ def main():
             "%s %.3f" % (t["char"], t["p"]) for t in case["top10"][:5]), case["atol"]))
     head = {"generator": "tools/train/reference.py", "numpy": np.__version__,
             "model": "web/models/poems", "vocab_size": config["vocab_size"],
-            "shapes": {"x, ln1, q, k, v, concat, attention.out, resid1, ln2, ffn.out, resid2":
+            "shapes": {"x, norm1, q, k, v, concat, attention.out, resid1, norm2, ffn.out, resid2":
                        "(L, n_embd)", "scores, weights": "(n_head, L, L)",
                        "context": "(n_head, L, n_embd / n_head)",
                        "ffn.hidden, ffn.activated": "(L, n_inner)",

@@ -129,7 +129,7 @@ function trainedSteps(engine, s, get, assets) {
     const V = m.config.vocab_size, last = out.logits.slice((ids.length - 1) * V, ids.length * V);
     let unknown = 0;
     for (let k = 1; k < ids.length; k++) if (ids[k] === m.unkId) unknown++;
-    return Object.assign({}, lw, { x: lay.input, xAttn: lay.ln1, xFfn: lay.ln2, ids: ids, unknown: unknown,
+    return Object.assign({}, lw, { x: lay.input, xAttn: lay.norm1, xFfn: lay.norm2, ids: ids, unknown: unknown,
       next: { logits: last, vocab: m.vocab }, layers: m.config.n_layer });
   } }];
 }

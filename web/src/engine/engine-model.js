@@ -361,20 +361,20 @@
   };
 
   /* The outputs of one kept layer, in bl_decoder_layer_out's field order with their sizes. */
-  var KEPT = ['ln1', 'q', 'k', 'v', 'scores', 'weights', 'context', 'concat', 'attn_out', 'resid1', 'ln2',
+  var KEPT = ['norm1', 'q', 'k', 'v', 'scores', 'weights', 'context', 'concat', 'attn_out', 'resid1', 'norm2',
     'hidden', 'activated', 'ffn_out', 'resid2'];
 
   /* forward(ids, { layers }) -> { logits (L x vocab), embeddings, hidden (after ln_f),
-     layers: per layer null or { x, ln1, attention: { q, k, v, scores, weights, context, concat,
-     out }, resid1, ln2, ffn: { hidden, activated, out }, resid2 } }. */
+     layers: per layer null or { x, norm1, attention: { q, k, v, scores, weights, context, concat,
+     out }, resid1, norm2, ffn: { hidden, activated, out }, resid2 } }. */
   Model.prototype.forward = function (ids, opts) {
     this._live('forward');
     var list = this._idList(ids, 'forward', this.nPositions), keep = this._chosen(opts);
     var L = list.length, D = this.dModel, H = this.nHeads, F = this.dFF, V = this.vocabSize, NL = this.nLayers;
     elems('logits (L x vocab)', L, V);
     elems('scores (nHeads x L x L)', H * L, L);
-    var size = { ln1: L * D, q: L * D, k: L * D, v: L * D, scores: H * L * L, weights: H * L * L, context: L * D,
-      concat: L * D, attn_out: L * D, resid1: L * D, ln2: L * D, hidden: L * F, activated: L * F, ffn_out: L * D, resid2: L * D };
+    var size = { norm1: L * D, q: L * D, k: L * D, v: L * D, scores: H * L * L, weights: H * L * L, context: L * D,
+      concat: L * D, attn_out: L * D, resid1: L * D, norm2: L * D, hidden: L * F, activated: L * F, ffn_out: L * D, resid2: L * D };
     /* records: desc, out, the layer-out pointers, one layer-out per layer that keeps anything
        (a kept layer's input is the previous layer's resid2), ids; then the outputs, the workspace */
     var A = ABI, recs = [], bytes = 0, l, k, i;
@@ -397,7 +397,7 @@
     function word(at, v) { i32[(base + at) >> 2] = v; }
     for (var z = base >> 2; z < (base + first) >> 2; z++) i32[z] = 0;   /* NULL = not kept */
     var dd = A.bl_decoder_desc, p = this._plan;
-    [['n_layer', NL], ['d_model', D], ['n_head', H], ['d_ff', F], ['vocab', V], ['n_positions', this.nPositions],
+    [['n_layers', NL], ['d_model', D], ['n_heads', H], ['d_ff', F], ['vocab', V], ['n_positions', this.nPositions],
       ['activation', ACTIVATIONS.indexOf(this.activation)], ['L', L], ['ids', base + idsAt], ['wte', wb + p.wte * 4],
       ['wpe', wb + p.wpe * 4], ['layers', w], ['lnf_gamma', wb + p.lnf_gamma * 4], ['lnf_beta', wb + p.lnf_beta * 4]
     ].forEach(function (f) { word(descAt + dd[f[0]], f[1]); });
@@ -423,10 +423,10 @@
       if (!keep[l]) { res.layers.push(null); continue; }
       var g = function (name) { return kept[l + '.' + name]; };
       var x = l === 0 ? kept.embeddings : kept[(l - 1) + '.resid2'];
-      res.layers.push({ x: x, input: x, ln1: g('ln1'),
+      res.layers.push({ x: x, input: x, norm1: g('norm1'),
         attention: { q: g('q'), k: g('k'), v: g('v'), scores: g('scores'), weights: g('weights'),
           context: g('context'), concat: g('concat'), out: g('attn_out') },
-        resid1: g('resid1'), ln2: g('ln2'), ffn: { hidden: g('hidden'), activated: g('activated'), out: g('ffn_out') },
+        resid1: g('resid1'), norm2: g('norm2'), ffn: { hidden: g('hidden'), activated: g('activated'), out: g('ffn_out') },
         resid2: g('resid2') });
     }
     return res;

@@ -38,11 +38,11 @@
     bl_moe_out: { sizeof: 24, logits: 0, probs: 4, top_index: 8, top_weight: 12, load: 16, out: 20 },
     bl_decoder_layer: { sizeof: 64, ln1_gamma: 0, ln1_beta: 4, wq: 8, bq: 12, wk: 16, bk: 20, wv: 24,
       bv: 28, wo: 32, bo: 36, ln2_gamma: 40, ln2_beta: 44, w1: 48, b1: 52, w2: 56, b2: 60 },
-    bl_decoder_desc: { sizeof: 60, n_layer: 0, d_model: 4, n_head: 8, d_ff: 12, vocab: 16,
+    bl_decoder_desc: { sizeof: 60, n_layers: 0, d_model: 4, n_heads: 8, d_ff: 12, vocab: 16,
       n_positions: 20, activation: 24, eps: 28, L: 32, ids: 36, wte: 40, wpe: 44, layers: 48,
       lnf_gamma: 52, lnf_beta: 56 },
-    bl_decoder_layer_out: { sizeof: 60, ln1: 0, q: 4, k: 8, v: 12, scores: 16, weights: 20,
-      context: 24, concat: 28, attn_out: 32, resid1: 36, ln2: 40, hidden: 44, activated: 48,
+    bl_decoder_layer_out: { sizeof: 60, norm1: 0, q: 4, k: 8, v: 12, scores: 16, weights: 20,
+      context: 24, concat: 28, attn_out: 32, resid1: 36, norm2: 40, hidden: 44, activated: 48,
       ffn_out: 52, resid2: 56 },
     bl_decoder_out: { sizeof: 16, logits: 0, embed: 4, hidden: 8, layers: 12 }
   };
