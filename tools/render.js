@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /* tools/render.js - one figure as SVG (and PNG) from Node, no browser: the wasm engine computes,
-   the page's own modules (web/src: model, figures, core/compose.js) lay out, and the recorder
+   the page's own modules (web/src: model, figures, figures/compose.js) lay out, and the recorder
    writes the same SVG bytes the page's "SVG" button saves.
    Usage:
      node tools/render.js --view attention --state 'tokens=the cat sat&heads=2&causal=1' \
@@ -20,9 +20,9 @@ let ui = null;
 function loadUI() {
   if (ui) return ui;
   const mod = (p) => require(path.join(SRC, p));
-  ui = { params: mod('core/params.js'), i18n: mod('core/i18n.js'), colors: mod('core/colors.js'),
-    model: mod('core/model.js'), assets: mod('core/assets.js'), compose: mod('core/compose.js'), figures: mod('figures/index.js'),
-    recorder: mod('core/recorder.js') };
+  ui = { params: mod('model/params.js'), i18n: mod('i18n/index.js'), colors: mod('draw/colors.js'),
+    model: mod('model/model.js'), assets: mod('model/assets.js'), compose: mod('figures/compose.js'), figures: mod('figures/index.js'),
+    recorder: mod('draw/recorder.js') };
   return ui;
 }
 

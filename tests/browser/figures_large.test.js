@@ -10,7 +10,7 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('fs');
 const { setup, ready, settle, setField, FILE_URL, HASH_64_TOKENS } = require('./helpers.js');
-const colors = require('../../web/src/core/colors.js');
+const colors = require('../../web/src/draw/colors.js');
 
 let env;
 test.before(async () => { env = await setup({ server: true }); });

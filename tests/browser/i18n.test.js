@@ -12,11 +12,11 @@ test.before(async () => { env = await setup(); });
 test.after(async () => { await env.close(); });
 
 test('both_languages_have_the_same_keys', () => {
-  const dicts = require(path.join(WEB, 'src', 'core', 'i18n.js')).DICTS;
+  const dicts = require(path.join(WEB, 'src', 'i18n', 'index.js')).DICTS;
   assert.deepStrictEqual(Object.keys(dicts.zh).sort(), Object.keys(dicts.en).sort());
   // Each figure's own strings file too, so a missing translation names its file.
-  for (const f of require('fs').readdirSync(path.join(WEB, 'src', 'core', 'i18n')).filter((n) => !/^(en|zh)\.js$/.test(n))) {
-    const part = require(path.join(WEB, 'src', 'core', 'i18n', f)).default;
+  for (const f of require('fs').readdirSync(path.join(WEB, 'src', 'i18n')).filter((n) => !/^(en|zh|index)\.js$/.test(n))) {
+    const part = require(path.join(WEB, 'src', 'i18n', f)).default;
     assert.deepStrictEqual(Object.keys(part.zh).sort(), Object.keys(part.en).sort(), f);
   }
 });

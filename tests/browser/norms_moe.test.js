@@ -11,7 +11,7 @@ const path = require('path');
 const { setup, open, settle, figureTexts, FILE_URL, WEB } = require('./helpers.js');
 const { render, parseState } = require('../../tools/render.js');
 
-const F = require(path.join(WEB, 'src', 'core', 'format.js'));
+const F = require(path.join(WEB, 'src', 'draw', 'format.js'));
 let env, bl;
 test.before(async () => {
   env = await setup({ server: true });

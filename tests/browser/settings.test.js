@@ -118,7 +118,7 @@ test('classic_example_restores_every_setting_but_language_and_theme', async () =
     await typeIn(page, '#fig-positionwise input[name=pval]', 'abc');
     await page.click('button[data-i18n="quick_classic"]');
     await settle(page);
-    const params = require(path.join(WEB, 'src', 'core', 'params.js'));
+    const params = require(path.join(WEB, 'src', 'model', 'params.js'));
     const want = '#' + params.toHash(Object.assign(params.defaults(), { lang: 'en', theme: 'dark' }));
     assert.strictEqual(new URL(page.url()).hash, want);
     assert.strictEqual((await data(page, 'rows')).selected, '0');

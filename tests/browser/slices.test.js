@@ -76,14 +76,14 @@ test('a_change_while_figures_are_half_drawn_leaves_only_the_newer_figures', asyn
   } finally { await close(); }
 });
 
-// Where every cell edge is a whole device pixel, core/heatmap.js writes the cells as pixels
+// Where every cell edge is a whole device pixel, draw/heatmap.js writes the cells as pixels
 // (drawCellPixels); the same heatmap drawn as one rectangle per cell (drawCells, the export's
 // way) must give the same picture. The page has no globals to reach its modules through, so a
 // small probe bundled here from web/src draws both, in a blank page at the test's density.
 const PROBE = `
 import { draw, geometry } from './dom/heatmap-canvas.js';
-import { absMax, record } from './core/heatmap.js';
-import { scheme } from './core/colors.js';
+import { absMax, record } from './draw/heatmap.js';
+import { scheme } from './draw/colors.js';
 
 // A spec like figures/attention.js builds: L x L sequential weights (deterministic
 // pseudo-random numbers), tokens on both sides, cells at most 34 px, causal mask on request.

@@ -22,7 +22,7 @@ const snapshot = (page) => page.evaluate(() => {
 });
 
 test('parse_and_write_round_trip_in_node', () => {
-  const params = require(path.join(WEB, 'src', 'core', 'params.js'));
+  const params = require(path.join(WEB, 'src', 'model', 'params.js'));
   const s = Object.assign(params.defaults(), { tokens: 'a b & c=d #e', d: 12, heads: 3, causal: true, pval: -2.5, lang: 'en' });
   const back = params.parseHash('#' + params.toHash(s));
   assert.deepStrictEqual(back.errors, []);

@@ -1,10 +1,10 @@
-// controller.test.js - the page's controller (web/src/core/controller.js) waits for a pause in
+// controller.test.js - the page's controller (web/src/model/controller.js) waits for a pause in
 // typing before it asks for numbers, and Enter or leaving the field (flush) asks at once.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
-const { createController } = require(path.join(__dirname, '..', '..', 'web', 'src', 'core', 'controller.js'));
+const { createController } = require(path.join(__dirname, '..', '..', 'web', 'src', 'model', 'controller.js'));
 
 // A compute that records the settings of each request and never answers.
 function recorder() {

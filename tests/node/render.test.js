@@ -119,7 +119,7 @@ test('the_png_faces_are_installed', () => {
 });
 const NO_FONTS = fonts.faces.length === 3 ? false : 'fonts missing: see the_png_faces_are_installed';
 const { resvgFor } = require('../../tools/render.js');
-const recorder = () => require('../../web/src/core/recorder.js');
+const recorder = () => require('../../web/src/draw/recorder.js');
 
 // Ink box of one SVG snippet (user units), drawn by the PNG path.
 function ink(head, body) {

@@ -1,4 +1,4 @@
-// stages.test.js - the page's answers come stage by stage (web/src/core/model.js): each figure
+// stages.test.js - the page's answers come stage by stage (web/src/model/model.js): each figure
 // is drawn once the stages it lists in `needs` are in, so those lists must be complete (a
 // figure built from an answer holding only them is the figure built from the whole answer),
 // and a change recomputes only the stages that read it.
@@ -9,12 +9,12 @@ const path = require('node:path');
 const { BlockLens } = require('./helpers.js');
 
 const SRC = path.join(__dirname, '..', '..', 'web', 'src');
-const model = require(path.join(SRC, 'core', 'model.js'));
-const params = require(path.join(SRC, 'core', 'params.js'));
+const model = require(path.join(SRC, 'model', 'model.js'));
+const params = require(path.join(SRC, 'model', 'params.js'));
 const { FIGURES, VIEWS, ready } = require(path.join(SRC, 'figures', 'index.js'));
-const { compose } = require(path.join(SRC, 'core', 'compose.js'));
-const i18n = require(path.join(SRC, 'core', 'i18n.js'));
-const colors = require(path.join(SRC, 'core', 'colors.js'));
+const { compose } = require(path.join(SRC, 'figures', 'compose.js'));
+const i18n = require(path.join(SRC, 'i18n', 'index.js'));
+const colors = require(path.join(SRC, 'draw', 'colors.js'));
 
 const STATES = {
   classic: {},

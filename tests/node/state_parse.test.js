@@ -1,4 +1,4 @@
-// state_parse.test.js - the page's settings parser (web/src/core/params.js) and the element's
+// state_parse.test.js - the page's settings parser (web/src/model/params.js) and the element's
 // link check against hostile input: prototype keys are unknown keys, quoted values are short,
 // and only http(s) or relative links reach an href.
 'use strict';
@@ -7,8 +7,8 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 
 const SRC = path.join(__dirname, '..', '..', 'web', 'src');
-const params = require(path.join(SRC, 'core', 'params.js'));
-const { t } = require(path.join(SRC, 'core', 'i18n.js'));
+const params = require(path.join(SRC, 'model', 'params.js'));
+const { t } = require(path.join(SRC, 'i18n', 'index.js'));
 const { safeLink } = require(path.join(SRC, 'entries', 'element.js'));
 
 test('prototype_names_in_the_hash_are_unknown_keys_not_settings', () => {

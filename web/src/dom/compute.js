@@ -5,9 +5,9 @@
    instead of compiling it again, and takes every later request. The page keeps a mirror of the Worker's stages; the newest request
    wins. Where no Worker can start (a CSP without it, an old browser) the page computes in
    slices of ~30 ms. */
-import { createAssets } from '../core/assets.js';
-import { closure, create as createModel, resolve } from '../core/model.js';
-import { runner } from '../core/runner.js';
+import { createAssets } from '../model/assets.js';
+import { closure, create as createModel, resolve } from '../model/model.js';
+import { runner } from '../model/runner.js';
 import { loadAsset } from './assets.js';
 
 // A User Timing mark of each answer's arrival (tools/bench/changes.js).

@@ -1,7 +1,7 @@
 /* dom/controls.js - the form, built from the declarative parameter list: tokens, sizes,
    activation, seed, mask and scaling, with live hints (token count, d_k, d_ff ratio) and a
    message under any field whose value cannot be used. */
-import * as params from '../core/params.js';
+import * as params from '../model/params.js';
 import { el, setHidden, setText } from './el.js';
 
 // key, control type, and which keys type into a text box (their input is debounced).

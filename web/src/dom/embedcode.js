@@ -2,7 +2,7 @@
    iframe snippet (embed.html with the state in its hash) and a script + <block-lens> snippet,
    each in a read-only box with a Copy button. */
 import * as i18n from './i18n-dom.js';
-import * as params from '../core/params.js';
+import * as params from '../model/params.js';
 import { el } from './el.js';
 
 function attr(v) {

@@ -1,7 +1,7 @@
-/* exportbar.js - the "SVG" and "PNG" buttons under a figure: core/compose.js lays the figure out once
+/* exportbar.js - the "SVG" and "PNG" buttons under a figure: figures/compose.js lays the figure out once
    into a recorder, which becomes the SVG text or, replayed on a canvas at 2x, the PNG. The file
    is saved through a temporary <a download>. Used by the page, embed.html and <block-lens>. */
-import * as figure from '../core/compose.js';
+import * as figure from '../figures/compose.js';
 import { el } from './el.js';
 
 // { view, res, ctx } -> the composed figure, in the language and colours on screen.

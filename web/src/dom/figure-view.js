@@ -1,8 +1,8 @@
 /* figure-view.js - one figure on the page: its in-figure controls (token buttons, a mode
    switch, a number field with its own message line) above its blocks, and a note when it still
-   shows older settings. The same figure object is drawn for export by core/compose.js.
+   shows older settings. The same figure object is drawn for export by figures/compose.js.
    ctx: { t, lang, scheme, state, set(patch), setRaw(key, text, input), defer }. */
-import { blockList } from './blocks.js';
+import { blockList } from './blocks/index.js';
 import { el, setData, setHidden, setText } from './el.js';
 import { numberField, segmented, tokenBar } from './widgets.js';
 

@@ -1,6 +1,6 @@
 /* heatmap-canvas.js - a heatmap on a page canvas: sized for the screen's density, drawn at once
    or as short jobs (the page's slices), with its geometry kept for hover and keyboard. */
-import { layout, paint, steps } from '../core/heatmap.js';
+import { layout, paint, steps } from '../draw/heatmap.js';
 
 const geoms = new WeakMap(), draws = new WeakMap();   // canvas -> latest geometry; number of draws
 const painted = new WeakMap();   // canvas -> the paintKey of its last finished painting

@@ -1,6 +1,6 @@
 /* i18n-dom.js - strings into the DOM: [data-i18n] elements and attributes, and `code` spans
    built as elements (text is never parsed as HTML). */
-import { t } from '../core/i18n.js';
+import { t } from '../i18n/index.js';
 
 // Fill an element with text in which `x` spans become <code>x</code>.
 export function fill(node, text) {

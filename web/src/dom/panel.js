@@ -1,7 +1,7 @@
 /* panel.js - one heatmap figure: title, shape line, canvas (with hover/keyboard), colour legend
    and the data-table alternative. Views compose panels; a panel only draws into its root. */
-import * as colors from '../core/colors.js';
-import { legendEnds } from '../core/sheet.js';
+import * as colors from '../draw/colors.js';
+import { legendEnds } from '../draw/layout.js';
 import { el, setHidden, setText } from './el.js';
 import { draw as drawHeatmap } from './heatmap-canvas.js';
 import { tracked } from './holder.js';

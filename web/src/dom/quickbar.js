@@ -4,7 +4,7 @@
    bound to the same controller as the form and following every change. CSS shows the bar only
    in the one-column layout. Links within the page (table of contents, skip link) scroll
    without touching the URL hash, which holds the settings. */
-import { ACTIVATIONS, MODELS } from '../core/params.js';
+import { ACTIVATIONS, MODELS } from '../model/params.js';
 import { el } from './el.js';
 
 // key, control, label key; text fields are debounced by the controller like the form's.

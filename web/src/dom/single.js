@@ -3,10 +3,10 @@
    compact | full), SVG/PNG export, an "open in BlockLens" link and messages for bad settings
    (the last good figure stays). Everything lives in the root it is given (a page element or
    a shadow root). */
-import * as colors from '../core/colors.js';
-import { createController } from '../core/controller.js';
-import { message, resolve as resolveLang, translator } from '../core/i18n.js';
-import { toHash } from '../core/params.js';
+import * as colors from '../draw/colors.js';
+import { createController } from '../model/controller.js';
+import { message, resolve as resolveLang, translator } from '../i18n/index.js';
+import { toHash } from '../model/params.js';
 import { figure, ready } from '../figures/index.js';
 import { createCompute } from './compute.js';
 import * as controlsForm from './controls.js';

@@ -2,8 +2,8 @@
    tokens="..." heads="2"></block-lens>, one live figure per element, styles sealed in a shadow
    root, computed once scrolled near the viewport, redrawn when an attribute changes. The same
    file is the elements' Worker script when it is served from the page's origin. */
-import { compose } from '../core/compose.js';
-import { PARAMS, byKey, coerce, defaults, parseHash, quote, toHash } from '../core/params.js';
+import { compose } from '../figures/compose.js';
+import { PARAMS, byKey, coerce, defaults, parseHash, quote, toHash } from '../model/params.js';
 import { VIEWS } from '../figures/index.js';
 import { ownWorkerUrl } from '../dom/compute.js';
 import { MODES, create } from '../dom/single.js';

@@ -1,11 +1,11 @@
 /* embed.js - embed.html: the hash picks the figure (view=), the controls (controls=), an id
    for the parent, and the page's usual settings; the frame tells its parent its height:
    parent.postMessage({ type: 'blocklens:height', height, id, view }, '*') on every change. */
-import { parseHash, quote } from '../core/params.js';
+import { parseHash, quote } from '../model/params.js';
 import { VIEWS } from '../figures/index.js';
 import { ownWorkerUrl } from '../dom/compute.js';
 import { MODES, create } from '../dom/single.js';
-import { translator } from '../core/i18n.js';
+import { translator } from '../i18n/index.js';
 
 const CHOICES = new Map([['view', VIEWS], ['controls', MODES]]);
 

@@ -1,10 +1,10 @@
 /* page.js - index.html: URL hash <-> settings, the form, the six figures with their export and
    embed tools, messages for bad input (the last good figures stay), language and colour
    scheme. The controller decides what to compute; the Worker computes; this file draws. */
-import * as colors from '../core/colors.js';
-import { PAGE_KEYS, createController } from '../core/controller.js';
-import { message, resolve as resolveLang, translator } from '../core/i18n.js';
-import { defaults, parseHash, toHash } from '../core/params.js';
+import * as colors from '../draw/colors.js';
+import { PAGE_KEYS, createController } from '../model/controller.js';
+import { message, resolve as resolveLang, translator } from '../i18n/index.js';
+import { defaults, parseHash, toHash } from '../model/params.js';
 import { FIGURES, VIEWS, ready } from '../figures/index.js';
 import { createCompute, ownWorkerUrl } from '../dom/compute.js';
 import * as controlsForm from '../dom/controls.js';

@@ -5,9 +5,9 @@
    { type: 'failed', id, message }, { type: 'fatal', message }. The engine is self.BlockLens:
    prepended to this script (the Blob built from file://, the element bundle) or, for
    dist/blocklens-worker.js, loaded from the file beside it. */
-import { createAssets } from '../core/assets.js';
-import { create, STAGES } from '../core/model.js';
-import { copyForTransfer, runner } from '../core/runner.js';
+import { createAssets } from '../model/assets.js';
+import { create, STAGES } from '../model/model.js';
+import { copyForTransfer, runner } from '../model/runner.js';
 
 export function main(scope) {
   const sent = {}, assets = createAssets();

@@ -3,8 +3,8 @@
    counted apart), the negative counts, and the curve traced by the engine's own (before,
    after) pairs. Gated FFNs show four maps: the gate before and after its function (one scale),
    the up projection and the product (each on its own). */
-import * as F from '../core/format.js';
-import { absMax } from '../core/heatmap.js';
+import * as F from '../draw/format.js';
+import { absMax } from '../draw/heatmap.js';
 import { X, initNote, legendOf, matrixPanel, sentences } from './common.js';
 
 // The sentence under the maps: the weights' initialisation and, when any, the zeros that come
@@ -20,7 +20,7 @@ const note = (text) => (text ? [{ type: 'note', text }] : []);
 
 export default {
   view: 'activation',
-  needs: ['ffn', 'glu', 'zeros'],   // the model's stages it draws from (core/model.js)
+  needs: ['ffn', 'glu', 'zeros'],   // the model's stages it draws from (model/model.js)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init'],
   build(res, ctx) {
     const t = ctx.t, fx = res.ffn, L = res.L, f = res.dff, tk = res.tokens, act = t('act_' + res.act);

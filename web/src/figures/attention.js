@@ -3,9 +3,9 @@
    scaling), masked cells hatched. More than 4 heads: 8 at a time as small multiples and the
    one picked (setting `head`) large. Setting masks = both: each head (or the picked one) with
    no mask (BERT) and with the causal mask (GPT) side by side, on one scale, and what differs. */
-import * as F from '../core/format.js';
-import { absMax } from '../core/heatmap.js';
-import { attnStats } from '../core/model.js';
+import * as F from '../draw/format.js';
+import { absMax } from '../draw/heatmap.js';
+import { attnStats } from '../model/model.js';
 import { X, legendOf, matrixPanel } from './common.js';
 
 export const MODES = ['weights', 'scaled', 'raw'], MASKS = ['one', 'both'];
@@ -13,7 +13,7 @@ const ALL_HEADS = 4, PAGE = 8;   // up to 4 heads: all large; more: 8 at a time 
 
 export default {
   view: 'attention',
-  needs: ['attn', 'maskpair'],   // the model's stages it draws from (core/model.js)
+  needs: ['attn', 'maskpair'],   // the model's stages it draws from (model/model.js)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'heads', 'causal', 'scale', 'show', 'head', 'masks'],
   // Read only for where the attention weights start in the random stream: a change of these
   // redraws the figure only when the weights changed (relu -> gelu keeps them, -> swiglu not).

@@ -1,11 +1,11 @@
 /* block.js - the whole block: x -> attention -> + residual -> LayerNorm -> FFN -> + residual ->
    LayerNorm (post-LN) or with the norms in front of each sublayer (pre-LN, setting `ln`), run
    by the engine on the weights of the figures above (the calls of its encoderLayer, in two
-   stages: core/stages/block.js). One row of heatmaps per
+   stages: model/stages/block.js). One row of heatmaps per
    sublayer (its input, what it adds, the sum, on one colour scale), then per token the size
    of x, of both updates and of the output. */
-import * as F from '../core/format.js';
-import { absMax } from '../core/heatmap.js';
+import * as F from '../draw/format.js';
+import { absMax } from '../draw/heatmap.js';
 import { legendOf, matrixPanel } from './common.js';
 
 export const PLACEMENTS = ['post', 'pre'];
@@ -24,7 +24,7 @@ const mean = (a) => a.reduce((s, v) => s + v, 0) / a.length;
 
 export default {
   view: 'block',
-  needs: ['weights', 'block'],   // the model's stages it draws from (core/model.js)
+  needs: ['weights', 'block'],   // the model's stages it draws from (model/model.js)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'weights', 'layer', 'heads', 'causal', 'scale', 'ln'],
   controls: [{ type: 'segment', key: 'ln', options: PLACEMENTS, label: (m, t) => t('ln_' + m), aria: 'lnAria', model: true }],
   build(res, ctx) {

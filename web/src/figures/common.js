@@ -1,7 +1,7 @@
 /* common.js - small pieces the figure files share: heatmap specs with their hover text and
    data table, and the "×" of shapes. */
-import * as F from '../core/format.js';
-import { absMax } from '../core/heatmap.js';
+import * as F from '../draw/format.js';
+import { absMax } from '../draw/heatmap.js';
 
 export const X = ' \u00d7 ';
 

@@ -1,6 +1,6 @@
 /* index.js - the figures, in page order. A figure is { view, needs, reads, controls?, build(res, ctx) ->
-   { blocks, data? } }: the blocks are drawn as elements on the page (dom/blocks.js) and into a
-   recorder for SVG/PNG (core/sheet.js), so each figure is written once. needs: the model's
+   { blocks, data? } }: the blocks are drawn as elements on the page (dom/blocks/) and into a
+   recorder for SVG/PNG (draw/svg/), so each figure is written once. needs: the model's
    stages it draws from (an answer comes stage by stage: the figure is drawn once these are in).
    reads: the settings its
    numbers depend on (a bad one blocks only the figures that read it); the attention weights
@@ -30,7 +30,7 @@ export function figure(view) {
   return f;
 }
 
-// Can this answer (core/model.js result, perhaps partial) draw the figure?
+// Can this answer (model/model.js result, perhaps partial) draw the figure?
 export function ready(view, res) {
   return !!res && !FIGURES.get(view).needs.some((n) => res.missing.includes(n));
 }

@@ -2,8 +2,8 @@
    router's probabilities per token (L x n_experts) with each token's top-k outlined, the load
    per expert, the combined output, and total vs active parameters for the page's sizes and
    for Mixtral-8x7B. Numbers from stages/moe.js (the engine's moe and paramCount). */
-import * as F from '../core/format.js';
-import { MAX_DRAWN } from '../core/stages/moe.js';
+import * as F from '../draw/format.js';
+import { MAX_DRAWN } from '../model/stages/moe.js';
 import { X, legendOf, matrixPanel } from './common.js';
 
 // Expert e's tokens, in order: [[row, rank], ...] per expert.
@@ -15,7 +15,7 @@ function routed(M, L) {
 
 export default {
   view: 'moe',
-  needs: ['moe', 'presets'],   // the model's stages it draws from (core/model.js)
+  needs: ['moe', 'presets'],   // the model's stages it draws from (model/model.js)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'weights', 'layer', 'experts', 'topk'],
   controls: [{ type: 'number', key: 'experts', label: 'ctl_experts' }, { type: 'number', key: 'topk', label: 'ctl_topk' }],
   build(res, ctx) {

@@ -2,8 +2,8 @@
    temperature, each a button that appends it, and "append a draw" to write on one character at
    a time. With random weights there is nothing to predict: the figure says so and offers the
    trained model. */
-import * as F from '../core/format.js';
-import { probabilities, sample, top } from '../core/nextchar.js';
+import * as F from '../draw/format.js';
+import { probabilities, sample, top } from '../model/nextchar.js';
 
 const K = 10, POEM = '床前明月光';
 
@@ -12,7 +12,7 @@ const prob = (p) => (p >= 0.001 ? F.pct(p) : p >= 1e-6 ? (100 * p).toPrecision(2
 
 export default {
   view: 'next',
-  needs: ['weights'],   // the model's stages it draws from (core/model.js)
+  needs: ['weights'],   // the model's stages it draws from (model/model.js)
   reads: ['tokens', 'weights', 'temp'],
   controls: [{ type: 'number', key: 'temp', label: 'ctl_temp' }],
   build(res, ctx) {

@@ -3,8 +3,8 @@
    statistics as strips along that axis), the three outputs, and the position-wise
    consequence: one token perturbed changes one row of LayerNorm's output, every row of
    BatchNorm's. Numbers from stages/norms.js (the engine's layerNorm, batchNorm, rmsNorm). */
-import * as F from '../core/format.js';
-import { absMax } from '../core/heatmap.js';
+import * as F from '../draw/format.js';
+import { absMax } from '../draw/heatmap.js';
 import { X, legendOf, matrixPanel } from './common.js';
 
 const NAMES = { layer: 'LayerNorm', batch: 'BatchNorm', rms: 'RMSNorm' };
@@ -41,7 +41,7 @@ function card(kind, res, ctx, max) {
 
 export default {
   view: 'norms',
-  needs: ['weights', 'norms'],   // the model's stages it draws from (core/model.js)
+  needs: ['weights', 'norms'],   // the model's stages it draws from (model/model.js)
   reads: ['tokens', 'd', 'seed', 'weights', 'layer', 'pert', 'pval'],   // x is the stream's first draw: no d_ff, act, init
   controls: [{ type: 'tokens', key: 'pert', aria: 'pertAria' }, { type: 'number', key: 'pval', label: 'pvalLabel' }],
   build(res, ctx) {

@@ -1,13 +1,13 @@
 /* paramsplit.js - figure 6, where the parameters are: attention vs FFN for one block at the
    current sizes, then whole real models (embeddings, attention, FFN, norms, the rest) with exact
    totals from the engine next to the rounded figure their paper or model card prints. */
-import * as F from '../core/format.js';
+import * as F from '../draw/format.js';
 
 const PARTS = ['embeddings', 'attention', 'ffn', 'norms', 'other'];
 
 export default {
   view: 'paramsplit',
-  needs: ['split', 'presets'],   // the model's stages it draws from (core/model.js)
+  needs: ['split', 'presets'],   // the model's stages it draws from (model/model.js)
   reads: ['d', 'dff', 'act'],   // not heads: the split into heads changes no count
   build(res, ctx) {
     const t = ctx.t, d = res.d, f = res.dff, A = res.split.attention, Fn = res.split.ffn;

@@ -3,9 +3,9 @@
    Gated FFNs fork: the gate branch (x·W1+b1, its function) and the up branch (x·W3+b3) meet in
    an element-wise product. Under the chain: the weights' initialisation and the parameter
    parity of gated and ungated FFNs (8/3·d against 4·d). */
-import * as F from '../core/format.js';
-import { absMax } from '../core/heatmap.js';
-import { collapseGap } from '../core/model.js';
+import * as F from '../draw/format.js';
+import { absMax } from '../draw/heatmap.js';
+import { collapseGap } from '../model/model.js';
 import { X, initNote, legendOf, sentences } from './common.js';
 
 function thumb(name, data, rows, cols, tokens, t) {
@@ -33,7 +33,7 @@ function parityText(p, ctx) {
 
 export default {
   view: 'pipeline',
-  needs: ['weights', 'ffn', 'glu'],   // the model's stages it draws from (core/model.js)
+  needs: ['weights', 'ffn', 'glu'],   // the model's stages it draws from (model/model.js)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init'],
   build(res, ctx) {
     const t = ctx.t, L = res.L, d = res.d, f = res.dff, fx = res.ffn, tk = res.tokens;

@@ -1,13 +1,13 @@
 /* positionwise.js - figure 5, the position-wise experiment: set one token's vector to a large
    value and draw |change| of the FFN output (only that row moves) next to |change| of the
    attention output (every row that can see that token moves). */
-import * as F from '../core/format.js';
-import { absMax } from '../core/heatmap.js';
+import * as F from '../draw/format.js';
+import { absMax } from '../draw/heatmap.js';
 import { X, legendOf, matrixPanel } from './common.js';
 
 export default {
   view: 'positionwise',
-  needs: ['pertf', 'perta'],   // the model's stages it draws from (core/model.js)
+  needs: ['pertf', 'perta'],   // the model's stages it draws from (model/model.js)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'heads', 'causal', 'scale', 'pert', 'pval'],
   controls: [{ type: 'tokens', key: 'pert', aria: 'pertAria' }, { type: 'number', key: 'pval', label: 'pvalLabel' }],
   build(res, ctx) {

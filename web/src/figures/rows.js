@@ -2,14 +2,14 @@
    the gate and the up projection), activated and out while the others are greyed (the FFN
    treats each row alone); beside it the links attention makes between rows and the FFN's
    single self-link. */
-import * as F from '../core/format.js';
-import { absMax } from '../core/heatmap.js';
-import { meanWeights } from '../core/model.js';
+import * as F from '../draw/format.js';
+import { absMax } from '../draw/heatmap.js';
+import { meanWeights } from '../model/model.js';
 import { X, legendOf, matrixPanel } from './common.js';
 
 export default {
   view: 'rows',
-  needs: ['weights', 'ffn', 'attn'],   // the model's stages it draws from (core/model.js)
+  needs: ['weights', 'ffn', 'attn'],   // the model's stages it draws from (model/model.js)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'heads', 'causal', 'scale', 'sel'],
   controls: [{ type: 'tokens', key: 'sel', aria: 'tokensAria' }],
   build(res, ctx) {

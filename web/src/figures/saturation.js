@@ -2,7 +2,7 @@
    average largest softmax weight over L keys, with and without the scaling (the engine's
    numbers from stages/saturation.js), the page's own d_k marked; the plot behind the
    "Divide scores by sqrt(d_k)" switch. */
-import * as F from '../core/format.js';
+import * as F from '../draw/format.js';
 
 const LEGEND = [{ key: 'raw', color: 'focus', marker: 'square' }, { key: 'scaled', color: 'attention', marker: 'circle' }];
 const X_TICKS = [1, 4, 16, 64, 256, 1024];
@@ -17,7 +17,7 @@ function logAxis(values) {
 
 export default {
   view: 'saturation',
-  needs: ['saturation'],   // the model's stages it draws from (core/model.js)
+  needs: ['saturation'],   // the model's stages it draws from (model/model.js)
   reads: ['tokens', 'seed', 'd', 'heads', 'weights', 'scale'],
   build(res, ctx) {
     const t = ctx.t, S = res.saturation, P = S.points, L = S.L, dk = res.dk, at = P.find((p) => p.dk === dk) || P[0];

@@ -1,6 +1,6 @@
 /* draws.js - numpy-compatible random weights as short steps, the rough costs (ns) the stages
    use to size slices and show progress, and the engine calls several stages make. Shared by
-   model.js and the stages of core/stages/ (which model.js imports, so these cannot live there).
+   model.js and the stages of stages/ (which model.js imports, so these cannot live there).
    No DOM. */
 
 // Values per drawing step (about 15 ms at BERT-base on a laptop) and rough costs in ns.

@@ -1,6 +1,6 @@
 /* counts.js - the `counts` block: one bar per item (tokens routed to each expert), its count
    above it, its label below, and a line at the average. Drawn on any 2D context: a canvas on
-   the page (dom/counts.js) and the export's recorder (drawCounts, from sheet.js).
+   the page (dom/blocks/counts.js) and the export's recorder (draw/svg/counts.js).
    block: { title, items: [{ label, n }], mean, label (text alternative), note, table }. */
 import { FONT } from './heatmap.js';
 
@@ -31,11 +31,4 @@ export function counts(g, b, sc, p) {
   });
   g.fillStyle = sc.css.line; g.fillRect(PAD, base, p.w - 2 * PAD, 1);
   g.fillStyle = sc.css.fg; g.fillRect(PAD, Math.round(p.y(b.mean)), p.w - 2 * PAD, 1);
-}
-
-// The export: title, the bars (at most 560 px wide), the note beside them or below.
-export function drawCounts(sh, b) {
-  sh.para(b.title, 13, sh.sc.css.fg, true, 6);
-  const p = countsLayout(b, Math.min(560, sh.cw));
-  sh.plotWithNote(p.w, p.h, (g) => counts(g, b, sh.sc, p), b.note);
 }

@@ -1,13 +1,13 @@
-/* groups.js - the `groups` block on the page (core/groups.js lays it out and draws the export):
-   cards of a matrix with its averaging groups and their statistics as strips, each part a
+/* groups.js - the `groups` block on the page (draw/groups.js lays it out; draw/svg/groups.js draws
+   the export): cards of a matrix with its averaging groups and their statistics as strips, each part a
    heatmap canvas with hover and keyboard, the card's note and its data table. */
-import { groupLayout, groupOverlay } from '../core/groups.js';
-import { el } from './el.js';
-import { draw as drawHeatmap } from './heatmap-canvas.js';
-import * as panel from './panel.js';
-import { tracked } from './holder.js';
-import * as interact from './interact.js';
-import * as tables from './table.js';
+import { groupLayout, groupOverlay } from '../../draw/groups.js';
+import { el } from '../el.js';
+import { draw as drawHeatmap } from '../heatmap-canvas.js';
+import * as panel from '../panel.js';
+import { tracked } from '../holder.js';
+import * as interact from '../interact.js';
+import * as tables from '../table.js';
 
 function card(parent) {
   const root = el('figure', 'panel groups-card'), head = el('figcaption', 'panel-head');

@@ -1,11 +1,11 @@
-/* chart-blocks.js - the `lines` and `tokenbars` blocks (core/charts.js draws them) as page
+/* charts.js - the `lines` and `tokenbars` blocks (draw/charts.js draws them) as page
    elements: a legend as text, canvases with a text alternative, a note and a data table.
-   core/sheet-charts.js draws the same blocks for the SVG/PNG export. */
-import { BARS_H, PLOT_H, barsLayout, drawBars, drawPlot, plotLayout } from '../core/charts.js';
-import { el } from './el.js';
-import { sizeCanvas } from './heatmap-canvas.js';
-import { fitted } from './holder.js';
-import * as tables from './table.js';
+   draw/svg/charts.js draws the same blocks for the SVG/PNG export. */
+import { BARS_H, PLOT_H, barsLayout, drawBars, drawPlot, plotLayout } from '../../draw/charts.js';
+import { el } from '../el.js';
+import { sizeCanvas } from '../heatmap-canvas.js';
+import { fitted } from '../holder.js';
+import * as tables from '../table.js';
 
 // "● label  ■ label": each series' marker in its colour, then its name.
 function legend(box, items, sc) {

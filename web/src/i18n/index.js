@@ -2,13 +2,13 @@
    default. Strings live in i18n/en.js and i18n/zh.js, and the figures added later each in their
    own i18n/<view>.js ({ en, zh }); the same keys in both languages (the i18n test checks the
    merged dictionaries). Text only, never HTML. */
-import enBase from './i18n/en.js';
-import zhBase from './i18n/zh.js';
-import block from './i18n/block.js';
-import moe from './i18n/moe.js';
-import next from './i18n/next.js';
-import norms from './i18n/norms.js';
-import saturation from './i18n/saturation.js';
+import enBase from './en.js';
+import zhBase from './zh.js';
+import block from './block.js';
+import moe from './moe.js';
+import next from './next.js';
+import norms from './norms.js';
+import saturation from './saturation.js';
 
 const PARTS = [block, norms, saturation, moe, next];
 const merged = (base, lang) => Object.freeze(Object.assign({}, base, ...PARTS.map((p) => p[lang])));

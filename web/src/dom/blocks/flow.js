@@ -2,11 +2,11 @@
    pipeline and the attention split. Each operation stays with the tensor it makes (one unit
    that never breaks); when the units do not fit one row they are split into the fewest rows
    of about equal width. Narrow screens stack them top-down (CSS). */
-import { layout as heatLayout } from '../core/heatmap.js';
-import { balance } from '../core/sheet.js';
-import { el } from './el.js';
-import { draw as drawHeatmap } from './heatmap-canvas.js';
-import * as interact from './interact.js';
+import { layout as heatLayout } from '../../draw/heatmap.js';
+import { balance } from '../../draw/layout.js';
+import { el } from '../el.js';
+import { draw as drawHeatmap } from '../heatmap-canvas.js';
+import * as interact from '../interact.js';
 
 // Line breaks between the units of `root` for its current width (read after layout, in a
 // ResizeObserver callback); the DOM is touched only when the breaks change. What is observed
@@ -82,4 +82,8 @@ function render(root, items, ctx) {
   return thumbs;
 }
 
-export { render };
+// The block: a chain redrawn in place.
+export function flow() {
+  const box = el('div');
+  return { root: box, update: (b, ctx) => render(box, b.items, ctx) };
+}

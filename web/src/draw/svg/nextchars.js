@@ -1,5 +1,5 @@
-/* sheet-next.js - the `nextchars` block in the export: the list of next characters with their
-   probability bars, as the page shows it (dom/block-next.js); the buttons' actions are not drawn. */
+/* nextchars.js - the `nextchars` block in the export: the list of next characters with their
+   probability bars, as the page shows it (dom/blocks/nextchars.js); the buttons' actions are not drawn. */
 import { font } from './sheet.js';
 
 export function nextchars(sh, b) {

@@ -1,11 +1,9 @@
-/* sheet-charts.js - the `lines` and `tokenbars` blocks (core/charts.js) drawn into the export
-   sheet (core/sheet.js): the same legend, titles, plots and notes as the page shows
-   (dom/chart-blocks.js); data tables stay on the page. */
-import { BARS_H, PLOT_H, barsLayout, drawBars, drawPlot, marker, plotLayout } from './charts.js';
-import { FONT } from './heatmap.js';
-import { textWidth } from './recorder.js';
-
-const font = (size, bold) => (bold ? '600 ' : '') + FONT.replace('12px', size + 'px');
+/* charts.js - the `lines` and `tokenbars` blocks (draw/charts.js) drawn into the export sheet: the
+   same legend, titles, plots and notes as the page shows (dom/blocks/charts.js); data tables stay on
+   the page. */
+import { BARS_H, PLOT_H, barsLayout, drawBars, drawPlot, marker, plotLayout } from '../charts.js';
+import { textWidth } from '../recorder.js';
+import { font } from './sheet.js';
 
 // Markers and names on one line, wrapping like the swatches block.
 function legend(sh, items) {
@@ -30,7 +28,7 @@ function at(sh, x, y, paint) {
   sh.rec.restore();
 }
 
-export const CHART_BLOCKS = {
+export const charts = {
   // Two plots side by side when each gets 300 px, else one under the other.
   lines(sh, b) {
     legend(sh, b.legend);

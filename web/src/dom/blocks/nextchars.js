@@ -1,8 +1,8 @@
-/* block-next.js - the `nextchars` block on the page: the most likely next characters as a list
+/* nextchars.js - the `nextchars` block on the page: the most likely next characters as a list
    of buttons (character, probability bar, percent; a press appends it) and one action button
-   (append a draw at the temperature, or switch to the trained model). core/sheet-next.js draws
+   (append a draw at the temperature, or switch to the trained model). draw/svg/nextchars.js draws
    the same list for the export. */
-import { el } from './el.js';
+import { el } from '../el.js';
 
 // A uniform number in [0, 1) for the draw (the one place randomness enters the page).
 function uniform() {

@@ -1,11 +1,12 @@
 /* compose.js - one figure as a static picture: title, the state it shows, the figure's blocks
    and a credit line, laid out at a fixed width into a recorder. No DOM: the page's SVG/PNG
    export and tools/render.js (Node) run this same code, so the same state gives the same bytes. */
-import { figure } from '../figures/index.js';
-import * as format from './format.js';
-import { toHash } from './params.js';
-import { create as recorder } from './recorder.js';
-import { Sheet, drawBlocks, font } from './sheet.js';
+import { figure } from './index.js';
+import * as format from '../draw/format.js';
+import { toHash } from '../model/params.js';
+import { create as recorder } from '../draw/recorder.js';
+import { drawBlocks } from '../draw/svg/index.js';
+import { Sheet, font } from '../draw/svg/sheet.js';
 
 export const WIDTH = 760;
 const PAD = 18;

@@ -1,10 +1,10 @@
-/* counts.js - the `counts` block on the page (core/counts.js draws it): a bar per item on a
+/* counts.js - the `counts` block on the page (draw/counts.js paints it): a bar per item on a
    canvas with a text alternative, the note beside it, and the numbers as a data table. */
-import { counts as paintCounts, countsLayout } from '../core/counts.js';
-import { el } from './el.js';
-import { sizeCanvas } from './heatmap-canvas.js';
-import { fitted } from './holder.js';
-import * as tables from './table.js';
+import { counts as paintCounts, countsLayout } from '../../draw/counts.js';
+import { el } from '../el.js';
+import { sizeCanvas } from '../heatmap-canvas.js';
+import { fitted } from '../holder.js';
+import * as tables from '../table.js';
 
 export function counts() {
   const box = el('figure', 'panel counts'), cap = el('figcaption', 'panel-head'), title = el('span', 'panel-title');
