@@ -141,5 +141,7 @@ export function drawBars(g, b, sc, p) {
   g.fillStyle = css.muted; g.textAlign = 'center'; g.textBaseline = 'top';
   const names = b.tokens.map((tk) => format.label(tk, 8)), wide = Math.max(...names.map((s) => g.measureText(s).width));
   const step = Math.max(1, Math.ceil((Math.min(wide, 60) + 6) / p.group));
-  for (let t = 0; t < n; t += step) g.fillText(fit(g, names[t], Math.max(12, p.group * step - 6)), p.left + (t + 0.5) * p.group, p.bottom + 5);
+  for (let t = 0; t < n; t += step) {
+    g.fillText(fit(g, names[t], Math.max(12, p.group * step - 6)), p.left + (t + 0.5) * p.group, p.bottom + 5);
+  }
 }

@@ -27,7 +27,9 @@ export function counts(g, b, sc, p) {
     g.fillRect(x, it.n ? y : base - 2, p.bw, it.n ? base - y : 2);
     g.fillStyle = sc.css.fg;
     if (p.slot >= 14) { g.font = font(10.5); g.textBaseline = 'alphabetic'; g.fillText(String(it.n), cx, y - 4); }
-    if (i % step === 0) { g.font = font(10.5); g.fillStyle = sc.css.muted; g.textBaseline = 'top'; g.fillText(it.label, cx, base + 5); }
+    if (i % step === 0) {
+      g.font = font(10.5); g.fillStyle = sc.css.muted; g.textBaseline = 'top'; g.fillText(it.label, cx, base + 5);
+    }
   });
   g.fillStyle = sc.css.line; g.fillRect(PAD, base, p.w - 2 * PAD, 1);
   g.fillStyle = sc.css.fg; g.fillRect(PAD, Math.round(p.y(b.mean)), p.w - 2 * PAD, 1);

@@ -16,7 +16,8 @@ const GAP = 2;   // px between the matrix and its strips
 // leaves room for the widest strips beside a matrix, so their matrices get the same cells.
 export function groupLayout(ctx, card, width, all) {
   const beside = (c) => layout(ctx, Object.assign({}, c.strips, { width: 200 })).w;
-  const reserve = Math.max(0, ...(all || [card]).filter((c) => c.axis === 'rows' && c.strips).map((c) => beside(c) + GAP));
+  const reserve = Math.max(0, ...(all || [card]).filter((c) => c.axis === 'rows' && c.strips)
+    .map((c) => beside(c) + GAP));
   const m = Object.assign({}, card.matrix, { width: Math.max(60, width - reserve) }), gm = layout(ctx, m);
   let s, gs;
   if (!card.strips) return { m, s: null, gm, gs: null, mx: 0, my: 0, sx: 0, sy: 0, w: gm.w, h: gm.h };
@@ -30,7 +31,8 @@ export function groupLayout(ctx, card, width, all) {
   s = Object.assign({}, card.strips, { maxCell: gm.cw, cellH: Math.max(8, Math.min(16, gm.ch)), width: gm.w + 200 });
   gs = layout(ctx, s);
   const dx = gm.left - gs.left, mx = Math.max(0, -dx), sx = Math.max(0, dx);
-  return { m, s, gm, gs, mx, my: 0, sx, sy: gm.h + GAP - 4, w: Math.max(mx + gm.w, sx + gs.w), h: gm.h + GAP - 4 + gs.h };
+  return { m, s, gm, gs, mx, my: 0, sx, sy: gm.h + GAP - 4, w: Math.max(mx + gm.w, sx + gs.w),
+    h: gm.h + GAP - 4 + gs.h };
 }
 
 // On one part (which: 'matrix' | 'strips', drawn at this context's origin with geometry g): a rule

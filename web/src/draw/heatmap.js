@@ -5,7 +5,8 @@
 import * as colors from './colors.js';
 import * as format from './format.js';
 
-const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", sans-serif';
+const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", "PingFang SC", ' +
+  '"Hiragino Sans GB", "Microsoft YaHei", sans-serif';
 
 function labelWidth(ctx, labels) {
   let w = 0;
@@ -65,7 +66,8 @@ function layout(ctx, s) {
   const avail = Math.max(40, s.width - left - 6);
   let cw = Math.min(s.maxCell || 26, avail / s.cols);
   if (cw >= 4) cw = Math.floor(cw);
-  const ch = s.cellH || (s.rows <= 12 ? Math.max(18, Math.min(24, cw)) : s.rows <= 32 ? 13 : Math.max(3, Math.floor(520 / s.rows)));
+  const ch = s.cellH ||
+    (s.rows <= 12 ? Math.max(18, Math.min(24, cw)) : s.rows <= 32 ? 13 : Math.max(3, Math.floor(520 / s.rows)));
   const cols = s.colLabels ? colLabels(ctx, s, cw) : null;
   const top = cols ? cols.top : 6;
   return { left: left, top: top, cw: cw, ch: ch, rowText: rows ? rows.text : null,
@@ -110,7 +112,9 @@ function drawCellPixels(ctx, s, g, sc, dpr, r0, r1) {
   const inW = (g.cw - gap) * dpr, inH = (g.ch - gap) * dpr, bg = sc.bgRGB;
   const img = ctx.createImageData(pw, (r1 - r0) * ch), px = img.data, line = new Uint8ClampedArray(pw * 4);
   let gapLine = new Uint8ClampedArray(pw * 4), rgb = [0, 0, 0], grey = [0, 0, 0], x, i;
-  for (i = 0; i < pw * 4; i += 4) { gapLine[i] = bg[0]; gapLine[i + 1] = bg[1]; gapLine[i + 2] = bg[2]; gapLine[i + 3] = 255; }
+  for (i = 0; i < pw * 4; i += 4) {
+    gapLine[i] = bg[0]; gapLine[i + 1] = bg[1]; gapLine[i + 2] = bg[2]; gapLine[i + 3] = 255;
+  }
   for (let r = r0; r < r1; r++) {
     const dim = s.focusRow >= 0 && r !== s.focusRow;
     for (let c = 0; c < s.cols; c++) {

@@ -5,7 +5,8 @@
 
 // The family exported figures name: metric-compatible fonts first, then CJK fallbacks. A
 // browser (and tools/render.js's PNG) takes each character from the first of these that has it.
-const FAMILY = 'Arial, Helvetica, "Liberation Sans", "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", "DejaVu Sans", sans-serif';
+const FAMILY = 'Arial, Helvetica, "Liberation Sans", "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", ' +
+  '"DejaVu Sans", sans-serif';
 
 // Advance widths of ' ' .. '~' in 1/1000 em, regular and bold (Helvetica and Helvetica-Bold
 // AFM; Arial and Liberation Sans agree, measured from Debian's LiberationSans-*.ttf).
@@ -198,9 +199,14 @@ function textSVG(o) {
   if (anchor !== 'start') attrs += ' text-anchor="' + anchor + '"';
   const dy = DY[o.baseline] || 0;
   let x = o.x, y = o.y + dy * f.size, pos;
-  if (m[1] === 0 && m[2] === 0 && m[0] === 1 && m[3] === 1) pos = ' x="' + num(x + m[4]) + '" y="' + num(y + m[5]) + '"';
-  else pos = ' x="' + num(x) + '" y="' + num(y) + '" transform="matrix(' + m.map(function (v) { return num(Math.round(v * 1e6) / 1e6); }).join(' ') + ')"';
-  return '<text' + pos + attrs + ' fill="' + o.fill + '"' + alphaAttr(o.alpha, 'fill-opacity') + '>' + esc(o.text) + '</text>';
+  if (m[1] === 0 && m[2] === 0 && m[0] === 1 && m[3] === 1) {
+    pos = ' x="' + num(x + m[4]) + '" y="' + num(y + m[5]) + '"';
+  } else {
+    pos = ' x="' + num(x) + '" y="' + num(y) + '" transform="matrix(' +
+      m.map(function (v) { return num(Math.round(v * 1e6) / 1e6); }).join(' ') + ')"';
+  }
+  return '<text' + pos + attrs + ' fill="' + o.fill + '"' + alphaAttr(o.alpha, 'fill-opacity') + '>' +
+    esc(o.text) + '</text>';
 }
 
 // opts: { title, desc, lang }. Runs of rectangles share one crisp-edged group.
@@ -208,7 +214,9 @@ R.toSVG = function (opts) {
   opts = opts || {};
   let defs = [], body = [], inRects = false;
   this.ops.forEach(function (o) {
-    if ((o.op === 'rect') !== inRects) { body.push(inRects ? '</g>' : '<g shape-rendering="crispEdges">'); inRects = !inRects; }
+    if ((o.op === 'rect') !== inRects) {
+      body.push(inRects ? '</g>' : '<g shape-rendering="crispEdges">'); inRects = !inRects;
+    }
     if (o.op === 'rect') {
       body.push('<rect x="' + num(o.x) + '" y="' + num(o.y) + '" width="' + num(o.w) + '" height="' + num(o.h) +
         '" fill="' + paintAttr(o.fill, defs) + '"' + alphaAttr(o.alpha, 'fill-opacity') + '/>');
@@ -216,7 +224,8 @@ R.toSVG = function (opts) {
       const d = segsToD(o.segs);
       body.push(o.kind === 'fill'
         ? '<path d="' + d + '" fill="' + o.color + '"' + alphaAttr(o.alpha, 'fill-opacity') + '/>'
-        : '<path d="' + d + '" fill="none" stroke="' + o.color + '" stroke-width="' + num(o.width) + '"' + alphaAttr(o.alpha, 'stroke-opacity') + '/>');
+        : '<path d="' + d + '" fill="none" stroke="' + o.color + '" stroke-width="' + num(o.width) + '"' +
+          alphaAttr(o.alpha, 'stroke-opacity') + '/>');
     } else {
       body.push(textSVG(o));
     }

@@ -40,14 +40,19 @@ export function flow(sh, b) {
       it.w = Math.ceil(Math.max(40, opW, ...it.lines.map((l) => width(l, font(10.5)))) + 4);
       it.h = 44 + it.lines.length * 14;
     } else {
-      if (it.thumb) it.thumb = Object.assign({}, it.thumb, { width: Math.min(it.thumb.maxWidth || 200, it.thumb.width || 160) });
+      if (it.thumb) {
+        it.thumb = Object.assign({}, it.thumb, { width: Math.min(it.thumb.maxWidth || 200, it.thumb.width || 160) });
+      }
       it.g = it.thumb ? heatLayout(r, it.thumb) : { w: 0, h: -6 };
       it.w = Math.ceil(Math.max(56, it.g.w, width(it.name, font(13, true)), width(it.shape || '', font(11))) + 20);
       it.noteLines = it.note ? wrap(it.note, font(10.5), it.w - 20) : [];
     }
   }
   const units = [];
-  items.forEach((it) => { if (it.op !== undefined || !units.length) units.push([]); units[units.length - 1].push(it); });
+  items.forEach((it) => {
+    if (it.op !== undefined || !units.length) units.push([]);
+    units[units.length - 1].push(it);
+  });
   const unitW = (u) => u.reduce((a, it) => a + it.w, 0) + GAP * (u.length - 1);
   const starts = [0, ...balance(units.map(unitW), GAP, sh.cw), units.length];
   const rows = starts.slice(1).map((end, k) => units.slice(starts[k], end));

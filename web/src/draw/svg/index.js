@@ -46,7 +46,8 @@ export function table(sh, b, res, ctx) {
   sh.para(b.caption, 13, sh.sc.css.fg, true, 6);
   const cellW = (c, text) => width(text, c === 0 ? f : f);
   const need = cols.map((c, i) => (c.bar ? 0 : Math.max(width(c.label, fb),
-    ...b.rows.map((row) => Math.max(cellW(i, row.cells[i] || ''), row.sub && row.sub[i] ? width(row.sub[i], fs) : 0))) + 12));
+    ...b.rows.map((row) => Math.max(cellW(i, row.cells[i] || ''), row.sub && row.sub[i] ? width(row.sub[i], fs) : 0)))
+    + 12));
   need[0] = Math.min(220, need[0]);
   const barW = Math.max(80, sh.cw - need.reduce((a, v) => a + v, 0));
   const xs = [];
@@ -98,7 +99,9 @@ const BLOCKS = {
 // Draws the blocks in order; an unknown block type is a programming error.
 export function drawBlocks(sh, blocks, res, ctx) {
   for (const b of blocks) {
-    if (!Object.prototype.hasOwnProperty.call(BLOCKS, b.type)) throw new Error('BlockLens: unknown block "' + b.type + '"');
+    if (!Object.prototype.hasOwnProperty.call(BLOCKS, b.type)) {
+      throw new Error('BlockLens: unknown block "' + b.type + '"');
+    }
     BLOCKS[b.type](sh, b, res, ctx);
   }
 }

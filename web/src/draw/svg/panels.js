@@ -13,11 +13,14 @@ export function panels(sh, b) {
     const flex = b.panels.map((p) => p.flex), sum = flex.reduce((a, v) => a + v, 0), avail = sh.cw - gap * (n - 1);
     widths = flex.map((k) => Math.max(110, Math.floor(avail * k / sum)));
     const over = widths.reduce((a, v) => a + v, 0) - avail;
-    if (over > 0 && over < avail) widths = widths.map((w, i) => (w > 110 ? Math.max(110, w - Math.ceil(over * flex[i] / sum * 2)) : w));
+    if (over > 0 && over < avail) {
+      widths = widths.map((w, i) => (w > 110 ? Math.max(110, w - Math.ceil(over * flex[i] / sum * 2)) : w));
+    }
   } else if (b.layout === 'one') {
     widths = [sh.cw];
   } else {
-    const min = b.layout === 'pair' ? 220 : 230, per = Math.max(1, Math.min(n, Math.floor((sh.cw + gap) / (min + gap))));
+    const min = b.layout === 'pair' ? 220 : 230;
+    const per = Math.max(1, Math.min(n, Math.floor((sh.cw + gap) / (min + gap))));
     widths = b.panels.map(() => Math.floor((sh.cw - gap * (per - 1)) / per));
   }
   sh.grid(widths, 14, (i, x, y, w) => {
@@ -41,7 +44,8 @@ export function multiples(sh, b) {
     let x = sh.x, rowH = 0;
     for (let i = starts[k]; i < starts[k + 1]; i++) {
       const p = b.panels[i], g = gs[i], on = p.head === b.value, y = sh.y;
-      r.font = font(11, on); r.fillStyle = on ? sc.css.fg : sc.css.muted; r.textAlign = 'left'; r.textBaseline = 'alphabetic';
+      r.font = font(11, on); r.fillStyle = on ? sc.css.fg : sc.css.muted;
+      r.textAlign = 'left'; r.textBaseline = 'alphabetic';
       r.fillText(p.title, x + 2, y + 11);
       record(r, p.spec, sc, x + 2, y + 16);
       if (on) { r.strokeStyle = sc.css.focus; r.lineWidth = 2; r.strokeRect(x, y + 14, g.w + 4, g.h + 4); }

@@ -20,7 +20,9 @@ export function wrap(text, f, maxW) {
   const units = String(text).match(UNITS) || [], lines = [];
   let line = '';
   for (const u of units) {
-    if (line && width((line + u).replace(/\s+$/, ''), f) > maxW) { lines.push(line.replace(/\s+$/, '')); line = u.replace(/^\s+/, ''); }
+    if (line && width((line + u).replace(/\s+$/, ''), f) > maxW) {
+      lines.push(line.replace(/\s+$/, '')); line = u.replace(/^\s+/, '');
+    }
     else line += u;
   }
   if (line.replace(/\s+$/, '')) lines.push(line.replace(/\s+$/, ''));
@@ -43,7 +45,8 @@ export class Sheet {
   }
 
   para(text, size, color, bold, gap) {
-    this.y += this.textBlock(text, this.x, this.y, this.cw, size || 12.5, color || this.sc.css.muted, bold) + (gap === undefined ? 10 : gap);
+    this.y += this.textBlock(text, this.x, this.y, this.cw, size || 12.5, color || this.sc.css.muted, bold) +
+      (gap === undefined ? 10 : gap);
   }
 
   // A heatmap with its title and shape above it, at (x, y) and `w` wide; returns { w, h }.
