@@ -24,7 +24,8 @@ export function loadAsset(name, url) {
     const s = document.createElement('script');
     s.src = url;
     s.async = true;
-    s.onload = () => (have() ? take() : reject(new Error('BlockLens: ' + url + ' did not define the "' + name + '" weights')));
+    const missing = () => new Error('BlockLens: ' + url + ' did not define the "' + name + '" weights');
+    s.onload = () => (have() ? take() : reject(missing()));
     s.onerror = () => reject(new Error('BlockLens: could not load the "' + name + '" weights from ' + url));
     document.head.appendChild(s);
   });

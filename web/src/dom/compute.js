@@ -2,9 +2,9 @@
    compile) and answers the first request itself, so the first figure does not wait for a
    Worker; once that answer is in, a Worker starts (from a same-origin script where the page
    is served, from a Blob of the engine's own text from file://), receives the compiled module
-   instead of compiling it again, and takes every later request. The page keeps a mirror of the Worker's stages; the newest request
-   wins. Where no Worker can start (a CSP without it, an old browser) the page computes in
-   slices of ~30 ms. */
+   instead of compiling it again, and takes every later request. The page keeps a mirror of the
+   Worker's stages; the newest request wins. Where no Worker can start (a CSP without it, an old
+   browser) the page computes in slices of ~30 ms. */
 import { createAssets } from '../model/assets.js';
 import { closure, create as createModel, resolve } from '../model/model.js';
 import { runner } from '../model/runner.js';
@@ -135,7 +135,8 @@ export function createCompute(opts) {
   // A copy of the bytes for the Worker (which keeps its own; ours stay for the page's engine).
   function postAsset(name, files) {
     const weights = files.weights.slice();
-    worker.postMessage({ type: 'asset', name, files: { weights, config: files.config, vocab: files.vocab } }, [weights.buffer]);
+    worker.postMessage({ type: 'asset', name, files: { weights, config: files.config, vocab: files.vocab } },
+      [weights.buffer]);
   }
 
   // Trained weights a request needs: fetched once, then given to both engines. The request

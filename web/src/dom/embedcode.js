@@ -6,7 +6,8 @@ import * as params from '../model/params.js';
 import { el } from './el.js';
 
 function attr(v) {
-  return String(v).replace(/[&<>"]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]; });
+  const ENT = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+  return String(v).replace(/[&<>"]/g, function (c) { return ENT[c]; });
 }
 
 // Where embed.html and dist/ live: this page's folder when served, a placeholder from a file.
@@ -30,7 +31,8 @@ function attrs(state) {
 // A fresh id for each copy of a snippet: two copies of one figure in a post must not share one.
 function freshId(view) {
   const r = new Uint32Array(1);
-  if (typeof crypto === 'object' && crypto.getRandomValues) crypto.getRandomValues(r); else r[0] = Math.random() * 2 ** 32;
+  if (typeof crypto === 'object' && crypto.getRandomValues) crypto.getRandomValues(r);
+  else r[0] = Math.random() * 2 ** 32;
   return 'blocklens-' + view + '-' + r[0].toString(36);
 }
 
@@ -44,7 +46,8 @@ function snippets(view, state, root, height, id) {
     '  style="border:0" sandbox="allow-scripts allow-downloads"></iframe>\n' +
     '<script>/* optional: let each BlockLens frame take the height it reports */\n' +
     'addEventListener("message", function (e) { var d = e.data; if (!d || d.type !== "blocklens:height") return;\n' +
-    '  document.querySelectorAll("iframe").forEach(function (f) { if (f.contentWindow === e.source) f.style.height = d.height + "px"; }); });\n' +
+    '  document.querySelectorAll("iframe").forEach(function (f) { ' +
+    'if (f.contentWindow === e.source) f.style.height = d.height + "px"; }); });\n' +
     '</script>';
   const element = '<script src="' + attr(root + 'dist/blocklens-element.js') + '"></script>\n' +
     '<block-lens view="' + view + '" ' + attrs(state).join(' ') + '></block-lens>';
@@ -75,7 +78,8 @@ function measure(root, view, state) {
     };
     const onMessage = (e) => {
       const d = e.data;
-      if (e.source === frame.contentWindow && d && d.type === 'blocklens:height' && d.id === id && d.status === 'ready') finish(d.height);
+      const mine = e.source === frame.contentWindow && d && d.type === 'blocklens:height' && d.id === id;
+      if (mine && d.status === 'ready') finish(d.height);
     };
     const timer = setTimeout(() => finish(null), 10000);
     addEventListener('message', onMessage);

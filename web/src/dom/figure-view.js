@@ -57,7 +57,10 @@ export function mount(root, fig, host) {
     update: draw,
     // The last drawing again (language, colours, size), with the settings it was made from.
     redraw(ctx) {
-      if (drawn) draw(drawn.res, Object.assign({}, ctx, { state: Object.assign({}, drawn.state, { lang: ctx.state.lang, theme: ctx.state.theme }) }));
+      if (drawn) {
+        const state = Object.assign({}, drawn.state, { lang: ctx.state.lang, theme: ctx.state.theme });
+        draw(drawn.res, Object.assign({}, ctx, { state }));
+      }
     },
     drawn: () => drawn,
     // errors: the messages of bad settings ({ key, text }); stale: '' or the note saying why

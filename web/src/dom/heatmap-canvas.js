@@ -10,9 +10,10 @@ const painted = new WeakMap();   // canvas -> the paintKey of its last finished 
 // colours and labels. null when a mask function is involved (it cannot be compared).
 function paintKey(s, sc, k) {
   if (s.masked) return null;
-  return { data: s.data, marks: s.marks || null, text: [s.offset || 0, s.rows, s.cols, s.kind, s.max, s.focusRow, s.maxCell,
-    s.cellH, s.width, sc.name, k, (s.rowLabels || []).join('\u0001'), Array.isArray(s.colLabels) ? s.colLabels.join('\u0001') : s.colLabels,
-    (s.rowFlags || []).join()].join('\u0002') };
+  const cols = Array.isArray(s.colLabels) ? s.colLabels.join('\u0001') : s.colLabels;
+  const text = [s.offset || 0, s.rows, s.cols, s.kind, s.max, s.focusRow, s.maxCell, s.cellH, s.width, sc.name, k,
+    (s.rowLabels || []).join('\u0001'), cols, (s.rowFlags || []).join()];
+  return { data: s.data, marks: s.marks || null, text: text.join('\u0002') };
 }
 const sameKey = (a, b) => !!a && !!b && a.data === b.data && a.marks === b.marks && a.text === b.text;
 
@@ -33,7 +34,8 @@ export function draw(canvas, s, sc, defer, keep) {
   draws.set(canvas, n);
   // The same picture, fully painted: left as it is (at large sizes an unchanged matrix, such as
   // x after an activation change, cost its pooling, pixels and upload again).
-  if (sameKey(key, painted.get(canvas)) && canvas.width === Math.round(g.w * k) && canvas.height === Math.round(g.h * k)) {
+  const sameSize = canvas.width === Math.round(g.w * k) && canvas.height === Math.round(g.h * k);
+  if (sameKey(key, painted.get(canvas)) && sameSize) {
     /* nothing to paint */
   } else {
     painted.delete(canvas);

@@ -5,7 +5,8 @@ const DELAY = 250, TICK = 100;   // ms before it appears; how often the seconds 
 
 // before: the element it is inserted ahead of; t: () => the page's translate function.
 function mount(before, t) {
-  const box = document.createElement('div'), bar = document.createElement('progress'), text = document.createElement('span');
+  const box = document.createElement('div'), bar = document.createElement('progress');
+  const text = document.createElement('span');
   box.id = 'progress';
   box.className = 'fig-note progress-note';
   box.setAttribute('role', 'status');

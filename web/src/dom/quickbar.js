@@ -60,7 +60,9 @@ function figureMenu(bar) {
     let at = -1;
     sections.forEach((s, i) => { if (s && s.getBoundingClientRect().top <= y) at = i; });
     num.textContent = at >= 0 ? (at + 1) + ' / ' + sections.length : String(sections.length);
-    links.forEach((a, i) => { if (i === at) a.setAttribute('aria-current', 'location'); else a.removeAttribute('aria-current'); });
+    links.forEach((a, i) => {
+      if (i === at) a.setAttribute('aria-current', 'location'); else a.removeAttribute('aria-current');
+    });
   }
   addEventListener('scroll', () => { if (!frame) frame = requestAnimationFrame(current); }, { passive: true });
   current();
@@ -117,7 +119,8 @@ export function mount(root, form, ctl) {
   });
   // The figures' headings land below the bar, however tall it wraps.
   if (typeof ResizeObserver === 'function') {
-    new ResizeObserver(() => document.documentElement.style.setProperty('--qb-h', root.offsetHeight + 'px')).observe(root);
+    const height = () => document.documentElement.style.setProperty('--qb-h', root.offsetHeight + 'px');
+    new ResizeObserver(height).observe(root);
   }
 
   // state -> fields (never the one being typed in, nor a rejected value), and the messages

@@ -29,7 +29,8 @@ export function scrollCue(scroller) {
     read: () => ({ room: scroller.scrollWidth - scroller.clientWidth, x: Math.abs(scroller.scrollLeft) }),
     // (Only what changed is written: an unchanged cue leaves the layout clean.)
     write({ room, x }) {
-      const over = room > 1, more = [over && x > 1 ? 'left' : '', over && x < room - 1 ? 'right' : ''].filter(Boolean).join(' ');
+      const over = room > 1;
+      const more = [over && x > 1 ? 'left' : '', over && x < room - 1 ? 'right' : ''].filter(Boolean).join(' ');
       if (shown && shown.over === over && shown.more === more && shown.label === label) return;
       shown = { over, more, label };
       hint.hidden = !over;

@@ -11,7 +11,8 @@ function tokenBar(root, label) {
   bar.addEventListener('keydown', function (e) {
     const b = e.target.closest && e.target.closest('button');
     if (!b) return;
-    const next = e.key === 'ArrowRight' ? b.nextElementSibling : e.key === 'ArrowLeft' ? b.previousElementSibling : null;
+    const next = e.key === 'ArrowRight' ? b.nextElementSibling
+      : e.key === 'ArrowLeft' ? b.previousElementSibling : null;
     if (next) { e.preventDefault(); next.focus(); next.click(); }
   });
   return function update(tokens, sel, onPick, t) {

@@ -60,7 +60,8 @@ export function lines() {
 }
 
 export function tokenbars() {
-  const box = el('figure', 'panel chart-bars'), head = el('figcaption', 'panel-head'), title = el('span', 'panel-title');
+  const box = el('figure', 'panel chart-bars'), head = el('figcaption', 'panel-head');
+  const title = el('span', 'panel-title');
   const keys = el('div', 'chart-legend'), note = el('p', 'fig-note'), table = tables.create();
   head.appendChild(title); box.appendChild(head); box.appendChild(keys);
   const c = canvasSlot(box, 'chart-canvas');

@@ -17,10 +17,13 @@ function rebalance(root) {
   const style = getComputedStyle(root);
   let want = [];
   if (style.flexDirection !== 'column') {
-    want = balance(units.map((u) => u.getBoundingClientRect().width), parseFloat(style.columnGap) || 0, root.clientWidth + 0.5);
+    const widths = units.map((u) => u.getBoundingClientRect().width);
+    want = balance(widths, parseFloat(style.columnGap) || 0, root.clientWidth + 0.5);
   }
   const have = [];
-  units.forEach((u, i) => { if (u.previousElementSibling && u.previousElementSibling.classList.contains('flow-break')) have.push(i); });
+  units.forEach((u, i) => {
+    if (u.previousElementSibling && u.previousElementSibling.classList.contains('flow-break')) have.push(i);
+  });
   if (have.join() === want.join()) return;
   root.querySelectorAll(':scope > .flow-break').forEach((b) => b.remove());
   want.forEach((i) => root.insertBefore(el('div', 'flow-break'), units[i]));

@@ -13,7 +13,8 @@ function card(parent) {
   const root = el('figure', 'panel groups-card'), head = el('figcaption', 'panel-head');
   const title = el('span', 'panel-title'), shape = el('span', 'panel-shape');
   head.appendChild(title); head.appendChild(shape); root.appendChild(head);
-  const wrap = el('div', 'hm-wrap groups-draw'), m = el('canvas', 'hm groups-matrix'), s = el('canvas', 'hm groups-strips');
+  const wrap = el('div', 'hm-wrap groups-draw');
+  const m = el('canvas', 'hm groups-matrix'), s = el('canvas', 'hm groups-strips');
   wrap.appendChild(m); wrap.appendChild(s); root.appendChild(wrap);
   const note = el('p', 'fig-note groups-note'), table = tables.create();
   root.appendChild(note); root.appendChild(table.root);

@@ -62,7 +62,10 @@ const MAKERS = {
   },
   bar() {
     const box = el('div', 'split-bar');
-    return { root: box, update: (b, ctx) => { box.textContent = ''; box.appendChild(segBar(b.parts, ctx.scheme, ctx.t, true)); } };
+    return { root: box, update: (b, ctx) => {
+      box.textContent = '';
+      box.appendChild(segBar(b.parts, ctx.scheme, ctx.t, true));
+    } };
   },
   formulas() {
     const dl = el('dl', 'formulas');
@@ -97,7 +100,10 @@ const MAKERS = {
         b.columns.forEach((c, i) => {
           let cell;
           if (i === 0) { cell = el('th', null, row.cells[i]); cell.scope = 'row'; }
-          else if (c.bar) { cell = el('td', 'bar-cell'); cell.appendChild(segBar(row.cells[i], ctx.scheme, ctx.t, false)); }
+          else if (c.bar) {
+            cell = el('td', 'bar-cell');
+            cell.appendChild(segBar(row.cells[i], ctx.scheme, ctx.t, false));
+          }
           else cell = el('td', c.num ? 'num' : null, row.cells[i]);
           if (row.sub && row.sub[i]) cell.appendChild(el('span', 'sub', row.sub[i]));
           tr.appendChild(cell);
@@ -120,7 +126,9 @@ export function blockList(root) {
     if (key !== shape) {
       slots.forEach((s) => s.root.remove());
       slots = blocks.map((b) => {
-        if (!Object.prototype.hasOwnProperty.call(MAKERS, b.type)) throw new Error('BlockLens: unknown block "' + b.type + '"');
+        if (!Object.prototype.hasOwnProperty.call(MAKERS, b.type)) {
+          throw new Error('BlockLens: unknown block "' + b.type + '"');
+        }
         const s = MAKERS[b.type]();
         s.root.classList.add('blk-' + b.type);
         root.appendChild(s.root);

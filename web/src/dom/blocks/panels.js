@@ -10,7 +10,7 @@ export function panels() {
   box.appendChild(grid); box.appendChild(lg); box.appendChild(note);
   const made = [];
   return { root: box, update: (b, ctx) => {
-    grid.className = b.layout === 'heads' ? 'heads' : b.layout === 'stages' ? 'stages' : b.layout === 'one' ? 'one' : 'pair';
+    grid.className = ['heads', 'stages', 'one'].includes(b.layout) ? b.layout : 'pair';
     const cls = b.layout === 'heads' ? 'head' : b.layout === 'stages' ? 'stage' : '';
     while (made.length < b.panels.length) made.push(panel.create(grid, { cls }));
     while (made.length > b.panels.length) grid.removeChild(made.pop().root);

@@ -41,7 +41,8 @@ export function links() {
     if (!paint) paint = fitted(box.parentNode);
     a.textContent = b.attnCaption; f.textContent = b.ffnCaption;
     paint((w) => {
-      const p = linksLayout(canvas.getContext('2d'), res, (w && w - 17) || 360);   // less the inset's border and padding
+      // (Less the inset's border and padding.)
+      const p = linksLayout(canvas.getContext('2d'), res, (w && w - 17) || 360);
       paintLinks(sizeCanvas(canvas, p.w, p.h), res, ctx.scheme, p);
       head.style.width = p.w + 'px';
       note.style.maxWidth = Math.max(p.w, 320) + 'px';
