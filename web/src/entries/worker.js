@@ -1,5 +1,7 @@
 /* worker.js - the compute Worker: page -> { type: 'init', wasmModule? } first, then { id, spec, want }
-   (spec null: cancel; want: the stages the page's figures need, all when absent) and { type: 'asset', name, files } (trained weights, before a spec needs them). Worker -> { type: 'ready' }, { type: 'progress', id, stage, done, total },
+   (spec null: cancel; want: the stages the page's figures need, all when absent) and
+   { type: 'asset', name, files } (trained weights, before a spec needs them).
+   Worker -> { type: 'ready' }, { type: 'progress', id, stage, done, total },
    { type: 'part', id, stages } each time a stage is done and more follow,
    { type: 'done', id, stages } with only the stages the page does not have yet,
    { type: 'failed', id, message }, { type: 'fatal', message }. The engine is self.BlockLens:
@@ -42,7 +44,8 @@ export function main(scope) {
   scope.onmessage = (e) => {
     const m = e.data;
     if (m && m.type === 'init') { if (!started) start(m.wasmModule); return; }
-    if (m && m.type === 'asset') { assets.add(m.name, m.files); return; }   // trained weights, before the requests that need them
+    // Trained weights, before the requests that need them.
+    if (m && m.type === 'asset') { assets.add(m.name, m.files); return; }
     if (!started) start(null);
     if (run) run.request(m.id, m.spec, m.want); else early.push(m);
   };

@@ -90,7 +90,10 @@ export function createController(compute, change, reads) {
     // Should such a figure be marked as showing older settings (bad now, or not yet redrawn)?
     stale: (keys) => !!res && (blocks(invalid(), keys) || blocks(resInvalid, keys)),
     // The settings among these that are bad now.
-    badOf: (keys) => { const s = invalid(); return keys.filter((k) => s.has(k)).concat(s.has(ENGINE) ? [ENGINE] : []); },
+    badOf: (keys) => {
+      const s = invalid();
+      return keys.filter((k) => s.has(k)).concat(s.has(ENGINE) ? [ENGINE] : []);
+    },
     // needs: the stages of the host's figures (figures' `needs`): done once those are in.
     busy(needs) { return !!compute && compute.busy(needs); },
 

@@ -23,11 +23,13 @@ const PARAMS = [
   { key: 'head', kind: 'int', def: 1, min: 1, max: LIMITS.heads },          // head shown large (many heads)
   { key: 'init', kind: 'enum', def: 'classic', options: ['classic', 'scaled'] },   // unit randn | randn/sqrt(fan_in)
   { key: 'ln', kind: 'enum', def: 'post', options: ['post', 'pre'] },        // the block figure's norm placement
-  { key: 'masks', kind: 'enum', def: 'one', options: ['one', 'both'] },      // attention: BERT and GPT masks side by side
+  // attention: BERT and GPT masks side by side
+  { key: 'masks', kind: 'enum', def: 'one', options: ['one', 'both'] },
   { key: 'experts', kind: 'int', def: 8, min: 1, max: LIMITS.experts },      // mixture of experts
   { key: 'topk', kind: 'int', def: 2, min: 1, max: LIMITS.experts },
-  { key: 'weights', kind: 'enum', def: 'random', options: ['random', 'poems'] },  // numpy streams | the trained poem model
-  { key: 'layer', kind: 'int', def: 1, min: 1, max: LIMITS.layers },         // the trained model's block the figures show
+  // numpy streams | the trained poem model
+  { key: 'weights', kind: 'enum', def: 'random', options: ['random', 'poems'] },
+  { key: 'layer', kind: 'int', def: 1, min: 1, max: LIMITS.layers },         // the trained model's block shown
   { key: 'temp', kind: 'float', def: 1, min: 0.05, max: 5 },                 // next-character temperature
   { key: 'lang', kind: 'enum', def: 'auto', options: ['auto', 'zh', 'en'] },
   { key: 'theme', kind: 'enum', def: 'auto', options: ['auto', 'light', 'dark'] }
@@ -127,8 +129,12 @@ function validate(s) {
   const n = tokensFor(s).length - (trained ? 1 : 0), max = trained ? trained.positions - 1 : LIMITS.tokens;
   if (n === 0) errors.push({ key: 'tokens', code: 'tokensEmpty', vars: {} });
   if (n > max) errors.push({ key: 'tokens', code: 'tokensMany', vars: { n: n, max: max } });
-  if (trained && s.layer > trained.layers) errors.push({ key: 'layer', code: 'range', vars: { value: String(s.layer), min: 1, max: trained.layers } });
-  if (!trained && s.d % s.heads !== 0) errors.push({ key: 'heads', code: 'divisible', vars: { d: s.d, heads: s.heads } });
+  if (trained && s.layer > trained.layers) {
+    errors.push({ key: 'layer', code: 'range', vars: { value: String(s.layer), min: 1, max: trained.layers } });
+  }
+  if (!trained && s.d % s.heads !== 0) {
+    errors.push({ key: 'heads', code: 'divisible', vars: { d: s.d, heads: s.heads } });
+  }
   if (s.topk > s.experts) errors.push({ key: 'topk', code: 'topk', vars: { k: s.topk, n: s.experts } });
   return errors;
 }
@@ -171,4 +177,5 @@ function toHash(s) {
 
 function isGated(act) { return act === 'swiglu' || act === 'geglu'; }
 
-export { LIMITS, ACTIVATIONS, MODELS, BOS, tokensFor, PARAMS, BY_KEY as byKey, defaults, coerce, tokenize, validate, parseHash, toHash, isGated, quote };
+export { LIMITS, ACTIVATIONS, MODELS, BOS, tokensFor, PARAMS, BY_KEY as byKey, defaults, coerce, tokenize, validate,
+  parseHash, toHash, isGated, quote };

@@ -43,7 +43,8 @@ function runner(model, hooks, budget) {
         st.run();
         job.done += st.cost;
         const next = job.steps[job.i];
-        if (next && next.stage !== st.stage && hooks.part && (Date.now() - job.parted >= PART_GAP || next.cost >= PART_GAP * 1e6)) {
+        const partNow = Date.now() - job.parted >= PART_GAP || next && next.cost >= PART_GAP * 1e6;
+        if (next && next.stage !== st.stage && hooks.part && partNow) {
           job.parted = Date.now();
           hooks.part(job.id, job.spec);
         }
