@@ -114,16 +114,23 @@ void ref_ffn(double *y, double *hidden, double *activated, const double *x, cons
     if (!activated) free(a);
 }
 
+/* sum of a[i * sa] * b[i * sb] over n terms; *mag = the sum of their magnitudes */
+static double dot(double *mag, const double *a, size_t sa, const double *b, size_t sb, int n) {
+    double acc = 0.0, m = 0.0;
+    for (int i = 0; i < n; i++) {
+        double t = a[(size_t)i * sa] * b[(size_t)i * sb];
+        acc += t;
+        m += fabs(t);
+    }
+    *mag = m;
+    return acc;
+}
+
 void ref_attention_scores(double *s, double *mag, const double *q_i, const double *k, int ld,
                           int n, int dk) {
     for (int j = 0; j < n; j++) {
-        double dot = 0.0, m = 0.0;
-        for (int c = 0; c < dk; c++) {
-            double t = q_i[c] * k[(size_t)j * ld + c];
-            dot += t;
-            m += fabs(t);
-        }
-        s[j] = dot;
+        double m;
+        s[j] = dot(&m, q_i, 1, k + (size_t)j * ld, 1, dk);
         if (mag) mag[j] = m;
     }
 }
@@ -139,13 +146,8 @@ void ref_softmax(double *p, const double *s, const unsigned char *keep, int n) {
 void ref_attention_context(double *ctx, double *mag, const double *p, const double *v, int ld,
                            int n, int dk) {
     for (int c = 0; c < dk; c++) {
-        double acc = 0.0, m = 0.0;
-        for (int j = 0; j < n; j++) {
-            double t = p[j] * v[(size_t)j * ld + c];
-            acc += t;
-            m += fabs(t);
-        }
-        ctx[c] = acc;
+        double m;
+        ctx[c] = dot(&m, p, 1, v + c, (size_t)ld, n);
         if (mag) mag[c] = m;
     }
 }
