@@ -21,6 +21,12 @@ void bl__ok(bl_error *err);
 bl_status bl__check_dim(bl_error *err, const char *name, int value);
 bl_status bl__check_elems(bl_error *err, const char *what, uint64_t a, uint64_t b);
 bl_status bl__check_ptr(bl_error *err, const char *name, const void *p);
+/* Activation checks, one wording for every entry point: act is one of the enum and, where
+   ungated_for names a part (not NULL), not gated; the up projection w3 (and b3) is given
+   exactly when act is gated. */
+bl_status bl__check_activation(bl_error *err, bl_activation act, const char *ungated_for);
+bl_status bl__check_up_projection(bl_error *err, bl_activation act, const void *w3,
+                                  const void *b3);
 
 /* out (M, N) = x (M, K) @ w (K, N) + b (N), no checks. The hot kernel. */
 void bl__matmul(float *out, const float *x, const float *w, const float *b, int M, int K, int N);

@@ -25,13 +25,7 @@ static bl_status check_sizes(const bl_decoder_desc *d, bl_error *err) {
     if (d->L > d->n_positions)
         return bl__fail(err, BL_ERR_SHAPE, "L (%d) must be at most n_positions (%d)", d->L,
                         d->n_positions);
-    if (!bl_activation_name(d->activation))
-        return bl__fail(err, BL_ERR_ACTIVATION, "activation (%d) is not one of 0..%d",
-                        (int)d->activation, BL_ACT_COUNT - 1);
-    if (bl_activation_is_gated(d->activation))
-        return bl__fail(err, BL_ERR_ACTIVATION, "activation %s is gated; the decoder's FFN "
-                        "(GPT-2's c_fc, c_proj) takes ungated ones only",
-                        bl_activation_name(d->activation));
+    BL__CHECK(bl__check_activation(err, d->activation, "the decoder's FFN (GPT-2's c_fc, c_proj)"));
     float eps = d->eps == 0.0f ? 1e-5f : d->eps;
     if (!(eps > 0.0f) || isinf(eps))
         return bl__fail(err, BL_ERR_VALUE, "eps (%g) must be a positive finite number",

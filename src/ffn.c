@@ -12,16 +12,9 @@ int bl_activation_is_gated(bl_activation act) {
     return act == BL_ACT_SWIGLU || act == BL_ACT_GEGLU;
 }
 
-static bl_status check_activation(bl_error *err, bl_activation act) {
-    if ((unsigned)act >= BL_ACT_COUNT)
-        return bl__fail(err, BL_ERR_ACTIVATION, "activation (%d) is not one of 0..%d", (int)act,
-                        BL_ACT_COUNT - 1);
-    return BL_OK;
-}
-
 bl_status bl_activation_apply(float *out, const float *x, size_t n, bl_activation act,
                               bl_error *err) {
-    BL__CHECK(check_activation(err, act));
+    BL__CHECK(bl__check_activation(err, act, NULL));
     if (n > BL_MAX_ELEMS)
         return bl__fail(err, BL_ERR_TOO_LARGE, "n (%zu) exceeds %u floats", n,
                         (unsigned)BL_MAX_ELEMS);
@@ -40,7 +33,7 @@ bl_status bl__ffn_check(const bl_ffn_desc *d, const bl_ffn_out *o, bl_error *err
     BL__CHECK(bl__check_dim(err, "L", d->L));
     BL__CHECK(bl__check_dim(err, "d_model", d->d_model));
     BL__CHECK(bl__check_dim(err, "d_ff", d->d_ff));
-    BL__CHECK(check_activation(err, d->activation));
+    BL__CHECK(bl__check_activation(err, d->activation, NULL));
     BL__CHECK(bl__check_elems(err, "x", (uint64_t)d->L, (uint64_t)d->d_model));
     BL__CHECK(bl__check_elems(err, "hidden", (uint64_t)d->L, (uint64_t)d->d_ff));
     BL__CHECK(bl__check_elems(err, "w1", (uint64_t)d->d_model, (uint64_t)d->d_ff));
@@ -49,16 +42,8 @@ bl_status bl__ffn_check(const bl_ffn_desc *d, const bl_ffn_out *o, bl_error *err
     BL__CHECK(bl__check_ptr(err, "w2", d->w2));
     BL__CHECK(bl__check_ptr(err, "activated", o->activated));
     BL__CHECK(bl__check_ptr(err, "out->out", o->out));
-    int gated = bl_activation_is_gated(d->activation);
-    if (gated) {
-        if (!d->w3)
-            return bl__fail(err, BL_ERR_ACTIVATION, "w3 (the up projection) is required by %s",
-                            act_names[d->activation]);
-        BL__CHECK(bl__check_ptr(err, "up", o->up));
-    } else if (d->w3 || d->b3) {
-        return bl__fail(err, BL_ERR_ACTIVATION, "w3/b3 are only used by gated activations, not %s",
-                        act_names[d->activation]);
-    }
+    BL__CHECK(bl__check_up_projection(err, d->activation, d->w3, d->b3));
+    if (bl_activation_is_gated(d->activation)) BL__CHECK(bl__check_ptr(err, "up", o->up));
     return BL_OK;
 }
 

@@ -17,9 +17,7 @@ static bl_status moe_check_sizes(const bl_moe_desc *d, bl_error *err) {
         return bl__fail(err, d->top_k < 1 ? BL_ERR_SIZE : BL_ERR_SHAPE,
                         "top_k (%d) must be between 1 and n_experts (%d)", d->top_k,
                         d->n_experts);
-    if ((unsigned)d->activation >= BL_ACT_COUNT)
-        return bl__fail(err, BL_ERR_ACTIVATION, "activation (%d) is not one of 0..%d",
-                        (int)d->activation, BL_ACT_COUNT - 1);
+    BL__CHECK(bl__check_activation(err, d->activation, NULL));
     /* n_experts <= 64, so the logits (L x n_experts) are at most 2^22 floats */
     BL__CHECK(bl__check_elems(err, "x", (uint64_t)d->L, (uint64_t)d->d_model));
     BL__CHECK(bl__check_elems(err, "hidden", (uint64_t)d->L, (uint64_t)d->d_ff));
@@ -60,14 +58,7 @@ static bl_status moe_check(const bl_moe_desc *d, const bl_moe_out *o, const floa
     BL__CHECK(bl__check_ptr(err, "top_index", o->top_index));
     BL__CHECK(bl__check_ptr(err, "top_weight", o->top_weight));
     BL__CHECK(bl__check_ptr(err, "out->out", o->out));
-    if (bl_activation_is_gated(d->activation)) {
-        if (!d->w3)
-            return bl__fail(err, BL_ERR_ACTIVATION, "w3 (the up projection) is required by %s",
-                            bl_activation_name(d->activation));
-    } else if (d->w3 || d->b3) {
-        return bl__fail(err, BL_ERR_ACTIVATION, "w3/b3 are only used by gated activations, not %s",
-                        bl_activation_name(d->activation));
-    }
+    BL__CHECK(bl__check_up_projection(err, d->activation, d->w3, d->b3));
     return bl__check_ptr(err, "workspace", ws);
 }
 

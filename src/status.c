@@ -1,4 +1,5 @@
-/* status.c - status names, error messages and the argument checks every entry point uses. */
+/* status.c - status names, error messages and the argument checks every entry point uses
+   (sizes, pointers, activations). */
 #include <stdarg.h>
 #include <stdio.h>
 #include "bl_internal.h"
@@ -52,5 +53,28 @@ bl_status bl__check_elems(bl_error *err, const char *what, uint64_t a, uint64_t 
 
 bl_status bl__check_ptr(bl_error *err, const char *name, const void *p) {
     if (!p) return bl__fail(err, BL_ERR_NULL, "%s must not be NULL", name);
+    return BL_OK;
+}
+
+bl_status bl__check_activation(bl_error *err, bl_activation act, const char *ungated_for) {
+    if ((unsigned)act >= BL_ACT_COUNT)
+        return bl__fail(err, BL_ERR_ACTIVATION, "activation (%d) is not one of 0..%d", (int)act,
+                        BL_ACT_COUNT - 1);
+    if (ungated_for && bl_activation_is_gated(act))
+        return bl__fail(err, BL_ERR_ACTIVATION, "activation %s is gated; %s takes ungated ones "
+                        "only", bl_activation_name(act), ungated_for);
+    return BL_OK;
+}
+
+bl_status bl__check_up_projection(bl_error *err, bl_activation act, const void *w3,
+                                  const void *b3) {
+    if (bl_activation_is_gated(act)) {
+        if (!w3)
+            return bl__fail(err, BL_ERR_ACTIVATION, "w3 (the up projection) is required by %s",
+                            bl_activation_name(act));
+    } else if (w3 || b3) {
+        return bl__fail(err, BL_ERR_ACTIVATION, "w3/b3 are only used by gated activations, not %s",
+                        bl_activation_name(act));
+    }
     return BL_OK;
 }

@@ -1,10 +1,11 @@
-/* test_decoder.c - the whole decoder (bl_decoder_forward) against plain double loops written
-   here from the header's formulas, on small random weights; every argument it refuses; and the
+/* test_decoder.c - the whole decoder (bl_decoder_forward) against the plain double loops of
+   reference.c (ref_decoder), on small random weights; every argument it refuses; and the
    shipped poem model against its numpy fixture (tests/fixtures/poems.json). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
+#include "reference.h"
 
 #define ATOL 1e-5
 #define RTOL 1e-5
@@ -76,120 +77,7 @@ static void free_model(model *m) {
     free((void *)m->d.lnf_beta);
 }
 
-/* ---- the reference: plain loops in double ---------------------------------------------------- */
-typedef struct {
-    double *norm1, *q, *k, *v, *scores, *weights, *context, *concat, *attn_out, *resid1, *norm2,
-        *hidden, *activated, *ffn_out, *resid2;
-} ref_layer;
-
-static double act_ref(double x, bl_activation a) {
-    switch (a) {
-    case BL_ACT_RELU: return x > 0 ? x : 0;
-    case BL_ACT_GELU: return 0.5 * x * (1 + erf(x / sqrt(2.0)));
-    case BL_ACT_GELU_TANH: return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-    case BL_ACT_SILU: return x / (1 + exp(-x));
-    default: return x;
-    }
-}
-
-/* y (L, m) = x (L, n) @ w (n, m) + b */
-static double *lin(const double *x, const float *w, const float *b, int L, int n, int m) {
-    double *y = malloc(sizeof(double) * (size_t)L * m);
-    for (int i = 0; i < L; i++)
-        for (int j = 0; j < m; j++) {
-            double s = b ? b[j] : 0;
-            for (int c = 0; c < n; c++) s += x[i * n + c] * w[c * m + j];
-            y[i * m + j] = s;
-        }
-    return y;
-}
-
-static double *ln_ref(const double *x, const float *g, const float *b, int L, int D, double eps) {
-    double *y = malloc(sizeof(double) * (size_t)L * D);
-    for (int i = 0; i < L; i++) {
-        double mean = 0, var = 0;
-        for (int c = 0; c < D; c++) mean += x[i * D + c];
-        mean /= D;
-        for (int c = 0; c < D; c++) var += (x[i * D + c] - mean) * (x[i * D + c] - mean);
-        double r = 1 / sqrt(var / D + eps);
-        for (int c = 0; c < D; c++)
-            y[i * D + c] = (x[i * D + c] - mean) * r * (g ? g[c] : 1) + (b ? b[c] : 0);
-    }
-    return y;
-}
-
-static double *sum(const double *a, const double *b, size_t n) {
-    double *y = malloc(sizeof(double) * n);
-    for (size_t i = 0; i < n; i++) y[i] = a[i] + b[i];
-    return y;
-}
-
-/* Every layer's intermediates (r[n_layers]), the final hidden state and the logits. */
-static void reference(const bl_decoder_desc *d, ref_layer *r, double **hidden, double **logits) {
-    int L = d->L, D = d->d_model, H = d->n_heads, F = d->d_ff, V = d->vocab, dk = D / H;
-    double eps = d->eps == 0.0f ? (double)1e-5f : (double)d->eps;
-    double *h = malloc(sizeof(double) * (size_t)L * D);
-    for (int i = 0; i < L; i++)
-        for (int c = 0; c < D; c++)
-            h[i * D + c] = (double)d->wte[d->ids[i] * D + c] + d->wpe[i * D + c];
-    for (int l = 0; l < d->n_layers; l++) {
-        const bl_decoder_layer *w = &d->layers[l];
-        ref_layer *o = &r[l];
-        o->norm1 = ln_ref(h, w->ln1_gamma, w->ln1_beta, L, D, eps);
-        o->q = lin(o->norm1, w->wq, w->bq, L, D, D);
-        o->k = lin(o->norm1, w->wk, w->bk, L, D, D);
-        o->v = lin(o->norm1, w->wv, w->bv, L, D, D);
-        o->scores = calloc((size_t)H * L * L, sizeof(double));
-        o->weights = calloc((size_t)H * L * L, sizeof(double));
-        o->context = calloc((size_t)H * L * dk, sizeof(double));
-        o->concat = calloc((size_t)L * D, sizeof(double));
-        for (int hh = 0; hh < H; hh++)
-            for (int i = 0; i < L; i++) {
-                double *s = o->scores + ((size_t)hh * L + i) * L, *p = o->weights + ((size_t)hh * L + i) * L;
-                double m = -INFINITY, z = 0;
-                for (int j = 0; j < L; j++) {
-                    for (int c = 0; c < dk; c++) s[j] += o->q[i * D + hh * dk + c] * o->k[j * D + hh * dk + c];
-                    if (j <= i && s[j] / sqrt(dk) > m) m = s[j] / sqrt(dk);
-                }
-                for (int j = 0; j <= i; j++) z += p[j] = exp(s[j] / sqrt(dk) - m);
-                for (int j = 0; j <= i; j++) p[j] /= z;
-                for (int c = 0; c < dk; c++) {
-                    double acc = 0;
-                    for (int j = 0; j <= i; j++) acc += p[j] * o->v[j * D + hh * dk + c];
-                    o->context[((size_t)hh * L + i) * dk + c] = acc;
-                    o->concat[i * D + hh * dk + c] = acc;
-                }
-            }
-        o->attn_out = lin(o->concat, w->wo, w->bo, L, D, D);
-        o->resid1 = sum(h, o->attn_out, (size_t)L * D);
-        o->norm2 = ln_ref(o->resid1, w->ln2_gamma, w->ln2_beta, L, D, eps);
-        o->hidden = lin(o->norm2, w->w1, w->b1, L, D, F);
-        o->activated = malloc(sizeof(double) * (size_t)L * F);
-        for (size_t i = 0; i < (size_t)L * F; i++) o->activated[i] = act_ref(o->hidden[i], d->activation);
-        o->ffn_out = lin(o->activated, w->w2, w->b2, L, F, D);
-        o->resid2 = sum(o->resid1, o->ffn_out, (size_t)L * D);
-        free(h);
-        h = malloc(sizeof(double) * (size_t)L * D);
-        memcpy(h, o->resid2, sizeof(double) * (size_t)L * D);
-    }
-    *hidden = ln_ref(h, d->lnf_gamma, d->lnf_beta, L, D, eps);
-    *logits = malloc(sizeof(double) * (size_t)L * V);
-    for (int i = 0; i < L; i++)
-        for (int t = 0; t < V; t++) {
-            double s = 0;
-            for (int c = 0; c < D; c++) s += (*hidden)[i * D + c] * d->wte[t * D + c];
-            (*logits)[i * V + t] = s;
-        }
-    free(h);
-}
-
-static void free_ref(ref_layer *r, int n) {
-    for (int l = 0; l < n; l++) {
-        double **p = (double **)&r[l];
-        for (size_t i = 0; i < sizeof r[l] / sizeof(double *); i++) free(p[i]);
-    }
-}
-
+/* ---- against the reference (reference.c) ----------------------------------------------------- */
 /* |got - want| <= ATOL + RTOL |want| everywhere; prints the max difference. */
 static void expect_close(const char *what, const float *got, const double *want, size_t n) {
     double maxd = 0;
@@ -234,13 +122,12 @@ static void compare_with_reference(model *m, int keep, int weights_only) {
     CHECK_STATUS(bl_decoder_forward(d, &o, ws, &err), BL_OK);
     CHECK(err.message[0] == '\0');
 
-    ref_layer *r = calloc((size_t)d->n_layers, sizeof *r);
-    double *hidden, *logits, *embed = malloc(sizeof(double) * n);
-    reference(d, r, &hidden, &logits);
-    for (int i = 0; i < L; i++)
-        for (int c = 0; c < D; c++) embed[i * D + c] = (double)d->wte[d->ids[i] * D + c] + d->wpe[i * D + c];
+    ref_decoder_layer *r = calloc((size_t)d->n_layers, sizeof *r);
+    double *hidden = malloc(sizeof(double) * n), *logits = malloc(sizeof(double) * L * V),
+           *embed = malloc(sizeof(double) * n);
+    ref_decoder(embed, r, hidden, logits, d);
     expect_close("embed", o.embed, embed, n);
-    const ref_layer *e = &r[keep];
+    const ref_decoder_layer *e = &r[keep];
     expect_close("norm1", k.norm1, e->norm1, n);
     expect_close("q", k.q, e->q, n);
     expect_close("k", k.k, e->k, n);
@@ -260,7 +147,7 @@ static void compare_with_reference(model *m, int keep, int weights_only) {
     expect_close("final hidden", o.hidden, hidden, n);
     expect_close("logits", o.logits, logits, (size_t)L * V);
 
-    free_ref(r, d->n_layers);
+    ref_decoder_free(r, d->n_layers);
     free(r);
     free(hidden);
     free(logits);

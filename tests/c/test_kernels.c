@@ -1,11 +1,12 @@
 /* test_kernels.c - the blocked kernels on shapes the fixtures do not reach (K beyond one
-   768-deep slice, ragged tiles, long sequences with masks), against naive double-precision
-   references written out plainly here. Bounds are the standard float32 summation bound
+   768-deep slice, ragged tiles, long sequences with masks), against the naive double-precision
+   references of reference.c. Bounds are the standard float32 summation bound
    |error| <= K * 2^-23 * sum |terms| (plus a hair), which any indexing bug exceeds by far. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
+#include "reference.h"
 
 static float *randn(bl_rng *r, size_t n, float scale) {
     float *a = malloc(n * sizeof *a);
@@ -24,22 +25,20 @@ static void linear_matches_naive_reference_on_awkward_shapes(void) {
         float *x = randn(&r, (size_t)M * K, 1), *w = randn(&r, (size_t)K * N, 1),
               *b = randn(&r, (size_t)N, 1), *out = malloc(sizeof(float) * M * N);
         CHECK_STATUS(bl_linear_forward(out, x, w, b, M, K, N, NULL), BL_OK);
+        double *xd = malloc(sizeof(double) * M * K), *ref = malloc(sizeof(double) * M * N),
+               *mag = malloc(sizeof(double) * M * N);
+        ref_widen(xd, x, (size_t)M * K);
+        ref_linear(ref, mag, xd, w, b, M, K, N);
         double worst = 0;
         int bad = 0;
-        for (int i = 0; i < M; i++)
-            for (int j = 0; j < N; j++) {
-                double ref = b[j], mag = fabs(b[j]);
-                for (int k = 0; k < K; k++) {
-                    ref += (double)x[i * K + k] * w[(size_t)k * N + j];
-                    mag += fabs((double)x[i * K + k] * w[(size_t)k * N + j]);
-                }
-                double err = fabs(out[i * N + j] - ref), bound = (K + 1) * 1.2e-7 * mag + 1e-30;
-                if (err / bound > worst) worst = err / bound;
-                bad += !(err <= bound);
-            }
+        for (size_t i = 0; i < (size_t)M * N; i++) {
+            double err = fabs(out[i] - ref[i]), bound = (K + 1) * 1.2e-7 * mag[i] + 1e-30;
+            if (err / bound > worst) worst = err / bound;
+            bad += !(err <= bound);
+        }
         printf("     linear %d x %d x %d: worst error %.3f of the bound\n", M, K, N, worst);
         CHECK(bad == 0);
-        free(x); free(w); free(b); free(out);
+        free(x); free(w); free(b); free(out); free(xd); free(ref); free(mag);
     }
 }
 
@@ -61,28 +60,18 @@ static void attention_long_sequences_match_naive_reference(void) {
         bl_attention_out o = {.q = q, .k = k, .v = v, .weights = weights, .concat = concat, .out = out};
         CHECK_STATUS(bl_attention_forward(&d, &o, NULL, NULL), BL_OK);
         /* reference in double from the engine's own q, k, v (projections are tested above) */
+        double *qd = malloc(sizeof(double) * L * D), *kd = malloc(sizeof(double) * L * D),
+               *vd = malloc(sizeof(double) * L * D), *cref = malloc(sizeof(double) * L * D),
+               *wref = malloc(sizeof(double) * H * L * L);
+        ref_widen(qd, q, L * D);
+        ref_widen(kd, k, L * D);
+        ref_widen(vd, v, L * D);
+        ref_attention(cref, NULL, NULL, wref, qd, kd, vd, L, D, H, 1.0 / sqrt((double)DK), causal,
+                      mask);
         double worst_w = 0, worst_c = 0;
-        for (int h = 0; h < H; h++)
-            for (int i = 0; i < L; i++) {
-                double s[L], m = -INFINITY, sum = 0;
-                for (int j = 0; j < L; j++) {
-                    double dot = 0;
-                    for (int c = 0; c < DK; c++) dot += (double)q[i * D + h * DK + c] * k[j * D + h * DK + c];
-                    int visible = mask[j] && (!causal || j <= i);
-                    s[j] = visible ? dot / sqrt((double)DK) : -INFINITY;
-                    if (s[j] > m) m = s[j];
-                }
-                for (int j = 0; j < L; j++) sum += s[j] == -INFINITY ? 0 : exp(s[j] - m);
-                for (int c = 0; c < DK; c++) {
-                    double ctx = 0;
-                    for (int j = 0; j < L; j++) {
-                        double wij = s[j] == -INFINITY ? 0 : exp(s[j] - m) / sum;
-                        if (c == 0) worst_w = fmax(worst_w, fabs(weights[((size_t)h * L + i) * L + j] - wij));
-                        ctx += wij * v[j * D + h * DK + c];
-                    }
-                    worst_c = fmax(worst_c, fabs(concat[i * D + h * DK + c] - ctx));
-                }
-            }
+        for (size_t i = 0; i < (size_t)H * L * L; i++) worst_w = fmax(worst_w, fabs(weights[i] - wref[i]));
+        for (size_t i = 0; i < (size_t)L * D; i++) worst_c = fmax(worst_c, fabs(concat[i] - cref[i]));
+        free(qd); free(kd); free(vd); free(cref); free(wref);
         printf("     attention L=%d causal=%d: max |weight diff| %.3g, max |context diff| %.3g\n",
                L, causal, worst_w, worst_c);
         CHECK(worst_w < 2e-6 && worst_c < 2e-5);
@@ -106,15 +95,16 @@ static void ffn_gelu_beyond_one_k_slice_matches_naive_reference(void) {
     bl_ffn_desc d = {.L = L, .d_model = D, .d_ff = F, .activation = BL_ACT_GELU, .x = x,
                      .w1 = w1, .b1 = b1, .w2 = w2, .b2 = b2};
     CHECK_STATUS(bl_ffn_forward(&d, &(bl_ffn_out){.hidden = hidden, .activated = act, .out = out}, NULL), BL_OK);
+    double *xd = malloc(sizeof(double) * L * D), *yref = malloc(sizeof(double) * L * D),
+           *href = malloc(sizeof(double) * L * F), *aref = malloc(sizeof(double) * L * F);
+    ref_widen(xd, x, L * D);
+    ref_ffn(yref, href, aref, xd, &d);
     double worst_h = 0, worst_a = 0;
-    for (int i = 0; i < L; i++)
-        for (int j = 0; j < F; j++) {
-            double h = b1[j];
-            for (int k = 0; k < D; k++) h += (double)x[i * D + k] * w1[k * F + j];
-            double a = 0.5 * h * (1 + erf(h / sqrt(2.0)));
-            worst_h = fmax(worst_h, fabs(hidden[i * F + j] - h));
-            worst_a = fmax(worst_a, fabs(act[i * F + j] - a));
-        }
+    for (size_t i = 0; i < (size_t)L * F; i++) {
+        worst_h = fmax(worst_h, fabs(hidden[i] - href[i]));
+        worst_a = fmax(worst_a, fabs(act[i] - aref[i]));
+    }
+    free(xd); free(yref); free(href); free(aref);
     printf("     ffn K=%d: max |hidden diff| %.3g, max |gelu diff| %.3g\n", D, worst_h, worst_a);
     CHECK(worst_h < 1e-4 && worst_a < 1e-4);
     free(x); free(w1); free(b1); free(w2); free(b2); free(hidden); free(act); free(out);

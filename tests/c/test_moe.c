@@ -1,11 +1,12 @@
-/* test_moe.c - the mixture of experts against the torch fixtures and against a plain double
-   loop written here (routing, weights, every expert's FFN), plus its behaviours and its refusals
+/* test_moe.c - the mixture of experts against the torch fixtures and against the plain double
+   loops of reference.c (routing, weights, every expert's FFN), plus its behaviours and its refusals
    of bad arguments. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
+#include "reference.h"
 
 static bl_activation act_of(const char *name) {
     for (int a = 0; a < BL_ACT_COUNT; a++)
@@ -82,34 +83,16 @@ static void moe_matches_torch_fixture(void) {
     CHECK(cases >= 5 && ties >= 2 && gated >= 2 && top1 >= 2);
 }
 
-/* ---- a plain double loop: the reference ---------------------------------------------------- */
-static double act_d(double v, bl_activation a) {
-    switch (a) {
-    case BL_ACT_RELU: return v > 0 ? v : 0;
-    case BL_ACT_GELU:
-    case BL_ACT_GEGLU: return 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
-    case BL_ACT_GELU_TANH: return 0.5 * v * (1.0 + tanh(sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
-    case BL_ACT_SILU:
-    case BL_ACT_SWIGLU: return v / (1.0 + exp(-v));
-    default: return v;
-    }
-}
-
-/* FFN of expert e on token i, column c of its output. */
-static double expert_d(const bl_moe_desc *d, int e, int i, int c) {
-    int D = d->d_model, F = d->d_ff;
-    const float *x = d->x + (size_t)i * D;
-    double y = d->b2 ? d->b2[e * D + c] : 0.0;
-    for (int j = 0; j < F; j++) {
-        double h = d->b1 ? d->b1[e * F + j] : 0.0, u = d->b3 ? d->b3[e * F + j] : 0.0;
-        for (int k = 0; k < D; k++) {
-            h += (double)x[k] * d->w1[((size_t)e * D + k) * F + j];
-            if (d->w3) u += (double)x[k] * d->w3[((size_t)e * D + k) * F + j];
-        }
-        double a = act_d(h, d->activation) * (bl_activation_is_gated(d->activation) ? u : 1.0);
-        y += a * d->w2[((size_t)e * F + j) * D + c];
-    }
-    return y;
+/* ---- against the plain double loops of reference.c ------------------------------------------ */
+/* Expert e's FFN on one token: y (d_model) from x (d_model). */
+static void expert_ref(double *y, const double *x, const bl_moe_desc *d, int e) {
+    size_t DF = (size_t)d->d_model * d->d_ff;
+    bl_ffn_desc f = {.L = 1, .d_model = d->d_model, .d_ff = d->d_ff, .activation = d->activation,
+                     .w1 = d->w1 + e * DF, .b1 = d->b1 ? d->b1 + (size_t)e * d->d_ff : NULL,
+                     .w3 = d->w3 ? d->w3 + e * DF : NULL,
+                     .b3 = d->b3 ? d->b3 + (size_t)e * d->d_ff : NULL, .w2 = d->w2 + e * DF,
+                     .b2 = d->b2 ? d->b2 + (size_t)e * d->d_model : NULL};
+    ref_ffn(y, NULL, NULL, x, &f);
 }
 
 /* |got - want| within the tolerance of the fixtures' floor: returns the fraction used. */
@@ -122,16 +105,17 @@ static double check_against_loop(const bl_moe_desc *d, const outs *r, const char
     int L = d->L, D = d->d_model, E = d->n_experts, K = d->top_k;
     double worst = 0.0, gap = INFINITY;
     int routing = 0, loads[64] = {0};
+    double *x = malloc(sizeof(double) * D), *y = malloc(sizeof(double) * D),
+           *ye = malloc(sizeof(double) * D);
     for (int i = 0; i < L; i++) {
-        double lg[64], m = -INFINITY, sum = 0.0;
+        double lg[64], p[64];
+        ref_widen(x, d->x + (size_t)i * D, (size_t)D);
+        ref_linear(lg, NULL, x, d->wr, NULL, 1, D, E);
+        ref_softmax(p, lg, NULL, E);
         for (int e = 0; e < E; e++) {
-            lg[e] = 0.0;
-            for (int k = 0; k < D; k++) lg[e] += (double)d->x[i * D + k] * d->wr[k * E + e];
-            if (lg[e] > m) m = lg[e];
             worst = fmax(worst, used(r->logits[i * E + e], lg[e]));
+            worst = fmax(worst, used(r->probs[i * E + e], p[e]));
         }
-        for (int e = 0; e < E; e++) sum += exp(lg[e] - m);
-        for (int e = 0; e < E; e++) worst = fmax(worst, used(r->probs[i * E + e], exp(lg[e] - m) / sum));
         /* the top_k + 1 by selection: the largest not yet taken, the lower index among equals */
         int idx[65], taken[64] = {0}, n = K < E ? K + 1 : E;
         for (int k = 0; k < n; k++) {
@@ -146,15 +130,18 @@ static double check_against_loop(const bl_moe_desc *d, const outs *r, const char
             loads[idx[k]]++;
             routing += r->top_index[i * K + k] != idx[k];
         }
-        double wsum = 0.0, w[64];
-        for (int k = 0; k < K; k++) wsum += w[k] = exp(lg[idx[k]] - lg[idx[0]]);
-        for (int k = 0; k < K; k++) worst = fmax(worst, used(r->top_weight[i * K + k], w[k] /= wsum));
-        for (int c = 0; c < D; c++) {
-            double y = 0.0;
-            for (int k = 0; k < K; k++) y += w[k] * expert_d(d, idx[k], i, c);
-            worst = fmax(worst, used(r->out[i * D + c], y));
+        double chosen[64], w[64];   /* the weights: softmax of the chosen logits */
+        for (int k = 0; k < K; k++) chosen[k] = lg[idx[k]];
+        ref_softmax(w, chosen, NULL, K);
+        for (int k = 0; k < K; k++) worst = fmax(worst, used(r->top_weight[i * K + k], w[k]));
+        for (int c = 0; c < D; c++) y[c] = 0.0;
+        for (int k = 0; k < K; k++) {
+            expert_ref(ye, x, d, idx[k]);
+            for (int c = 0; c < D; c++) y[c] += w[k] * ye[c];
         }
+        for (int c = 0; c < D; c++) worst = fmax(worst, used(r->out[i * D + c], y[c]));
     }
+    free(x); free(y); free(ye);
     for (int e = 0; e < E; e++) routing += r->load[e] != loads[e];
     printf("     %s: %.1f%% of the tolerance (1e-4 + 1e-4 |want|) used, %d routing mismatches, "
            "smallest logit gap %.3g\n", what, 100.0 * worst, routing, gap);

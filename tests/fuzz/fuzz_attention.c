@@ -16,78 +16,66 @@ static FZ_QUIET int visible(const shape_t *s, int i, int j) {
     return (!s->causal || j <= i) && (!s->mask || s->mask[j]);
 }
 
-/* q/k/v/out (L, D) = x (L, D) @ w (D, D) + b, against double sums */
+/* q/k/v/out (L, D) = x (L, D) @ w (D, D) + b, against ref_linear */
 static FZ_QUIET void check_projection(const char *what, const float *got, const float *x, const float *w,
                              const float *b, int L, int D) {
-    for (int i = 0; i < L; i++)
-        for (int j = 0; j < D; j++) {
-            double ref = b ? b[j] : 0.0, abs_sum = b ? fabs(b[j]) : 0.0;
-            for (int k = 0; k < D; k++) {
-                double t = (double)x[(size_t)i * D + k] * w[(size_t)k * D + j];
-                ref += t;
-                abs_sum += fabs(t);
-            }
-            fz_check_close(what, (size_t)i * D + j, got[(size_t)i * D + j], ref,
-                           fz_sum_tol(D, abs_sum));
-        }
+    size_t n = (size_t)L * D;
+    double *ref = fz_alloc(n * sizeof(double)), *mag = fz_alloc(n * sizeof(double));
+    ref_linear(ref, mag, fz_widen(x, n), w, b, L, D, D);
+    for (size_t i = 0; i < n; i++) fz_check_close(what, i, got[i], ref[i], fz_sum_tol(D, mag[i]));
 }
 
-/* One head, one query row: logits, weights, context against references. */
+/* The engine's q, k, v widened, and scratch for one row: L-long s, mag, w_ref, w_tol, p and
+   keep; dk-long ctx, cmag, carried, unused. */
+typedef struct {
+    double *q, *k, *v, *s, *mag, *w_ref, *w_tol, *p, *ctx, *cmag, *carried, *unused;
+    unsigned char *keep;
+} row_ws;
+
+/* One head, one query row: logits, weights, context against ref_attention_scores,
+   ref_softmax and ref_attention_context, each from the engine's previous step when kept. */
 static FZ_QUIET void check_row(const shape_t *s, const bl_attention_out *o, float scale, int h, int i,
-                      double *w_ref, double *w_tol) {
+                      const row_ws *r) {
     int L = s->L, D = s->D, dk = s->dk, n_vis = 0;
     size_t row = ((size_t)h * L + i) * L;
     double m = -INFINITY, delta = 0.0;
+    ref_attention_scores(r->s, r->mag, r->q + (size_t)i * D + h * dk, r->k + h * dk, D, L, dk);
     for (int j = 0; j < L; j++) {
-        double ref = 0.0, abs_sum = 0.0;
-        for (int c = 0; c < dk; c++) {
-            double t = (double)o->q[(size_t)i * D + h * dk + c] * o->k[(size_t)j * D + h * dk + c];
-            ref += t;
-            abs_sum += fabs(t);
-        }
-        double tol = fz_sum_tol(dk, abs_sum);
+        double ref = r->s[j], tol = fz_sum_tol(dk, r->mag[j]);
         if (o->scores) fz_check_close("scores", row + j, o->scores[row + j], ref, tol);
         /* the softmax's input: the engine's logit when we have it, else ours within tol */
-        w_ref[j] = (o->scores ? o->scores[row + j] : ref) * scale;
-        double d = (o->scores ? 0.0 : tol * scale) + 2.4e-7 * fabs(w_ref[j]);
-        if (visible(s, i, j)) {
+        r->w_ref[j] = (o->scores ? o->scores[row + j] : ref) * scale;
+        double d = (o->scores ? 0.0 : tol * scale) + 2.4e-7 * fabs(r->w_ref[j]);
+        r->keep[j] = (unsigned char)visible(s, i, j);
+        if (r->keep[j]) {
             n_vis++;
-            if (w_ref[j] > m) m = w_ref[j];
+            if (r->w_ref[j] > m) m = r->w_ref[j];
             if (d > delta) delta = d;
         }
     }
-    if (n_vis == 0) {
-        for (int j = 0; j < L; j++) w_ref[j] = 0.0, w_tol[j] = 0.0;
-    } else {
-        double sum = 0.0;
-        delta += 2.4e-7 * fabs(m) + 3e-7;   /* w - m rounded, exp within 2 ulp */
-        for (int j = 0; j < L; j++) sum += w_ref[j] = visible(s, i, j) ? exp(w_ref[j] - m) : 0.0;
-        for (int j = 0; j < L; j++) {
-            w_ref[j] /= sum;
-            w_tol[j] = w_ref[j] * (2.0 * delta + n_vis * 1.2e-7) + 1e-7;
-        }
-    }
+    ref_softmax(r->p, r->w_ref, r->keep, L);   /* all 0 when nothing is visible */
+    delta += 2.4e-7 * fabs(m) + 3e-7;          /* w - m rounded, exp within 2 ulp */
+    for (int j = 0; j < L; j++)
+        r->w_tol[j] = n_vis ? r->p[j] * (2.0 * delta + n_vis * 1.2e-7) + 1e-7 : 0.0;
     for (int j = 0; j < L; j++) {
         if (!o->weights) break;
         float got = o->weights[row + j];
         if (!visible(s, i, j) || n_vis == 0)
             FZ_CHECK(got == 0.0f, "weights[%d][%d][%d] = %g where the key is hidden", h, i, j, got);
         else
-            fz_check_close("weights", row + j, got, w_ref[j], w_tol[j]);
+            fz_check_close("weights", row + j, got, r->p[j], r->w_tol[j]);
     }
-    /* context row: weights (engine's if given) @ v_h; concat holds it, context too if asked */
+    /* context row: weights (engine's if given) @ v_h; concat holds it, context too if asked.
+       The reference weights' error is carried as w_tol @ |v_h| (w_tol >= 0: the magnitudes). */
+    if (o->weights) ref_widen(r->p, o->weights + row, (size_t)L);
+    ref_attention_context(r->ctx, r->cmag, r->p, r->v + h * dk, D, L, dk);
+    if (!o->weights) ref_attention_context(r->unused, r->carried, r->w_tol, r->v + h * dk, D, L, dk);
     for (int c = 0; c < dk; c++) {
-        double ref = 0.0, abs_sum = 0.0, carried = 0.0;
-        for (int j = 0; j < L; j++) {
-            double v = o->v[(size_t)j * D + h * dk + c];
-            double w = o->weights ? o->weights[row + j] : w_ref[j];
-            ref += w * v;
-            abs_sum += fabs(w * v);
-            if (!o->weights) carried += w_tol[j] * fabs(v);
-        }
         float got = o->concat[(size_t)i * D + h * dk + c];
+        double carried = o->weights ? 0.0 : r->carried[c];
         if (n_vis == 0) FZ_CHECK(got == 0.0f, "concat[%d][%d] = %g with nothing visible", i, h * dk + c, got);
-        fz_check_close("concat", (size_t)i * D + h * dk + c, got, ref, fz_sum_tol(L, abs_sum) + carried);
+        fz_check_close("concat", (size_t)i * D + h * dk + c, got, r->ctx[c],
+                       fz_sum_tol(L, r->cmag[c]) + carried);
         if (o->context) {
             float cx = o->context[((size_t)h * L + i) * dk + c];
             FZ_CHECK(memcmp(&cx, &got, 4) == 0, "context[%d][%d][%d] %g != concat %g", h, i, c, cx, got);
@@ -161,9 +149,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check_projection("q", o.q, d.x, d.wq, d.bq, L, D);
         check_projection("k", o.k, d.x, d.wk, d.bk, L, D);
         check_projection("v", o.v, d.x, d.wv, d.bv, L, D);
-        double *w_ref = fz_alloc(nl * sizeof(double)), *w_tol = fz_alloc(nl * sizeof(double));
+        size_t rl = nl * sizeof(double), rd = (size_t)dk * sizeof(double);
+        row_ws r = {.q = fz_widen(o.q, n), .k = fz_widen(o.k, n), .v = fz_widen(o.v, n),
+                    .s = fz_alloc(rl), .mag = fz_alloc(rl), .w_ref = fz_alloc(rl),
+                    .w_tol = fz_alloc(rl), .p = fz_alloc(rl), .ctx = fz_alloc(rd),
+                    .cmag = fz_alloc(rd), .carried = fz_alloc(rd), .unused = fz_alloc(rd),
+                    .keep = fz_alloc(nl)};
         for (int h = 0; h < H; h++)
-            for (int i = 0; i < L; i++) check_row(&s, &o, scale, h, i, w_ref, w_tol);
+            for (int i = 0; i < L; i++) check_row(&s, &o, scale, h, i, &r);
         check_projection("out", o.out, o.concat, d.wo, d.bo, L, D);
     }
     fz_free_all();

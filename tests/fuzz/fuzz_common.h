@@ -1,7 +1,7 @@
 /* fuzz_common.h - shared by the libFuzzer targets: a reader of the fuzz input, sizes that are
    mostly small but reach the API's edges, exact-size heap buffers (so AddressSanitizer sees a
-   one-float overrun), the argument checks the header documents (the expected status), double
-   references of the activations, and a check that aborts with the numbers. */
+   one-float overrun), the argument checks the header documents (the expected status), error
+   bounds for the double references (tests/c/reference.c), and a check that aborts with the numbers. */
 #ifndef BL_FUZZ_COMMON_H
 #define BL_FUZZ_COMMON_H
 
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "blocklens.h"
+#include "reference.h"
 
 #define FZ_UNUSED __attribute__((unused))
 /* Reference loops and buffer fills: not instrumented for coverage (their loop comparisons,
@@ -166,17 +167,12 @@ static FZ_UNUSED bl_status fz_attention_status(const bl_attention_desc *d,
 #define FZ_BUDGET_WORK ((uint64_t)1 << 20)     /* multiply-adds, the reference's included */
 
 /* ---- references and checks ------------------------------------------------------------------ */
-static FZ_QUIET double fz_act(double v, bl_activation act) {
-    switch (act) {
-    case BL_ACT_RELU: return v > 0 ? v : 0;
-    case BL_ACT_GELU:
-    case BL_ACT_GEGLU: return 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
-    case BL_ACT_GELU_TANH:
-        return 0.5 * v * (1.0 + tanh(sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
-    case BL_ACT_SILU:
-    case BL_ACT_SWIGLU: return v / (1.0 + exp(-v));
-    default: return v;
-    }
+/* The double references are tests/c/reference.c's (ref_linear, ref_act, ...); n floats of the
+   engine widened to doubles for them. */
+static FZ_QUIET double *fz_widen(const float *x, uint64_t n) {
+    double *y = fz_alloc((size_t)n * sizeof(double));
+    ref_widen(y, x, (size_t)n);
+    return y;
 }
 /* The engine's activations: exp within 2 ulp, erf within 2e-7, float rounding. */
 static FZ_UNUSED double fz_act_tol(double v) { return 1e-6 * (1.0 + fabs(v)); }

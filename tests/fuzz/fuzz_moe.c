@@ -44,48 +44,36 @@ static bl_status fz_moe_status(const bl_moe_desc *d, const bl_moe_out *o, const 
     return BL_OK;
 }
 
-/* y (D) = expert e on token i in double; tol (D) bounds the engine's float error (each stage's
-   rounding, carried through the activation's slope (< 1.2) and W2); abs_o (D) scratch. */
-static FZ_QUIET void expert_ref(const bl_moe_desc *d, int e, int i, double *y, double *tol,
-                                double *abs_o) {
+/* Scratch of expert_ref: F-long h, sh, u, su, a, ea, aa; D-long unused, abs_o. */
+typedef struct { double *h, *sh, *u, *su, *a, *ea, *aa, *unused, *abs_o; } expert_ws;
+
+/* y (D) = expert e on token x (D) by ref_linear and ref_act; tol (D) bounds the engine's float
+   error (each stage's rounding, carried through the activation's slope (< 1.2) and W2). */
+static FZ_QUIET void expert_ref(const bl_moe_desc *d, int e, const double *x, double *y,
+                                double *tol, const expert_ws *r) {
     int D = d->d_model, F = d->d_ff;
     int gated = bl_activation_is_gated(d->activation);
-    const float *x = d->x + (size_t)i * D;
-    const float *w1 = d->w1 + (size_t)e * D * F, *w2 = d->w2 + (size_t)e * F * D;
-    const float *w3 = gated ? d->w3 + (size_t)e * D * F : NULL;
-    for (int c = 0; c < D; c++) {
-        y[c] = d->b2 ? d->b2[(size_t)e * D + c] : 0.0;
-        tol[c] = 0.0;
-        abs_o[c] = fabs(y[c]);
-    }
+    size_t DF = (size_t)D * F;
+    const float *b1 = d->b1 ? d->b1 + (size_t)e * F : NULL, *b3 = d->b3 ? d->b3 + (size_t)e * F : NULL;
+    const float *b2 = d->b2 ? d->b2 + (size_t)e * D : NULL;
+    ref_linear(r->h, r->sh, x, d->w1 + e * DF, b1, 1, D, F);
+    if (gated) ref_linear(r->u, r->su, x, d->w3 + e * DF, b3, 1, D, F);
     for (int j = 0; j < F; j++) {
-        double h = d->b1 ? d->b1[(size_t)e * F + j] : 0.0, sh = fabs(h);
-        double u = d->b3 ? d->b3[(size_t)e * F + j] : 0.0, su = fabs(u);
-        for (int k = 0; k < D; k++) {
-            double t = (double)x[k] * w1[(size_t)k * F + j];
-            h += t;
-            sh += fabs(t);
-            if (w3) {
-                t = (double)x[k] * w3[(size_t)k * F + j];
-                u += t;
-                su += fabs(t);
-            }
-        }
-        double eh = fz_sum_tol(D, sh), g = fz_act(h, d->activation);
-        double a = g, ea = 1.2 * eh + fz_act_tol(h);
+        double eh = fz_sum_tol(D, r->sh[j]), g = ref_act(r->h[j], d->activation);
+        double a = g, ea = 1.2 * eh + fz_act_tol(r->h[j]);
         if (gated) {
-            double eu = fz_sum_tol(D, su);
+            double u = r->u[j], eu = fz_sum_tol(D, r->su[j]);
             a = g * u;
             ea = ea * (fabs(u) + eu) + fabs(g) * eu + 1.2e-7 * fabs(a);
         }
-        for (int c = 0; c < D; c++) {
-            double w = w2[(size_t)j * D + c];
-            y[c] += a * w;
-            tol[c] += ea * fabs(w);
-            abs_o[c] += (fabs(a) + ea) * fabs(w);
-        }
+        r->a[j] = a, r->ea[j] = ea, r->aa[j] = fabs(a) + ea;
     }
-    for (int c = 0; c < D; c++) tol[c] += fz_sum_tol(F, abs_o[c]);
+    /* y = a W2 + b2; as ea and aa are >= 0, the magnitudes of ea W2 are the carried error
+       ea |W2| and those of aa W2 + b2 the float sum's scale |b2| + (|a| + ea) |W2| */
+    ref_linear(y, NULL, r->a, d->w2 + e * DF, b2, 1, F, D);
+    ref_linear(r->unused, tol, r->ea, d->w2 + e * DF, NULL, 1, F, D);
+    ref_linear(r->unused, r->abs_o, r->aa, d->w2 + e * DF, b2, 1, F, D);
+    for (int c = 0; c < D; c++) tol[c] += fz_sum_tol(F, r->abs_o[c]);
 }
 
 static FZ_QUIET void check(const bl_moe_desc *d, const bl_moe_out *o, int raw) {
@@ -111,9 +99,14 @@ static FZ_QUIET void check(const bl_moe_desc *d, const bl_moe_out *o, int raw) {
             FZ_CHECK(o->load[e] == load[e], "load[%d] %d, routed %d", e, o->load[e], load[e]);
     if (raw) return;   /* NaN and infinities: memory safety and the invariants above only */
 
-    double *y = fz_alloc(sizeof(double) * (size_t)D), *ty = fz_alloc(sizeof(double) * (size_t)D);
-    double *ref = fz_alloc(sizeof(double) * (size_t)D), *tol = fz_alloc(sizeof(double) * (size_t)D);
-    double *mag = fz_alloc(sizeof(double) * (size_t)D), *abs_o = fz_alloc(sizeof(double) * (size_t)D);
+    size_t sd = sizeof(double) * (size_t)D, sf = sizeof(double) * (size_t)d->d_ff;
+    double *y = fz_alloc(sd), *ty = fz_alloc(sd), *ref = fz_alloc(sd), *tol = fz_alloc(sd);
+    double *mag = fz_alloc(sd), *xd = fz_widen(d->x, (uint64_t)L * D);
+    double *chosen = fz_alloc(sizeof(double) * (size_t)K), *wk = fz_alloc(sizeof(double) * (size_t)K);
+    double *all = fz_alloc(sizeof(double) * (size_t)E), *probs = fz_alloc(sizeof(double) * (size_t)E);
+    expert_ws ews = {.h = fz_alloc(sf), .sh = fz_alloc(sf), .u = fz_alloc(sf), .su = fz_alloc(sf),
+                     .a = fz_alloc(sf), .ea = fz_alloc(sf), .aa = fz_alloc(sf),
+                     .unused = fz_alloc(sd), .abs_o = fz_alloc(sd)};
     for (int i = 0; i < L; i++) {
         const float *l = lg + (size_t)i * E;
         const int32_t *idx = o->top_index + (size_t)i * K;
@@ -129,21 +122,21 @@ static FZ_QUIET void check(const bl_moe_desc *d, const bl_moe_out *o, int raw) {
                      i, k, idx[k], best, l[idx[k]], l[best]);
         }
         /* weights: softmax of the chosen logits; probs: of all (weights <= 1: absolute bounds) */
-        double m = l[idx[0]], s = 0.0, ps = 0.0;
-        for (int k = 0; k < K; k++) s += exp((double)l[idx[k]] - m);
+        for (int k = 0; k < K; k++) chosen[k] = l[idx[k]];
+        ref_softmax(wk, chosen, NULL, K);
         for (int k = 0; k < K; k++)
-            fz_check_close("top_weight", (size_t)i * K + k, w[k], exp((double)l[idx[k]] - m) / s,
-                           1e-6 * (1 + K));
+            fz_check_close("top_weight", (size_t)i * K + k, w[k], wk[k], 1e-6 * (1 + K));
         if (o->probs) {
-            for (int e = 0; e < E; e++) ps += exp((double)l[e] - m);   /* m is the largest */
+            ref_widen(all, l, (size_t)E);
+            ref_softmax(probs, all, NULL, E);
             for (int e = 0; e < E; e++)
-                fz_check_close("probs", (size_t)i * E + e, o->probs[(size_t)i * E + e],
-                               exp((double)l[e] - m) / ps, 1e-6 * (1 + E));
+                fz_check_close("probs", (size_t)i * E + e, o->probs[(size_t)i * E + e], probs[e],
+                               1e-6 * (1 + E));
         }
         /* out: the engine's weights times each chosen expert's double FFN, bounds carried */
         for (int c = 0; c < D; c++) ref[c] = tol[c] = mag[c] = 0.0;
         for (int k = 0; k < K; k++) {
-            expert_ref(d, idx[k], i, y, ty, abs_o);
+            expert_ref(d, idx[k], xd + (size_t)i * D, y, ty, &ews);
             for (int c = 0; c < D; c++) {
                 ref[c] += w[k] * y[c];
                 tol[c] += fabs(w[k]) * ty[c];

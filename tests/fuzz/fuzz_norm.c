@@ -1,43 +1,23 @@
 /* fuzz_norm.c - bl_layernorm_forward, bl_rmsnorm_forward, bl_batchnorm_forward: optional
    statistics, gamma and beta, every kind of eps, NULL pointers, refused sizes. Input: kind, L,
-   d, eps, flags, then the floats. Checked against a two-pass double reference. */
+   d, eps, flags, then the floats. Checked against the two-pass double references of tests/c/reference.c. */
 #include "fuzz_common.h"
 
-/* Normalises n values `stride` apart as the header documents; returns mean and rstd. */
-static FZ_QUIET void reference(double *y, const float *x, size_t n, size_t stride, int center, float eps,
-                      double *mean_out, double *rstd_out) {
-    double mean = 0.0, ss = 0.0;
-    if (center) {
-        for (size_t i = 0; i < n; i++) mean += x[i * stride];
-        mean /= (double)n;
-    }
-    for (size_t i = 0; i < n; i++) ss += (x[i * stride] - mean) * (x[i * stride] - mean);
-    double rstd = 1.0 / sqrt(ss / (double)n + eps);
-    for (size_t i = 0; i < n; i++) y[i] = (x[i * stride] - mean) * rstd;
-    *mean_out = mean;
-    *rstd_out = rstd;
-}
-
-/* Every output against the reference, per row (layer, rms) or per column (batch). */
+/* Every output against ref_layernorm / ref_rmsnorm / ref_batchnorm: per row (layer, rms) or
+   per column (batch). */
 static FZ_QUIET void check(int kind, int L, int d, float eps, const float *x,
                            const float *gamma, const float *beta, const float *out,
                            const float *mean, const float *rstd) {
-    uint64_t nstat = kind == 2 ? (uint64_t)d : (uint64_t)L;
-    double *y = fz_alloc((kind == 2 ? (size_t)L : (size_t)d) * sizeof(double));
-    for (uint64_t g = 0; g < nstat; g++) {
-        size_t len = kind == 2 ? (size_t)L : (size_t)d, stride = kind == 2 ? (size_t)d : 1;
-        size_t base = kind == 2 ? (size_t)g : (size_t)g * d;
-        double mu, rs;
-        reference(y, x + base, len, stride, kind != 1, eps, &mu, &rs);
-        for (size_t i = 0; i < len; i++) {
-            size_t feat = kind == 2 ? (size_t)g : i, at = base + i * stride;
-            double ref = y[i];
-            if (gamma) ref *= gamma[feat];
-            if (beta) ref += beta[feat];
-            fz_check_close("norm out", at, out[at], ref, 1e-6 * (1.0 + fabs(ref)));
-        }
-        if (mean) fz_check_close("mean", g, mean[g], mu, 1e-6 * (1.0 + fabs(mu)));
-        if (rstd) fz_check_close("rstd", g, rstd[g], rs, 1e-6 * fabs(rs) + 1e-30);
+    size_t n = (size_t)L * d, nstat = kind == 2 ? (size_t)d : (size_t)L;
+    double *xd = fz_widen(x, n), *y = fz_alloc(n * sizeof(double));
+    double *mu = fz_alloc(nstat * sizeof(double)), *rs = fz_alloc(nstat * sizeof(double));
+    if (kind == 0) ref_layernorm(y, mu, rs, xd, gamma, beta, L, d, eps);
+    else if (kind == 1) ref_rmsnorm(y, rs, xd, gamma, L, d, eps);
+    else ref_batchnorm(y, mu, rs, xd, gamma, beta, L, d, eps);
+    for (size_t i = 0; i < n; i++) fz_check_close("norm out", i, out[i], y[i], 1e-6 * (1.0 + fabs(y[i])));
+    for (size_t g = 0; g < nstat; g++) {
+        if (mean) fz_check_close("mean", g, mean[g], mu[g], 1e-6 * (1.0 + fabs(mu[g])));
+        if (rstd) fz_check_close("rstd", g, rstd[g], rs[g], 1e-6 * fabs(rs[g]) + 1e-30);
     }
 }
 
