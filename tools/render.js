@@ -232,7 +232,7 @@ async function main(argv) {
   const fig = await render(job.view, job.state, { lang: opts.lang, theme: opts.theme, width: opts.width ? +opts.width : undefined });
   if (opts.out) {
     fs.writeFileSync(opts.out, fig.svg);
-    console.log(`${opts.out}: ${fig.width} x ${fig.height} SVG, ${fig.svg.length} bytes`);
+    console.log(`${opts.out}: ${fig.width} x ${fig.height} SVG, ${Buffer.byteLength(fig.svg)} bytes`);
   }
   if (opts.png) {
     const png = svgToPng(fig.svg, 2);
