@@ -2,9 +2,10 @@
 // calls in disguise (Float64Array, plain arrays, Proxies of arrays, getters, null-prototype or
 // Proxy options, subarray views, lying subclasses of the right real length, frozen `into`) must
 // equal a plain-JS reference (tests/node/reference.js); broken ones (bad sizes, types, lengths,
-// NaN and infinity, unknown option names, throwing getters, Proxies of typed arrays, detached,
-// overlapping or foreign `into`, requests past the heap) must throw a BlockLens Error. After
-// every refusal the engine must still compute a known case bit for bit.
+// NaN and infinity, unknown option names and the option names of another call, options that
+// are not an object, throwing getters, Proxies of typed arrays, detached, overlapping or foreign
+// `into`, requests past the heap) must throw a BlockLens Error. After every refusal the engine
+// must still compute a known case bit for bit.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -27,6 +28,14 @@ function mulberry32(seed) {   // small deterministic PRNG: a failure replays fro
 const ACTS = ['relu', 'gelu', 'gelu_tanh', 'silu', 'identity', 'swiglu', 'geglu'];
 const GATED = new Set(['swiglu', 'geglu']);
 const BAD_SIZES = [0, -1, 2.5, NaN, Infinity, '4', null, undefined, 65537, {}, Object.create(null), true, 4n, [4], Symbol('L')];
+const NOT_OPTIONS = [null, undefined, 'bert-base', 42, true, [], () => 0];
+// The option names each call takes (engine.js); a name that only another call takes is refused.
+const FFN_NAMES = ['L', 'dModel', 'dFF', 'x', 'activation', 'W1', 'b1', 'W3', 'b3', 'W2', 'b2', 'Wg', 'bg', 'Wu', 'bu', 'Wd', 'bd'];
+const ATTN_NAMES = ['L', 'dModel', 'nHeads', 'x', 'Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Wo', 'bo', 'causal', 'scale', 'keyMask'];
+const NAMES = { ffn: FFN_NAMES, attention: ATTN_NAMES, layerNorm: ['L', 'd', 'x', 'gamma', 'beta', 'eps'],
+  rmsNorm: ['L', 'd', 'x', 'gamma', 'eps'], batchNorm: ['L', 'd', 'x', 'gamma', 'beta', 'eps'],
+  encoderLayer: [...new Set(FFN_NAMES.concat(ATTN_NAMES, ['norm', 'eps', 'ln1Gamma', 'ln1Beta', 'ln2Gamma', 'ln2Beta']))] };
+const ALL_NAMES = [...new Set(Object.values(NAMES).flat().concat(['nLayers', 'vocab', 'nExperts', 'topK']))];
 const detached = () => { const a = new Float32Array(4); structuredClone(a, { transfer: [a.buffer] }); return a; };
 
 function fuzz(bl, rnd, log) {
@@ -142,7 +151,9 @@ function fuzz(bl, rnd, log) {
       const r = rnd();
       f.eps = r < 0.5 ? ok(undefined) : r < 0.95 ? ok(pick([1e-5, 1e-3, 0.5, 1e-30, 1e-12])) : bad(pick([0, -1, 1e39, 1e-60, NaN, '1e-5', null]));
     }
-    return { call, f, structural, extra: chance(0.02) ? pick(['Causal', 'dff', 'epsilon', '__proto__', 'constructor']) : null,
+    const misspelt = ['Causal', 'dff', 'epsilon', '__proto__', 'constructor'];
+    const extra = chance(0.04) ? pick(chance(0.5) ? misspelt : ALL_NAMES.filter((k) => !NAMES[call].includes(k))) : null;
+    return { call, f, structural, extra,
       wrap: pick(['plain', 'plain', 'plain', 'plain', 'nullproto', 'proxy', 'getters']), throwing: chance(0.01) };
   }
 
@@ -232,7 +243,7 @@ function fuzz(bl, rnd, log) {
     const walk = (w, h) => {
       for (const [k, v] of Object.entries(w)) {
         if (k === 'gate') continue;
-        if (v instanceof Float64Array) {
+        if (ArrayBuffer.isView(v)) {   // an output (the reference's are Float64Array, or Float32Array: x + ...)
           const got = h[k];
           if (tagOf.call(got) !== 'Float32Array' || lengthOf.call(got) !== v.length) return false;
           arrays.push(got);
@@ -253,7 +264,7 @@ function fuzz(bl, rnd, log) {
     return true;
   }
 
-  const stats = { calls: 0, results: 0, refusals: 0, checked: 0, transfers: 0 };
+  const stats = { calls: 0, results: 0, refusals: 0, checked: 0, transfers: 0, foreignNames: 0, notOptions: 0 };
   const known = { L: 2, dModel: 4, dFF: 6, activation: 'gelu', x: floats(8), W1: floats(24), b1: floats(6), W2: floats(24) };
   const knownOut = Float32Array.from(bl.ffn(known).out);
   const CALLS_OF = ['ffn', 'ffn', 'attention', 'attention', 'layerNorm', 'rmsNorm', 'batchNorm', 'encoderLayer', 'paramCount', 'numpyRandom'];
@@ -284,6 +295,12 @@ function fuzz(bl, rnd, log) {
     } else {
       const p = plan(call), m = materialize(p);
       valid = m.valid;
+      if (p.extra) stats.foreignNames++;
+      if (chance(0.02)) {   // not an options object at all
+        m.o = pick(NOT_OPTIONS);
+        stats.notOptions++;
+        valid = false;
+      }
       const a = referenceArgs(p), want = valid ? reference(call, a) : null;
       const into = valid ? intoFor(call, a, want) : chance(0.1) ? { into: pick([null, 7, {}]), valid: false } : null;
       if (into && !into.valid) valid = false;
@@ -327,6 +344,7 @@ test(`${CALLS} randomized adversarial calls: each equals the reference or throws
   const stats = fuzz(bl, mulberry32(SEED), (s) => console.error(s));
   const ms = performance.now() - t0;
   console.log(`fuzz: ${stats.calls} calls (${stats.results} results, ${stats.checked} checked against the reference, ` +
-    `${stats.refusals} refusals, ${stats.transfers} pool transfers) in ${ms.toFixed(0)} ms`);
-  assert.ok(stats.checked > CALLS / 4 && stats.refusals > CALLS / 10, JSON.stringify(stats));
+    `${stats.refusals} refusals, ${stats.transfers} pool transfers, ${stats.foreignNames} unknown or foreign option names, ` +
+    `${stats.notOptions} non-object options) in ${ms.toFixed(0)} ms`);
+  assert.ok(stats.checked > CALLS / 4 && stats.refusals > CALLS / 10 && stats.foreignNames > 20 && stats.notOptions > 20, JSON.stringify(stats));
 });
