@@ -14,10 +14,16 @@ test.after(async () => { await env.close(); });
 test('both_languages_have_the_same_keys', () => {
   const dicts = require(path.join(WEB, 'src', 'i18n', 'index.js')).DICTS;
   assert.deepStrictEqual(Object.keys(dicts.zh).sort(), Object.keys(dicts.en).sort());
-  // Each figure's own strings file too, so a missing translation names its file.
+  // Each figure's own strings file too, so a missing translation names its file; and no key is
+  // in two files (the merge would keep only one of them, silently).
+  const owner = new Map(Object.keys(require(path.join(WEB, 'src', 'i18n', 'en.js')).default).map((k) => [k, 'en.js']));
   for (const f of require('fs').readdirSync(path.join(WEB, 'src', 'i18n')).filter((n) => !/^(en|zh|index)\.js$/.test(n))) {
     const part = require(path.join(WEB, 'src', 'i18n', f)).default;
     assert.deepStrictEqual(Object.keys(part.zh).sort(), Object.keys(part.en).sort(), f);
+    for (const k of Object.keys(part.en)) {
+      assert.ok(!owner.has(k), `${k}: in ${owner.get(k)} and ${f}`);
+      owner.set(k, f);
+    }
   }
 });
 

@@ -1,4 +1,4 @@
-// stages.test.js - the page's answers come stage by stage (web/src/model/model.js): each figure
+// stages.test.js - the page's answers come stage by stage (web/src/model/, stages/): each figure
 // is drawn once the stages it lists in `needs` are in, so those lists must be complete (a
 // figure built from an answer holding only them is the figure built from the whole answer),
 // and a change recomputes only the stages that read it.
@@ -52,21 +52,28 @@ async function recomputed(from, patch) {
 test('a_change_recomputes_only_the_stages_that_read_it', async () => {
   // The random streams (weights, the saturation samples, the experts) are drawn again only for
   // a new seed or new sizes.
-  assert.deepEqual(await recomputed({}, { causal: true }), ['attn', 'perta', 'blocka', 'block']);
-  assert.deepEqual(await recomputed({}, { scale: false }), ['attn', 'perta', 'blocka', 'block']);
+  // What the figures say about a run (attnstats, attnmean) follows the run.
+  assert.deepEqual(await recomputed({}, { causal: true }), ['attn', 'attnmean', 'attnstats', 'perta', 'blocka', 'block']);
+  assert.deepEqual(await recomputed({}, { scale: false }), ['attn', 'attnmean', 'attnstats', 'perta', 'blocka', 'block']);
+  // The collapse check is made for the identity only: other activations share its key.
   assert.deepEqual(await recomputed({}, { act: 'gelu' }), ['ffn', 'zeros', 'pertf', 'block', 'moe']);
+  assert.deepEqual(await recomputed({}, { act: 'identity' }), ['ffn', 'collapse', 'zeros', 'pertf', 'block', 'moe']);
+  assert.deepEqual(await recomputed({ act: 'identity' }, { act: 'silu' }), ['ffn', 'collapse', 'zeros', 'pertf', 'block', 'moe']);
+  assert.ok((await recomputed({ act: 'identity' }, { seed: 3 })).includes('collapse'));
   assert.deepEqual(await recomputed({}, { masks: 'both' }), ['maskpair']);
   assert.deepEqual(await recomputed({}, { topk: 1 }), ['moe']);
   assert.deepEqual(await recomputed({}, { pert: 2 }), ['pertf', 'perta', 'norms']);
+  // A new selected token reads another row of attnmean: nothing is computed.
   assert.deepEqual(await recomputed({}, { sel: 2, show: 'raw', head: 1 }), []);
-  assert.deepEqual(await recomputed({}, { seed: 7 }),
-    ['weights', 'ffn', 'zeros', 'pertf', 'attnw', 'attn', 'perta', 'saturation', 'norms', 'blocka', 'block', 'moew', 'moe']);
+  assert.deepEqual(await recomputed({ act: 'identity', causal: true }, { sel: 5, lang: 'zh' }), []);
+  assert.deepEqual(await recomputed({}, { seed: 7 }), ['weights', 'ffn', 'zeros', 'attnw', 'attn', 'attnmean', 'attnstats',
+    'saturation', 'pertf', 'perta', 'norms', 'blocka', 'block', 'moew', 'moe']);
 });
 
 test('a_host_that_wants_one_figure_computes_only_its_stages', async () => {
   const bl = await BlockLens.load(), m = model.create(bl), spec = model.resolve(params.defaults());
   const stages = [...new Set(m.plan(spec, model.closure(FIGURES.get('attention').needs)).map((s) => s.stage))];
-  assert.deepEqual(stages, ['weights', 'attnw', 'attn', 'maskpair']);
+  assert.deepEqual(stages, ['weights', 'attnw', 'attn', 'maskpair', 'attnstats']);
   assert.throws(() => model.closure(['nope']), /unknown stage "nope"/);
 });
 
@@ -82,7 +89,7 @@ test('the_pages_quick_answer_leaves_out_a_stage_over_its_budget_and_the_stages_t
   assert.deepEqual(within({}, 4e6), model.STAGES.filter((n) => n !== 'saturation'));
   // BERT-base widths: the weights do not fit, so nothing that reads them runs either.
   const words = Array.from({ length: 64 }, (_, i) => 'w' + i).join(' ');
-  assert.deepEqual(within({ d: 768, dff: 3072, heads: 12, tokens: words }, 4e6), ['split', 'presets']);
+  assert.deepEqual(within({ d: 768, dff: 3072, heads: 12, tokens: words }, 4e6), ['presets', 'split']);
   assert.deepEqual(within({}, 0), []);
 });
 
@@ -99,4 +106,33 @@ test('the_block_from_its_two_stages_is_one_encoder_layer_call_bit_for_bit', asyn
       assert.deepEqual(Array.from(B[mine]), Array.from(theirs), `${name}: ${mine}`);
     }
   }
+});
+
+// The numbers the figures quote are stage outputs, equal to what the figures computed before.
+test('the_collapse_check_runs_for_the_identity_at_sizes_it_can_afford', async () => {
+  const bl = await BlockLens.load(), res = (patch) => model.create(bl).compute(Object.assign(params.defaults(), patch));
+  assert.equal(res({}).collapse, null);
+  const small = res({ act: 'identity' }).collapse.gap;
+  assert.ok(small >= 0 && small < 1e-5, `largest relative gap ${small}`);
+  // d * d * d_ff = 64 * 64 * 1024 > 4e6: left out, and the figure says so.
+  assert.deepEqual(res({ act: 'identity', d: 64, dff: 1024 }).collapse, { gap: null });
+});
+
+test('attention_stats_and_mean_weights_are_those_of_the_attn_run', async () => {
+  const bl = await BlockLens.load(), r = model.create(bl).compute(Object.assign(params.defaults(), { heads: 4, causal: true }));
+  const L = r.L, H = r.heads, A = r.attn;
+  for (let i = 0; i < L; i++) {
+    let sum = 0;
+    for (let j = 0; j < L; j++) {
+      let m = 0;
+      for (let h = 0; h < H; h++) m += A.weights[(h * L + i) * L + j] / H;
+      assert.equal(r.attnmean.mean[i * L + j], m, `mean[${i}, ${j}]`);
+      sum += m;
+    }
+    assert.ok(Math.abs(sum - 1) < 1e-6, `row ${i} sums to ${sum}`);
+  }
+  const n = A.scores.length, mean = A.scores.reduce((t, v) => t + v, 0) / n;
+  const sd = Math.sqrt(A.scores.reduce((t, v) => t + (v - mean) * (v - mean), 0) / n);
+  assert.ok(Math.abs(r.attnstats.sd - sd) <= 1e-9 * sd, `sd ${r.attnstats.sd} vs ${sd}`);
+  assert.ok(r.attnstats.peak >= 1 / L && r.attnstats.peak <= 1);
 });

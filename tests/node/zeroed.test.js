@@ -1,4 +1,4 @@
-// zeroed.test.js - the activation figure's × marks (web/src/model/model.js zeroedMarks): only
+// zeroed.test.js - the activation figure's × marks (web/src/model/stages/ffn.js zeroedMarks): only
 // what the activation sets to 0 by its definition is marked; exact zeros that float32 rounding
 // makes (GELU far below 0) are counted apart, on the engine's own outputs.
 'use strict';
@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const { BlockLens } = require('./helpers.js');
 
-const { zeroedMarks } = require(path.join(__dirname, '..', '..', 'web', 'src', 'model', 'model.js'));
+const { zeroedMarks } = require(path.join(__dirname, '..', '..', 'web', 'src', 'model', 'stages', 'ffn.js'));
 
 // x (n) through a 1-wide FFN (W1 = 1, b1 = 0): hidden is x, activated is act(x) (gated: act(x) * up).
 async function run(act, xs, ups) {

@@ -5,7 +5,6 @@
    no mask (BERT) and with the causal mask (GPT) side by side, on one scale, and what differs. */
 import * as F from '../draw/format.js';
 import { absMax } from '../draw/heatmap.js';
-import { attnStats } from '../model/model.js';
 import { X, legendOf, matrixPanel } from './common.js';
 
 export const MODES = ['weights', 'scaled', 'raw'], MASKS = ['one', 'both'];
@@ -13,7 +12,7 @@ const ALL_HEADS = 4, PAGE = 8;   // up to 4 heads: all large; more: 8 at a time 
 
 export default {
   view: 'attention',
-  needs: ['attn', 'maskpair'],   // the model's stages it draws from (model/model.js)
+  needs: ['attn', 'attnstats', 'maskpair'],   // the model's stages it draws from (model/stages/)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'heads', 'causal', 'scale', 'show', 'head', 'masks'],
   // Read only for where the attention weights start in the random stream: a change of these
   // redraws the figure only when the weights changed (relu -> gelu keeps them, -> swiglu not).
@@ -85,7 +84,7 @@ export default {
         label: t('headPick', { n: H }), range: t('headRange', { a: from + 1, b: to, n: H }), prev: t('headPrev'), next: t('headNext') });
       heads.push(...headBlocks([sel]));
     }
-    const st = attnStats(A, H, L);
+    const st = res.attnstats;
     const note = [t(res.scale ? 'attnStats' : 'attnStatsOff', { raw: F.short(st.sd), scaled: F.short(st.sd * s),
       peak: st.peak.toFixed(2), uniform: (1 / L).toFixed(2) })];
     if (pair) {

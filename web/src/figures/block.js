@@ -24,7 +24,7 @@ const mean = (a) => a.reduce((s, v) => s + v, 0) / a.length;
 
 export default {
   view: 'block',
-  needs: ['weights', 'block'],   // the model's stages it draws from (model/model.js)
+  needs: ['weights', 'block'],   // the model's stages it draws from (model/stages/)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'weights', 'layer', 'heads', 'causal', 'scale', 'ln'],
   controls: [{ type: 'segment', key: 'ln', options: PLACEMENTS, label: (m, t) => t('ln_' + m), aria: 'lnAria', model: true }],
   build(res, ctx) {

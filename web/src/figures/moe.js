@@ -15,7 +15,7 @@ function routed(M, L) {
 
 export default {
   view: 'moe',
-  needs: ['moe', 'presets'],   // the model's stages it draws from (model/model.js)
+  needs: ['moe', 'presets'],   // the model's stages it draws from (model/stages/)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'weights', 'layer', 'experts', 'topk'],
   controls: [{ type: 'number', key: 'experts', label: 'ctl_experts' }, { type: 'number', key: 'topk', label: 'ctl_topk' }],
   build(res, ctx) {

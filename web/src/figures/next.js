@@ -12,7 +12,7 @@ const prob = (p) => (p >= 0.001 ? F.pct(p) : p >= 1e-6 ? (100 * p).toPrecision(2
 
 export default {
   view: 'next',
-  needs: ['weights'],   // the model's stages it draws from (model/model.js)
+  needs: ['weights'],   // the model's stages it draws from (model/stages/)
   reads: ['tokens', 'weights', 'temp'],
   controls: [{ type: 'number', key: 'temp', label: 'ctl_temp' }],
   build(res, ctx) {

@@ -41,7 +41,7 @@ function card(kind, res, ctx, max) {
 
 export default {
   view: 'norms',
-  needs: ['weights', 'norms'],   // the model's stages it draws from (model/model.js)
+  needs: ['weights', 'norms'],   // the model's stages it draws from (model/stages/)
   reads: ['tokens', 'd', 'seed', 'weights', 'layer', 'pert', 'pval'],   // x is the stream's first draw: no d_ff, act, init
   controls: [{ type: 'tokens', key: 'pert', aria: 'pertAria' }, { type: 'number', key: 'pval', label: 'pvalLabel' }],
   build(res, ctx) {

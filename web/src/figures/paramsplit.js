@@ -7,7 +7,7 @@ const PARTS = ['embeddings', 'attention', 'ffn', 'norms', 'other'];
 
 export default {
   view: 'paramsplit',
-  needs: ['split', 'presets'],   // the model's stages it draws from (model/model.js)
+  needs: ['split', 'presets'],   // the model's stages it draws from (model/stages/)
   reads: ['d', 'dff', 'act'],   // not heads: the split into heads changes no count
   build(res, ctx) {
     const t = ctx.t, d = res.d, f = res.dff, A = res.split.attention, Fn = res.split.ffn;

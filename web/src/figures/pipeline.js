@@ -5,7 +5,6 @@
    parity of gated and ungated FFNs (8/3·d against 4·d). */
 import * as F from '../draw/format.js';
 import { absMax } from '../draw/heatmap.js';
-import { collapseGap } from '../model/model.js';
 import { X, initNote, legendOf, sentences } from './common.js';
 
 function thumb(name, data, rows, cols, tokens, t) {
@@ -33,7 +32,7 @@ function parityText(p, ctx) {
 
 export default {
   view: 'pipeline',
-  needs: ['weights', 'ffn', 'glu'],   // the model's stages it draws from (model/model.js)
+  needs: ['weights', 'ffn', 'glu', 'collapse'],   // the model's stages it draws from (model/stages/)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init'],
   build(res, ctx) {
     const t = ctx.t, L = res.L, d = res.d, f = res.dff, fx = res.ffn, tk = res.tokens;
@@ -66,7 +65,7 @@ export default {
     }
     const stats = [t('pipelineStats', { total: F.int(p1 + p2 + p3), ratio: ratio(f / d) })];
     if (res.act === 'identity') {
-      const gap = collapseGap(res);
+      const gap = res.collapse.gap;
       stats.push(gap === null ? t('collapseNote') : t('collapseCheck', { gap: gap.toExponential(1) }));
     }
     const init = initNote(res, t), p = res.glu ? res.glu.parity : null;

@@ -4,12 +4,11 @@
    single self-link. */
 import * as F from '../draw/format.js';
 import { absMax } from '../draw/heatmap.js';
-import { meanWeights } from '../model/model.js';
 import { X, legendOf, matrixPanel } from './common.js';
 
 export default {
   view: 'rows',
-  needs: ['weights', 'ffn', 'attn'],   // the model's stages it draws from (model/model.js)
+  needs: ['weights', 'ffn', 'attn', 'attnmean'],   // the model's stages it draws from (model/stages/; attn: the links drawing)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'heads', 'causal', 'scale', 'sel'],
   controls: [{ type: 'tokens', key: 'sel', aria: 'tokensAria' }],
   build(res, ctx) {
@@ -25,7 +24,7 @@ export default {
       title: st.name, shape: L + X + st.cols, focusRow: sel, maxCell: 18,
       label: t('rowsLabel', { name: st.name, tok: tk[sel] }), onPick: (r) => ctx.set({ sel: r }) }),
     { flex: Math.max(8, Math.min(st.cols, 64)), data: { stage: k }, legend: legendOf('diverging', absMax(st.data)) }));
-    const mean = meanWeights(res, sel);
+    const mean = res.attnmean.mean, at = sel * L;   // the selected query's row
     return {
       data: { selected: sel },
       blocks: [
@@ -34,7 +33,7 @@ export default {
         { type: 'links', attnCaption: t(res.causal ? 'insetAttnCausal' : 'insetAttn'), ffnCaption: t('insetFfn'),
           note: t(res.causal ? 'insetNoteCausal' : 'insetNote', { tok: tk[sel] }), label: t('insetLabel', { tok: tk[sel] }),
           table: { caption: t('insetTable', { tok: tk[sel] }), rows: L, cols: 1, rowLabels: tk, colLabels: [t('meanWeight')],
-            corner: t('keyCol'), cell: (r) => F.short(mean[r]) } }
+            corner: t('keyCol'), cell: (r) => F.short(mean[at + r]) } }
       ]
     };
   }

@@ -17,7 +17,7 @@ function logAxis(values) {
 
 export default {
   view: 'saturation',
-  needs: ['saturation'],   // the model's stages it draws from (model/model.js)
+  needs: ['saturation'],   // the model's stages it draws from (model/stages/)
   reads: ['tokens', 'seed', 'd', 'heads', 'weights', 'scale'],
   build(res, ctx) {
     const t = ctx.t, S = res.saturation, P = S.points, L = S.L, dk = res.dk, at = P.find((p) => p.dk === dk) || P[0];

@@ -1,16 +1,23 @@
 /* i18n.js - the two languages: lookup with {named} variables and the browser's language as the
-   default. Strings live in i18n/en.js and i18n/zh.js, and the figures added later each in their
-   own i18n/<view>.js ({ en, zh }); the same keys in both languages (the i18n test checks the
-   merged dictionaries). Text only, never HTML. */
+   default. Each figure's own strings live in i18n/<view>.js ({ en, zh }); i18n/en.js and
+   i18n/zh.js hold the page's and those several figures share. The same keys in both languages
+   (the i18n test checks each file and the merged dictionaries). Text only, never HTML. */
 import enBase from './en.js';
 import zhBase from './zh.js';
+import activation from './activation.js';
+import attention from './attention.js';
 import block from './block.js';
 import moe from './moe.js';
 import next from './next.js';
 import norms from './norms.js';
+import paramsplit from './paramsplit.js';
+import pipeline from './pipeline.js';
+import positionwise from './positionwise.js';
+import rows from './rows.js';
 import saturation from './saturation.js';
 
-const PARTS = [block, norms, saturation, moe, next];
+// In page order; no key is in two files (tests/browser/i18n.test.js).
+const PARTS = [pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next];
 const merged = (base, lang) => Object.freeze(Object.assign({}, base, ...PARTS.map((p) => p[lang])));
 export const DICTS = Object.freeze({ en: merged(enBase, 'en'), zh: merged(zhBase, 'zh') });
 const en = DICTS.en;

@@ -1,10 +1,12 @@
 /* draws.js - numpy-compatible random weights as short steps, the rough costs (ns) the stages
    use to size slices and show progress, and the engine calls several stages make. Shared by
-   model.js and the stages of stages/ (which model.js imports, so these cannot live there).
-   No DOM. */
+   the stages of stages/. No DOM. */
 
 // Values per drawing step (about 15 ms at BERT-base on a laptop) and rough costs in ns.
 export const CHUNK = 1 << 18, NS_PER_DRAW = 55, NS_PER_FLOP = 0.12;
+
+// Flops of one attention call: the four projections and the two L x L products.
+export const attnFlops = (s) => 8 * s.L * s.d * s.d + 4 * s.L * s.L * s.d;
 
 // Every weight of the block: the weights stage's (x and the FFN's; a trained model's all) with the
 // attention's of the attnw stage, for the stages that call attention (get: the model's).

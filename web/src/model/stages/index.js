@@ -1,14 +1,30 @@
-/* stages/index.js - the compute stages of the later figures, in the order they run (after the
-   six first figures' stages in model.js). Each is { name, deps?, key(s, keys), steps(engine, s, get) }:
-   key is a string of exactly what the stage reads (keys: the earlier stages' keys, e.g.
-   keys.weights), steps a list of { cost, run } whose last run() returns the stage's value;
-   get(name) reads an earlier stage, one of those listed in deps. */
+/* stages/index.js - every compute stage, listed in the page order of the first figure that needs
+   each (figures/index.js; tests/node/stage_order.test.js checks it). A stage is
+   { name, deps, key(s, keys), steps(engine, s, get, assets) }: deps, the stages get(name) reads;
+   key, a string of exactly what the stage reads (keys: the other stages' keys, e.g. keys.weights);
+   steps, a list of { cost (ns), run } whose last run() returns the stage's value. model.js runs
+   them in this order, each after its deps. */
+import { attn, attnMean, attnStatsStage } from './attention.js';
 import block, { blockAttention } from './block.js';
+import { collapse, ffn, zeros } from './ffn.js';
 import glu from './glu.js';
 import maskpair from './masks.js';
 import moe, { moeWeights } from './moe.js';
 import norms from './norms.js';
+import { presets, split } from './paramsplit.js';
+import { pertAttn, pertFfn } from './positionwise.js';
 import saturation from './saturation.js';
+import { attnWeights, weights } from './weights.js';
 
-// Their keys are made in this order (moe's reads moew's); model.js ORDER says when each runs.
-export default [glu, maskpair, blockAttention, block, norms, saturation, moeWeights, moe];
+export default [
+  weights, ffn, glu, collapse,        // pipeline
+  zeros,                              // activation
+  attnWeights, attn, attnMean,        // rows
+  maskpair, attnStatsStage,           // attention
+  saturation,                         // saturation
+  pertFfn, pertAttn,                  // positionwise
+  norms,                              // norms
+  blockAttention, block,              // block
+  moeWeights, moe, presets,           // moe
+  split                               // paramsplit
+];

@@ -25,6 +25,7 @@ export function expertWidth(E, d, dff, gated) {
 // read), so a change of top-k or the activation alone reuses them.
 export const moeWeights = {
   name: 'moew',
+  deps: [],
   key: (s) => ['moew', s.seed, s.d, s.dff, s.gated, s.init, s.experts].join('|'),
   steps(engine, s) {
     const E = s.experts, d = s.d, f = expertWidth(E, d, s.dff, s.gated), seed = (s.seed + 1) % 4294967296;

@@ -106,6 +106,7 @@ function point(engine, rng, dk, L) {
 
 export default {
   name: 'saturation',
+  deps: [],
   key: (s) => ['saturation', s.seed, s.L, dkList(s.d / s.heads).join(',')].join('|'),
   steps(engine, s) {
     const L = s.L, list = dkList(s.d / s.heads), points = [];
