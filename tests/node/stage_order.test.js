@@ -45,3 +45,13 @@ test('a_cycle_an_unknown_dep_or_a_duplicate_stage_throws', () => {
 test('every_figure_needs_known_stages', () => {
   for (const f of FIGURES.values()) assert.doesNotThrow(() => model.closure(f.needs), f.view);
 });
+
+// The progress line names the stage being computed (dom/progress.js): a stage without a label
+// would show its key, e.g. "progress_attnmean".
+test('every_stage_has_a_progress_label_in_both_languages', () => {
+  const { DICTS } = require(path.join(SRC, 'i18n', 'index.js'));
+  for (const lang of ['en', 'zh']) {
+    const missing = model.STAGES.filter((n) => typeof DICTS[lang]['progress_' + n] !== 'string');
+    assert.deepEqual(missing, [], lang);
+  }
+});

@@ -86,13 +86,12 @@ function linksLayout(g, res, width) {
 }
 
 // Attention: every visible key j feeds query `sel` (width ~ head-averaged weight). FFN: sel
-// -> sel only. `p` from linksLayout. Returns the head-averaged weights of the selected row.
+// -> sel only (the attnmean stage's row sel). `p` from linksLayout.
 function links(g, res, sc, p) {
-  const L = res.L, i = res.sel, H = res.heads, w = res.attn.weights, rowH = p.rowH, top = 8;
+  const L = res.L, i = res.sel, rowH = p.rowH, top = 8;
   g.fillStyle = sc.css.bg; g.fillRect(0, 0, p.w, p.h);
   g.font = heatmap.FONT; g.textBaseline = 'middle';
-  const mean = new Float64Array(L);
-  for (let h = 0; h < H; h++) for (let j = 0; j < L; j++) mean[j] += w[(h * L + i) * L + j] / H;
+  const mean = res.attnmean.mean.subarray(i * L, (i + 1) * L);
   const every = Math.max(1, Math.ceil(12 / rowH));
   [0, 1].forEach(function (side) {
     const x0 = side * p.half + p.lw + 8, x1 = side * p.half + p.half - p.sw - 8 - (side ? 0 : 8);
@@ -117,7 +116,6 @@ function links(g, res, sc, p) {
     }
     g.globalAlpha = 1;
   });
-  return mean;
 }
 
 

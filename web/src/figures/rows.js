@@ -8,7 +8,7 @@ import { X, legendOf, matrixPanel } from './common.js';
 
 export default {
   view: 'rows',
-  needs: ['weights', 'ffn', 'attn', 'attnmean'],   // the model's stages it draws from (model/stages/; attn: the links drawing)
+  needs: ['weights', 'ffn', 'attnmean'],   // the model's stages it draws from (model/stages/)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'heads', 'causal', 'scale', 'sel'],
   controls: [{ type: 'tokens', key: 'sel', aria: 'tokensAria' }],
   build(res, ctx) {

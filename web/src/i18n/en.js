@@ -89,7 +89,11 @@ export default {
   ctl_view: 'Figure', ctl_controls: 'Controls', ctl_id: 'id', ctl_page: 'page',
   err_link: 'only http(s) and relative links can be used ("{value}").',
   progress_computing: 'Computing… {s} s', progress_weights: 'drawing the weights',
-  progress_ffn: 'feed-forward', progress_attn: 'attention', progress_pert: 'position-wise experiment',
+  progress_ffn: 'feed-forward', progress_attn: 'attention', progress_pertf: 'position-wise experiment (FFN)',
+  progress_perta: 'position-wise experiment (attention)', progress_attnw: 'drawing the attention weights',
+  progress_zeros: 'zeroed cells', progress_collapse: 'the identity check', progress_attnmean: 'mean attention weights',
+  progress_attnstats: 'attention statistics', progress_blocka: 'the block\'s attention sublayer',
+  progress_moew: 'drawing the experts\' weights',
   progress_split: 'parameter counts', progress_presets: 'parameter counts',
   progress_glu: 'gated FFN, parameter parity', progress_maskpair: 'the other mask',
   // phones: the sticky quick-settings bar and the cue on a table wider than its column

@@ -89,7 +89,11 @@ export default {
   ctl_view: '图', ctl_controls: '控件', ctl_id: 'id', ctl_page: 'page',
   err_link: '只能使用 http(s) 或相对链接（“{value}”）。',
   progress_computing: '计算中… {s} 秒', progress_weights: '生成权重',
-  progress_ffn: '前馈网络', progress_attn: '注意力', progress_pert: '逐位置实验',
+  progress_ffn: '前馈网络', progress_attn: '注意力', progress_pertf: '逐位置实验（FFN）',
+  progress_perta: '逐位置实验（注意力）', progress_attnw: '生成注意力权重',
+  progress_zeros: '被置零的单元', progress_collapse: '恒等激活的检验', progress_attnmean: '平均注意力权重',
+  progress_attnstats: '注意力统计', progress_blocka: 'Block 的注意力子层',
+  progress_moew: '生成专家权重',
   progress_split: '参数统计', progress_presets: '参数统计',
   progress_glu: '门控 FFN 与参数对等', progress_maskpair: '另一种掩码',
   // phones: the sticky quick-settings bar and the cue on a table wider than its column
