@@ -3,9 +3,7 @@
    compact | full), SVG/PNG export, an "open in BlockLens" link and messages for bad settings
    (the last good figure stays). Everything lives in the root it is given (a page element or
    a shadow root). */
-import * as colors from '../draw/colors.js';
 import { createController } from '../model/controller.js';
-import { message, resolve as resolveLang, translator } from '../i18n/index.js';
 import { toHash } from '../model/params.js';
 import { figure, ready } from '../figures/index.js';
 import { createCompute } from './compute.js';
@@ -13,8 +11,8 @@ import * as controlsForm from './controls.js';
 import { el } from './el.js';
 import * as exportbar from './exportbar.js';
 import { mount as mountFigure } from './figure-view.js';
+import { createHost } from './host.js';
 import { apply as applyI18n } from './i18n-dom.js';
-import { resolve as resolveTheme } from './theme.js';
 
 export const MODES = ['none', 'compact', 'full'];
 
@@ -34,7 +32,7 @@ export function create(parent, opts) {
   status.setAttribute('role', 'alert');
   status.hidden = true;
   const controlsBox = el('div', 'bl-controls'), figBox = el('div', 'figure bl-figure'), foot = el('div', 'bl-foot');
-  const bar = exportbar.create({ view, get: () => { const d = figView.drawn(); return d && { res: d.res, ctx: shownCtx(d) }; } });
+  const bar = exportbar.create({ view, get: () => { const d = figView.drawn(); return d && { res: d.res, ctx: host.drawnCtx(d) }; } });
   const open = el('a', 'bl-open');
   open.target = '_blank';
   open.rel = 'noopener';
@@ -48,26 +46,14 @@ export function create(parent, opts) {
   parent.appendChild(box);
 
   const ctl = createController(null, render, [fig.reads]);
-  const lang = () => resolveLang(ctl.state.lang);
-  const label = (k) => t(k === 'engine' ? 'lbl_engine' : 'ctl_' + k);
-  const t = (k, v) => translator(lang())(k, v);
-  function ctx() {
-    return { t, lang: lang(), scheme: colors.scheme(resolveTheme(ctl.state.theme)), state: ctl.shown(),
-      set: ctl.set, setRaw: (k, raw, input, now) => ctl.setRaw(k, raw, now), flush: ctl.flush, message: (e) => message(t, e) };
-  }
-  // The context of the figure as drawn: its own settings, the current language and colours.
-  function shownCtx(d) {
-    const c = ctx();
-    return Object.assign(c, { state: Object.assign({}, d.state, { lang: c.state.lang, theme: c.state.theme }) });
-  }
-  const figView = mountFigure(figBox, fig, { set: ctl.set, setRaw: (k, raw) => ctl.setRaw(k, raw, true) });
-  const controls = mode === 'full' ? controlsForm.mount(controlsBox, { get state() { return ctl.state; },
-    setRaw: (k, raw, input, now) => ctl.setRaw(k, raw, now), flush: ctl.flush, setMany: ctl.set }) : null;
+  const host = createHost(ctl), t = host.t;
+  const figView = mountFigure(figBox, fig, host.figure);
+  const controls = mode === 'full' ? controlsForm.mount(controlsBox, host.form) : null;
 
   // A bad setting that this figure reads keeps its last drawing (faded, with a note); one it
   // does not read (heads for the FFN views) is reported while the figure follows the rest.
   function render() {
-    const c = ctx(), errs = ctl.errors(), res = ctl.result;
+    const c = host.ctx(), errs = ctl.errors(), res = ctl.result;
     if (opts.onTheme) opts.onTheme(c.scheme.name, c.lang);
     box.lang = c.lang === 'zh' ? 'zh-CN' : 'en';
     title.textContent = t('h_' + view);
@@ -78,16 +64,15 @@ export function create(parent, opts) {
       if (!drawnOnce && typeof performance === 'object' && performance.mark) performance.mark('blocklens:figure:' + view);
       drawnOnce = true;
     } else figView.redraw(c);
-    const drawn = figView.drawn(), bad = ctl.stale(fig.reads) ? ctl.badOf(fig.reads) : null;
-    figView.status(errs.map((e) => ({ key: e.key, text: message(t, e) })),
-      !bad ? '' : bad.length ? t('figStale', { fields: bad.map(label).join(t('listSep')) }) : t('figUpdating'));
+    const drawn = figView.drawn();
+    figView.status(host.texts(errs), host.staleNote(fig.reads));
     if (controls) controls.update(ctl.state, c, errs, drawn && ctl.badOf(['heads']).length && fig.reads.includes('heads') ? drawn.state : null);
     bar.update(t);
-    const url = opts.openUrl ? opts.openUrl(toHash(drawn ? shownCtx(drawn).state : c.state)) : '';
+    const url = opts.openUrl ? opts.openUrl(toHash(drawn ? host.drawnCtx(drawn).state : c.state)) : '';
     open.hidden = !url;
     if (url) { open.href = url; open.textContent = t('embed_open'); }
     status.textContent = '';
-    errs.forEach((e) => status.appendChild(el('p', null, message(t, e))));
+    errs.forEach((e) => status.appendChild(el('p', null, c.message(e))));
     if (!res && !errs.length && started) status.appendChild(el('p', 'stale-note', t('embed_loading')));
     status.hidden = !status.childNodes.length;
     const busy = ctl.busy(fig.needs);
@@ -108,5 +93,5 @@ export function create(parent, opts) {
   return { root: box, start, render,
     setState: (next, errors) => ctl.replace(next, errors),
     status: () => box.dataset.status,
-    svg: () => { const d = figView.drawn(); return d ? exportbar.svgText({ view, res: d.res, ctx: shownCtx(d) }) : null; } };
+    svg: () => { const d = figView.drawn(); return d ? exportbar.svgText({ view, res: d.res, ctx: host.drawnCtx(d) }) : null; } };
 }
