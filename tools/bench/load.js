@@ -406,7 +406,7 @@ function modeReport(name, loads, target) {
   out.push('');
   out.push(table(['ms after navigation start', 'median', 'min', 'max', 'each load', 'target'], [
     row('first figure drawn', 'first', target ? target.first : undefined),
-    row('all six figures drawn', 'all', target ? target.all : undefined),
+    row('all figures drawn', 'all', target ? target.all : undefined),
     row('body[data-status="ready"]', 'ready'),
     row('first figure seen in a frame', 'firstSeen'),
     row('all six seen in a frame', 'allSeen'),

@@ -1,5 +1,5 @@
 /* quickbar.js - index.html on phones and narrow windows, where the settings form sits far above
-   the figures: a bar that sticks to the top of the figures with a menu of the six figures (and
+   the figures: a bar that sticks to the top of the figures with a menu of the figures (and
    which one is on screen) and the common settings (d_model, heads, activation, causal mask),
    bound to the same controller as the form and following every change. CSS shows the bar only
    in the one-column layout. Links within the page (table of contents, skip link) scroll
