@@ -5,7 +5,8 @@
    Node tests drive it with fakes (tests/node/redraw.test.js). */
 import { toHash } from '../model/params.js';
 
-export const BIG_DRAW = 16384;   // L x max(d_ff, L) cells from which figures are drawn in slices (7 tokens at BERT widths: 21,504)
+// L x max(d_ff, L) cells from which figures are drawn in slices (7 tokens at BERT widths: 21,504).
+export const BIG_DRAW = 16384;
 
 // opts: {
 //   ctl: the controller (model/controller.js); host: dom/host.js's createHost(ctl);
@@ -70,7 +71,10 @@ export function createRedraw(opts) {
       const end = () => { if (timing) timing.measure('blocklens:draw:' + k, t0); mark('blocklens:figure:' + k, true); };
       if (c.defer) c.defer(end); else end();
     };
-    const big = todo.some((k) => { const r = fresh(k) ? res : views.get(k).drawn().res; return r.L * Math.max(r.dff, r.L) >= BIG_DRAW; });
+    const big = todo.some((k) => {
+      const r = fresh(k) ? res : views.get(k).drawn().res;
+      return r.L * Math.max(r.dff, r.L) >= BIG_DRAW;
+    });
     if (!todo.length && more) return;
     if (!big && todo.length <= 2 && !more) {
       todo.forEach(draw);
@@ -93,7 +97,10 @@ export function createRedraw(opts) {
       slices.add(() => { if (pending.get(k) !== kind) return; draw(k); if (!big) pending.delete(k); });
     });
     const last = ++finisher;   // only the last render's finishing job runs: it follows every figure
-    slices.add(() => { if (last !== finisher) return; drawing = false; pending = new Map(); opts.onDrawn(c); opts.onStatus(); });
+    slices.add(() => {
+      if (last !== finisher) return;
+      drawing = false; pending = new Map(); opts.onDrawn(c); opts.onStatus();
+    });
   }
 
   // Each figure's note (texts: every message as { key, text }), the request mark, and the URL

@@ -32,7 +32,8 @@ export function create(parent, opts) {
   status.setAttribute('role', 'alert');
   status.hidden = true;
   const controlsBox = el('div', 'bl-controls'), figBox = el('div', 'figure bl-figure'), foot = el('div', 'bl-foot');
-  const bar = exportbar.create({ view, get: () => { const d = figView.drawn(); return d && { res: d.res, ctx: host.drawnCtx(d) }; } });
+  const drawnFor = () => { const d = figView.drawn(); return d && { res: d.res, ctx: host.drawnCtx(d) }; };
+  const bar = exportbar.create({ view, get: drawnFor });
   const open = el('a', 'bl-open');
   open.target = '_blank';
   open.rel = 'noopener';
@@ -61,12 +62,14 @@ export function create(parent, opts) {
     // (An answer comes in parts: the figure is drawn once the stages it needs are in.)
     if (res && ctl.fresh(fig.reads) && ready(view, res)) {
       figView.update(res, c);
-      if (!drawnOnce && typeof performance === 'object' && performance.mark) performance.mark('blocklens:figure:' + view);
+      const marks = typeof performance === 'object' && performance.mark;
+      if (!drawnOnce && marks) performance.mark('blocklens:figure:' + view);
       drawnOnce = true;
     } else figView.redraw(c);
     const drawn = figView.drawn();
     figView.status(host.texts(errs), host.staleNote(fig.reads));
-    if (controls) controls.update(ctl.state, c, errs, drawn && ctl.badOf(['heads']).length && fig.reads.includes('heads') ? drawn.state : null);
+    const headsBad = drawn && ctl.badOf(['heads']).length && fig.reads.includes('heads');
+    if (controls) controls.update(ctl.state, c, errs, headsBad ? drawn.state : null);
     bar.update(t);
     const url = opts.openUrl ? opts.openUrl(toHash(drawn ? host.drawnCtx(drawn).state : c.state)) : '';
     open.hidden = !url;
@@ -86,12 +89,12 @@ export function create(parent, opts) {
     if (started) return;
     started = true;
     if (!opts.engine || !opts.engine.load) return ctl.fail({ key: 'engine', code: 'noEngine', vars: {} });
-    ctl.attach(createCompute({ engine: opts.engine, workerUrl: opts.workerUrl, workerCode: opts.workerCode, assetUrl: opts.assetUrl, want: fig.needs,
-      onProgress: () => {} }));
+    ctl.attach(createCompute({ engine: opts.engine, workerUrl: opts.workerUrl, workerCode: opts.workerCode,
+      assetUrl: opts.assetUrl, want: fig.needs, onProgress: () => {} }));
   }
 
   return { root: box, start, render,
     setState: (next, errors) => ctl.replace(next, errors),
     status: () => box.dataset.status,
-    svg: () => { const d = figView.drawn(); return d ? exportbar.svgText({ view, res: d.res, ctx: host.drawnCtx(d) }) : null; } };
+    svg: () => { const d = drawnFor(); return d ? exportbar.svgText(Object.assign({ view }, d)) : null; } };
 }

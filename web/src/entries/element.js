@@ -30,12 +30,14 @@ export function safeLink(raw, base) {
 function defineElement(BL) {
   // Where this script and the full page are: next to dist/ in a BlockLens checkout.
   const script = document.currentScript && document.currentScript.src;
-  const PAGE = script && /\/dist\/blocklens-element\.js(\?.*)?$/.test(script) ? script.replace(/dist\/[^/]*$/, 'index.html') : '';
+  const PAGE = script && /\/dist\/blocklens-element\.js(\?.*)?$/.test(script)
+    ? script.replace(/dist\/[^/]*$/, 'index.html') : '';
   // This file as the Worker where it comes from the page's own origin (script-src 'self');
   // from elsewhere a Blob of its text (see ownWorkerUrl for sandboxed frames).
   let workerUrl = script ? ownWorkerUrl(script) : null;
   // Trained weights (weights="poems") from the file beside this one, fetched only when asked for.
-  const assetUrl = (name) => (script ? script.replace(/[^/]*(\?.*)?$/, 'blocklens-' + name + '.js') : 'blocklens-' + name + '.js');
+  const assetUrl = (name) => (script ? script.replace(/[^/]*(\?.*)?$/, 'blocklens-' + name + '.js')
+    : 'blocklens-' + name + '.js');
   try { if (workerUrl && new URL(script).origin !== location.origin) workerUrl = null; } catch (e) { workerUrl = null; }
 
   // One stylesheet object shared by every shadow root (constructable: allowed by style-src 'self').

@@ -31,7 +31,10 @@ if (engineLoading) engineLoading.catch(() => {});   // reported through the comp
 const timing = typeof performance === 'object' && performance.mark && performance.measure ? {
   now: () => performance.now(),
   mark: (name) => { performance.clearMarks(name); performance.mark(name); },
-  measure: (name, from) => { performance.clearMeasures(name); performance.measure(name, { start: from, end: performance.now() }); }
+  measure: (name, from) => {
+    performance.clearMeasures(name);
+    performance.measure(name, { start: from, end: performance.now() });
+  }
 } : null;
 
 // After the next frame (none comes while the tab is hidden); in a task of its own.
@@ -80,7 +83,8 @@ function writeUrl(h) {
 // Under each figure: SVG / PNG export of what is on screen, and the embed code.
 function mountTools(k, host, view) {
   const row = el('div', 'fig-tools');
-  const bar = exportbar.create({ view: k, get: () => { const d = view.drawn(); return d && { res: d.res, ctx: host.drawnCtx(d) }; } });
+  const drawn = () => { const d = view.drawn(); return d && { res: d.res, ctx: host.drawnCtx(d) }; };
+  const bar = exportbar.create({ view: k, get: drawn });
   const embed = embedcode.create(k);
   row.appendChild(bar.root);
   row.appendChild(embed.root);
@@ -93,7 +97,8 @@ function start() {
   const ctl = createController(null, change, VIEWS.map((k) => FIGURES.get(k).reads));
   const host = createHost(ctl), t = host.t;
   const progress = progressLine.mount($('status'), () => t);
-  const slices = slicer.create({ atOnce: document.documentElement.dataset.slices === 'off' });   // tests compare both ways
+  // (Tests compare both ways.)
+  const slices = slicer.create({ atOnce: document.documentElement.dataset.slices === 'off' });
   // Phones: common settings next to every figure (quickbar), bound like the form.
   const controls = quickbar.mount($('quickbar'), controlsForm.mount($('controls'), host.form), ctl);
   const views = new Map(), tools = new Map();
@@ -156,14 +161,19 @@ function start() {
   let resizeTimer = 0;
   addEventListener('resize', () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(() => render(true), 150); });
   if (window.matchMedia) {
-    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { render(true); toggles(host, ctl.state.theme); });
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+      render(true);
+      toggles(host, ctl.state.theme);
+    });
   }
   if (parsed.errors.length) {
-    ctl.replace(Object.assign(defaults(), Object.fromEntries(PAGE_KEYS.map((k) => [k, parsed.state[k]]))), parsed.errors);
+    const page = Object.fromEntries(PAGE_KEYS.map((k) => [k, parsed.state[k]]));
+    ctl.replace(Object.assign(defaults(), page), parsed.errors);
   } else ctl.replace(parsed.state, []);
   if (typeof BlockLens === 'undefined') return ctl.fail({ key: 'engine', code: 'noEngine', vars: {} });
-  compute = createCompute({ engine: BlockLens, loading: engineLoading, workerUrl: ownWorkerUrl('dist/blocklens-worker.js'),
-    workerCode: __WORKER_CODE__, onProgress: (info) => progress.update(info),
+  compute = createCompute({ engine: BlockLens, loading: engineLoading,
+    workerUrl: ownWorkerUrl('dist/blocklens-worker.js'), workerCode: __WORKER_CODE__,
+    onProgress: (info) => progress.update(info),
     onMode: (mode) => setData(document.body, { compute: mode }) });
   ctl.attach(compute);
 }

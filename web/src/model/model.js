@@ -27,7 +27,8 @@ function stageOrder(stages, rank = () => 0) {
     }
     if (!next) {
       throw new Error('BlockLens: stages depend on each other in a cycle: ' +
-        stages.filter((st) => !done.has(st.name)).map((st) => st.name + ' <- ' + (st.deps || []).join(', ')).join('; '));
+        stages.filter((st) => !done.has(st.name)).map((st) => st.name + ' <- ' + (st.deps || []).join(', '))
+          .join('; '));
     }
     done.add(next.name);
     out.push(next);
@@ -45,7 +46,9 @@ const ORDER = stageOrder(LIST).map((st) => st.name);
 function closure(want) {
   if (!want) return ORDER;
   const all = new Set(), add = (n) => {
-    if (!Object.prototype.hasOwnProperty.call(STAGES, n)) throw new Error('BlockLens: unknown stage "' + String(n).slice(0, 40) + '"');
+    if (!Object.prototype.hasOwnProperty.call(STAGES, n)) {
+      throw new Error('BlockLens: unknown stage "' + String(n).slice(0, 40) + '"');
+    }
     if (!all.has(n)) { all.add(n); STAGES[n].deps.forEach(add); }
   };
   want.forEach(add);
@@ -69,7 +72,8 @@ function resolveTrained(state, m) {
   return { tokens: tokens, L: L, d: m.d, dff: m.dff, heads: m.heads, act: m.act, gated: false,
     causal: true, scale: true, seed: state.seed, sel: Math.min(state.sel, L - 1), pert: Math.min(state.pert, L - 1),
     pval: state.pval, init: 'trained', ln: 'pre', masks: state.masks || 'one', experts: state.experts || 8,
-    topk: Math.min(state.topk || 2, state.experts || 8), weights: 'poems', layer: Math.min(state.layer || 1, m.layers), layers: m.layers };
+    topk: Math.min(state.topk || 2, state.experts || 8), weights: 'poems', layer: Math.min(state.layer || 1, m.layers),
+    layers: m.layers };
 }
 
 // Every stage's key for spec s. A key may read other stages' keys (keys.weights), each made once
@@ -78,7 +82,9 @@ function keysOf(s) {
   const made = {}, making = new Set();
   const keys = new Proxy(made, { get(target, n) {
     if (Object.prototype.hasOwnProperty.call(made, n)) return made[n];
-    if (typeof n !== 'string' || !Object.prototype.hasOwnProperty.call(STAGES, n)) throw new Error('BlockLens: no stage key "' + String(n) + '"');
+    if (typeof n !== 'string' || !Object.prototype.hasOwnProperty.call(STAGES, n)) {
+      throw new Error('BlockLens: no stage key "' + String(n) + '"');
+    }
     if (making.has(n)) throw new Error('BlockLens: the key of stage "' + n + '" reads itself');
     making.add(n);
     made[n] = STAGES[n].key(s, keys);
@@ -106,8 +112,12 @@ function create(engine, assets) {
     closure(want).forEach(function (name) {
       if (has(name, keys[name])) return;
       let p = partial[name];
-      if (!p || p.key !== keys[name]) p = partial[name] = { key: keys[name], next: 0, steps: STAGES[name].steps(engine, s, get, assets) };
-      p.steps.slice(p.next).forEach(function (st) { out.push({ stage: name, cost: st.cost, run: stepper(name, p, st) }); });
+      if (!p || p.key !== keys[name]) {
+        p = partial[name] = { key: keys[name], next: 0, steps: STAGES[name].steps(engine, s, get, assets) };
+      }
+      p.steps.slice(p.next).forEach(function (st) {
+        out.push({ stage: name, cost: st.cost, run: stepper(name, p, st) });
+      });
     });
     return out;
   }
@@ -152,8 +162,9 @@ function create(engine, assets) {
     const val = (n) => (absent.includes(n) ? null : get(n)), w = val('weights');
     const r = { tokens: s.tokens, L: s.L, d: s.d, dff: s.dff, heads: s.heads, dk: s.d / s.heads,
       act: s.act, gated: s.gated, causal: s.causal, scale: s.scale, seed: s.seed, sel: s.sel,
-      init: s.init, ln: s.ln, masks: s.masks, experts: s.experts, topk: s.topk, trained: s.weights === 'poems' ? s.weights : '', layer: s.layer || 0,
-      layers: s.layers || 0, weights: w, x: w && w.x };
+      init: s.init, ln: s.ln, masks: s.masks, experts: s.experts, topk: s.topk,
+      trained: s.weights === 'poems' ? s.weights : '', layer: s.layer || 0, layers: s.layers || 0,
+      weights: w, x: w && w.x };
     ORDER.forEach((n) => { if (n !== 'weights') r[n] = val(n); });
     // The position-wise experiment's two halves, as the figure reads them.
     r.pert = r.pertf && r.perta && { index: s.pert, value: s.pval, ffn: r.pertf, attn: r.perta };

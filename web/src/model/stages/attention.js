@@ -10,7 +10,10 @@ export const attn = {
   deps: ['weights', 'attnw'],
   key: (s, keys) => [keys.weights, s.heads, s.causal, s.scale].join('|'),
   steps(engine, s, get) {
-    return [{ cost: attnFlops(s) * NS_PER_FLOP, run() { const w = allWeights(get); return attnCall(engine, s, w, w.xAttn || w.x); } }];
+    return [{ cost: attnFlops(s) * NS_PER_FLOP, run() {
+      const w = allWeights(get);
+      return attnCall(engine, s, w, w.xAttn || w.x);
+    } }];
   }
 };
 
@@ -32,7 +35,9 @@ export function attnStats(A, H, L) {
 // Head-averaged weights (L, L), float64: row i is what query i gives each key.
 export function meanWeights(A, H, L) {
   const w = A.weights, mean = new Float64Array(L * L);
-  for (let h = 0; h < H; h++) for (let i = 0; i < L; i++) for (let j = 0; j < L; j++) mean[i * L + j] += w[(h * L + i) * L + j] / H;
+  for (let h = 0; h < H; h++) {
+    for (let i = 0; i < L; i++) for (let j = 0; j < L; j++) mean[i * L + j] += w[(h * L + i) * L + j] / H;
+  }
   return mean;
 }
 
@@ -49,5 +54,6 @@ export const attnMean = {
   name: 'attnmean',
   deps: ['attn'],
   key: (s, keys) => 'attnmean|' + keys.attn,
-  steps: (engine, s, get) => [{ cost: 2 * s.heads * s.L * s.L, run: () => ({ mean: meanWeights(get('attn'), s.heads, s.L) }) }]
+  steps: (engine, s, get) => [{ cost: 2 * s.heads * s.L * s.L,
+    run: () => ({ mean: meanWeights(get('attn'), s.heads, s.L) }) }]
 };

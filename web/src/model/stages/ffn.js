@@ -62,7 +62,11 @@ function collapseSteps(inputs, L, d, f) {
   steps.push({ cost: (d * f + L * d * d) * NS_PER_MADD, run() {
     const c = new Float64Array(d);
     let gap = 0;
-    for (let j = 0; j < d; j++) { let v = w.b2[j]; for (let k = 0; k < f; k++) v += w.b1[k] * w.W2[k * d + j]; c[j] = v; }
+    for (let j = 0; j < d; j++) {
+      let v = w.b2[j];
+      for (let k = 0; k < f; k++) v += w.b1[k] * w.W2[k * d + j];
+      c[j] = v;
+    }
     for (let r = 0; r < L; r++) for (let j = 0; j < d; j++) {
       let y = c[j];
       for (let i = 0; i < d; i++) y += x[r * d + i] * M[i * d + j];
@@ -97,7 +101,8 @@ export const zeros = {
   steps(engine, s, get) {
     return [{ cost: 4 * s.L * s.dff, run: function () {
       const f = get('ffn');
-      return Object.assign(zeroedMarks(f, s.act, s.gated ? get('glu').gate : null), { range: valueRange(f.hidden, f.activated) });
+      const marks = zeroedMarks(f, s.act, s.gated ? get('glu').gate : null);
+      return Object.assign(marks, { range: valueRange(f.hidden, f.activated) });
     } }];
   }
 };
@@ -112,6 +117,7 @@ export const collapse = {
   steps(engine, s, get) {
     if (s.act !== 'identity') return [{ cost: 0, run: () => null }];
     if (s.d * s.d * s.dff > MAX_COLLAPSE) return [{ cost: 0, run: () => ({ gap: null }) }];
-    return collapseSteps(() => { const w = get('weights'); return { w, x: w.xFfn || w.x, out: get('ffn').out }; }, s.L, s.d, s.dff);
+    const inputs = () => { const w = get('weights'); return { w, x: w.xFfn || w.x, out: get('ffn').out }; };
+    return collapseSteps(inputs, s.L, s.d, s.dff);
   }
 };

@@ -40,7 +40,8 @@ export default {
         const row = (h * L + L - 1) * L;
         for (let j = 0; j < L; j++) lastDiff = Math.max(lastDiff, Math.abs(gpt[row + j] - bert[row + j]));
       }
-      return { causal: !s.causal, weights: o.weights, scores: o.scores, bert: stats(bert, H, L), gpt: stats(gpt, H, L), lastDiff };
+      return { causal: !s.causal, weights: o.weights, scores: o.scores, bert: stats(bert, H, L), gpt: stats(gpt, H, L),
+        lastDiff };
     } }];
   }
 };

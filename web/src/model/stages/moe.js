@@ -61,7 +61,8 @@ export default {
       // split into heads changes no count.)
       const cfg = { vocab: 1, dModel: d, nLayers: 1, nHeads: 1, dFF: s.dff, gated: s.gated ? 1 : 0,
         attnBias: 1, ffnBias: 1 };
-      const c = engine.paramCount(Object.assign({ nExperts: E, topK: K }, cfg)), dense = engine.paramCount(cfg).ffnPerLayer;
+      const c = engine.paramCount(Object.assign({ nExperts: E, topK: K }, cfg));
+      const dense = engine.paramCount(cfg).ffnPerLayer;
       const mix = engine.presets.includes('mixtral-8x7b') ? engine.presetConfig('mixtral-8x7b').config : null;
       return { logits: m.logits, probs: m.probs, topIndex: m.topIndex, topWeight: m.topWeight, load: m.load, out: m.out,
         E, K, width: f, seed, scaled, drawn: E * (s.gated ? 3 : 2) * d * f,

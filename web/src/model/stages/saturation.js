@@ -87,7 +87,8 @@ function point(engine, rng, dk, L) {
   let n = 0;
   for (let b = 0; b < z.samples; b++) {
     const q = rng.randnF32(Q * dk), k = rng.randnF32(K * dk);
-    const S = engine.ffn({ L: Q, dModel: dk, dFF: K, x: q, W1: transpose(k, K, dk), W2, activation: 'identity' }).hidden;
+    const S = engine.ffn({ L: Q, dModel: dk, dFF: K, x: q, W1: transpose(k, K, dk), W2, activation: 'identity' })
+      .hidden;
     moments(S, acc);
     n += S.length;
     if (b >= z.peaks) continue;
@@ -101,7 +102,8 @@ function point(engine, rng, dk, L) {
   }
   const m = z.peaks * per, varRaw = acc[1] / n - (acc[0] / n) * (acc[0] / n);
   return { dk, pairs: n, rows: m, varRaw, varScaled: varRaw * s * s,
-    peakRaw: meanPeak(softmax(engine, parts, m, L, 1), m, L), peakScaled: meanPeak(softmax(engine, parts, m, L, s), m, L) };
+    peakRaw: meanPeak(softmax(engine, parts, m, L, 1), m, L),
+    peakScaled: meanPeak(softmax(engine, parts, m, L, s), m, L) };
 }
 
 export default {

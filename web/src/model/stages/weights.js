@@ -44,7 +44,8 @@ export const weights = {
   deps: [],
   key: (s) => (s.weights === 'poems' ? ['poems', s.layer, s.tokens.join('\u0001')].join('|')
     : [s.seed, s.L, s.d, s.dff, s.gated, s.init].join('|')),
-  steps: (engine, s, get, assets) => (s.weights === 'poems' ? trainedSteps(engine, s, get, assets) : randomSteps(engine, s))
+  steps: (engine, s, get, assets) => (s.weights === 'poems' ? trainedSteps(engine, s, get, assets)
+    : randomSteps(engine, s))
 };
 
 // The attention weights: a copy of the weights stage's stream goes on (so this stage can be
@@ -56,7 +57,8 @@ export const attnWeights = {
   steps(engine, s, get) {
     if (s.weights === 'poems') return [{ cost: 0, run: () => ({}) }];
     let d = s.d, r = null, w = {}, steps = [];
-    const draw = (name, n, scale) => drawSteps(steps, () => r, w, name, n, scale);   // name null: a bias drawn and discarded
+    // (name null: a bias drawn and discarded)
+    const draw = (name, n, scale) => drawSteps(steps, () => r, w, name, n, scale);
     steps.push({ cost: 1e4, run: function () { r = get('weights').stream.copy(); } });
     ['q', 'k', 'v', 'o'].forEach(function (n) { draw('W' + n, d * d, 1 / Math.sqrt(d)); draw(null, d); });
     steps.push({ cost: 0, run: function () {
