@@ -58,8 +58,9 @@ target_link_options(blocklens_core PRIVATE ${BL_WASM_LINK_OPTIONS}
   "SHELL:--extern-pre-js ${BL_SCALAR_JS}"                            # flag (CMake dedups options)
   "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine.js"
   "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine-model.js"
-  "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine-load.js")
+  "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine-load.js"
+  "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine-post.js")
 add_dependencies(blocklens_core blocklens_scalar)
 set_target_properties(blocklens_core PROPERTIES
   OUTPUT_NAME blocklens SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY ${BL_DIST}
-  LINK_DEPENDS "${CMAKE_SOURCE_DIR}/web/src/engine/engine.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-model.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-load.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-pre.js;${BL_SCALAR_JS}")
+  LINK_DEPENDS "${CMAKE_SOURCE_DIR}/web/src/engine/engine.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-model.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-load.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-pre.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-post.js;${BL_SCALAR_JS}")
