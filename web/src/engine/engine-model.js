@@ -64,13 +64,15 @@
       if (o[1] > size)
         fail('weights: tensor ' + q(name) + ' has data_offsets [' + o[0] + ', ' + o[1] + '], past the end of the data (' + size + ' bytes): truncated file?');
       map.set(name, { dtype: e.dtype, shape: e.shape, begin: start + o[0], end: start + o[1] });
-      if (o[1] > o[0]) spans.push([o[0], o[1], name]);
+      if (o[1] > o[0]) spans.push({ begin: o[0], end: o[1], name: name });
     });
-    spans.sort(function (a, b) { return a[0] - b[0]; });
-    for (let i = 1; i < spans.length; i++)
-      if (spans[i][0] < spans[i - 1][1])
-        fail('weights: tensors ' + q(spans[i - 1][2]) + ' [' + spans[i - 1][0] + ', ' + spans[i - 1][1] + ') and ' +
-          q(spans[i][2]) + ' [' + spans[i][0] + ', ' + spans[i][1] + ') overlap');
+    spans.sort(function (a, b) { return a.begin - b.begin; });
+    for (let i = 1; i < spans.length; i++) {
+      const a = spans[i - 1], b = spans[i];
+      if (b.begin < a.end)
+        fail('weights: tensors ' + q(a.name) + ' [' + a.begin + ', ' + a.end + ') and ' +
+          q(b.name) + ' [' + b.begin + ', ' + b.end + ') overlap');
+    }
     return map;
   }
 
@@ -225,10 +227,10 @@
   /* The checked tensors into the heap at float index f0, c_attn split into wq, wk, wv (its
      column blocks); each part then checked for NaN and infinity; the layer records written. */
   function copyWeights(m, bytes, t, plan, f0, D) {
-    const parts = [];   /* [float index, count, tensor, what] for the finite check */
+    const parts = [];   /* for the finite check: { at: float index, n, tensor, what } */
     function whole(tensor, at, n) {
       decodeInto(m, bytes, tensor, 0, n, f0 + at);
-      parts.push([f0 + at, n, tensor, '']);
+      parts.push({ at: f0 + at, n: n, tensor: tensor, what: '' });
     }
     whole(t.wte, plan.wte, t.wte.shape[0] * D);
     whole(t.wpe, plan.wpe, t.wpe.shape[0] * D);
@@ -243,14 +245,14 @@
       whole(w.w2, p.w2, F * D);
       ['q', 'k', 'v'].forEach(function (c, j) {
         for (let r = 0; r < D; r++) decodeInto(m, bytes, w.c_attn, r * 3 * D + j * D, D, f0 + p['w' + c] + r * D);
-        parts.push([f0 + p['w' + c], D * D, w.c_attn, ' (its ' + c + ' columns)']);
+        parts.push({ at: f0 + p['w' + c], n: D * D, tensor: w.c_attn, what: ' (its ' + c + ' columns)' });
         decodeInto(m, bytes, w.c_attn_b, j * D, D, f0 + p['b' + c]);
-        parts.push([f0 + p['b' + c], D, w.c_attn_b, ' (its ' + c + ' part)']);
+        parts.push({ at: f0 + p['b' + c], n: D, tensor: w.c_attn_b, what: ' (its ' + c + ' part)' });
       });
     });
     parts.forEach(function (x) {
-      const bad = m._bl__first_nonfinite(x[0] * 4, x[1]);
-      if (bad >= 0) fail('weights: tensor ' + q(x[2].name) + x[3] + ' holds ' + m.HEAPF32[x[0] + bad] + ' at value ' + bad);
+      const bad = m._bl__first_nonfinite(x.at * 4, x.n);
+      if (bad >= 0) fail('weights: tensor ' + q(x.tensor.name) + x.what + ' holds ' + m.HEAPF32[x.at + bad] + ' at value ' + bad);
     });
     const rec = (f0 * 4 + plan.records) >> 2, size = ABI.bl_decoder_layer.sizeof >> 2;
     plan.layers.forEach(function (p, l) {
@@ -383,14 +385,18 @@
     function take(n) { const at = bytes; bytes += Math.ceil(n / 16) * 16; return at; }
     const descAt = take(A.bl_decoder_desc.sizeof), outAt = take(A.bl_decoder_out.sizeof), listAt = take(4 * NL);
     for (l = 0; l < NL; l++) recs.push(keep[l] || (l + 1 < NL && keep[l + 1]) ? take(A.bl_decoder_layer_out.sizeof) : -1);
-    const idsAt = take(4 * L), first = bytes, outs = [];   /* [byte offset, floats, path] */
-    function output(n, path) { outs.push([take(4 * n), n, path]); }
-    output(L * V, ['logits']);
-    output(L * D, ['embeddings']);
-    output(L * D, ['hidden']);
+    /* per output { at: byte offset, n: floats, key: its name in `kept`, layer (-1: the model's),
+       field: its bl_decoder_layer_out field } */
+    const idsAt = take(4 * L), first = bytes, outs = [];
+    function output(n, layer, field) {
+      outs.push({ at: take(4 * n), n: n, key: layer < 0 ? field : layer + '.' + field, layer: layer, field: field });
+    }
+    output(L * V, -1, 'logits');
+    output(L * D, -1, 'embeddings');
+    output(L * D, -1, 'hidden');
     for (l = 0; l < NL; l++) {
-      if (keep[l]) for (k = 0; k < KEPT.length; k++) output(size[KEPT[k]], [l, KEPT[k]]);
-      else if (recs[l] >= 0) output(L * D, [l, 'resid2']);
+      if (keep[l]) for (k = 0; k < KEPT.length; k++) output(size[KEPT[k]], l, KEPT[k]);
+      else if (recs[l] >= 0) output(L * D, l, 'resid2');
     }
     const last = bytes, wsFloats = L * (12 * D + F + 1), wsAt = take(4 * wsFloats);
     const engine = this._engine, m = engine._m;
@@ -399,27 +405,24 @@
     function word(at, v) { i32[(base + at) >> 2] = v; }
     for (let z = base >> 2; z < (base + first) >> 2; z++) i32[z] = 0;   /* NULL = not kept */
     const dd = A.bl_decoder_desc, p = this._plan;
-    [['n_layers', NL], ['d_model', D], ['n_heads', H], ['d_ff', F], ['vocab', V], ['n_positions', this.nPositions],
-      ['activation', ACTIVATIONS.indexOf(this.activation)], ['L', L], ['ids', base + idsAt], ['wte', wb + p.wte * 4],
-      ['wpe', wb + p.wpe * 4], ['layers', w], ['lnf_gamma', wb + p.lnf_gamma * 4], ['lnf_beta', wb + p.lnf_beta * 4]
-    ].forEach(function (f) { word(descAt + dd[f[0]], f[1]); });
+    const desc = { n_layers: NL, d_model: D, n_heads: H, d_ff: F, vocab: V, n_positions: this.nPositions,
+      activation: ACTIVATIONS.indexOf(this.activation), L: L, ids: base + idsAt, wte: wb + p.wte * 4,
+      wpe: wb + p.wpe * 4, layers: w, lnf_gamma: wb + p.lnf_gamma * 4, lnf_beta: wb + p.lnf_beta * 4 };
+    for (const f in desc) word(descAt + dd[f], desc[f]);
     m.HEAPF32[(base + descAt + dd.eps) >> 2] = this.eps;
     if (m._bl_decoder_workspace_size(base + descAt) !== wsFloats) fail('internal: the decoder\'s workspace size disagrees with the wrapper\'s');
     const dout = A.bl_decoder_out, lo = A.bl_decoder_layer_out, kept = {};
-    word(outAt + dout.logits, base + outs[0][0]);
-    word(outAt + dout.embed, base + outs[1][0]);
-    word(outAt + dout.hidden, base + outs[2][0]);
+    word(outAt + dout.logits, base + outs[0].at);
+    word(outAt + dout.embed, base + outs[1].at);
+    word(outAt + dout.hidden, base + outs[2].at);
     word(outAt + dout.layers, base + listAt);
     for (l = 0; l < NL; l++) if (recs[l] >= 0) word(listAt + 4 * l, base + recs[l]);
-    for (i = 3; i < outs.length; i++) {
-      const path = outs[i][2];
-      word(recs[path[0]] + lo[path[1]], base + outs[i][0]);
-    }
+    for (i = 3; i < outs.length; i++) word(recs[outs[i].layer] + lo[outs[i].field], base + outs[i].at);
     i32.set(list, (base + idsAt) >> 2);
     engine._check(m._bl_decoder_forward(base + descAt, base + outAt, base + wsAt, err), err);
     /* one copy of every output out of the heap (re-read: memory may have grown) */
     const all = m.HEAPF32.slice((base + first) >> 2, (base + last) >> 2), buf = all.buffer;
-    for (i = 0; i < outs.length; i++) kept[outs[i][2].join('.')] = new Float32Array(buf, outs[i][0] - first, outs[i][1]);
+    for (i = 0; i < outs.length; i++) kept[outs[i].key] = new Float32Array(buf, outs[i].at - first, outs[i].n);
     const res = { logits: kept.logits, embeddings: kept.embeddings, hidden: kept.hidden, layers: [] };
     for (l = 0; l < NL; l++) {
       if (!keep[l]) { res.layers.push(null); continue; }

@@ -191,12 +191,14 @@
     this.what = what;       /* the call and its sizes, for messages: 'ffn (L 7, dModel 8, dFF 32)' */
     this.bytes = 0;
     this.off = {};
-    this.ins = [];          /* [heap name, property, length, required, kind] per input */
-    this.outs = [];         /* [heap name, word offset within the outputs, length, result path,
-                               its kind: 'Float32Array' or 'Int32Array'] */
+    this.ins = [];          /* per input { heap: its name in the heap, prop: the option, n: its
+                               values, required, kind: 'f' floats or 'm' key mask } */
+    this.outs = [];         /* per output { heap, at: its word offset within the outputs, n,
+                               path: where it sits in the result, type: 'Float32Array' or
+                               'Int32Array' } */
     this.outFloats = 0;
     this.outAt = 0;
-    this.records = [];      /* [heap name, word list] */
+    this.records = [];      /* per record { heap, words } */
     this.names = names;     /* every pointer name the call passes (absent ones are 0) */
     this.base = -1;
     this.p = null;          /* name -> address for the current arena */
@@ -207,7 +209,7 @@
     this._viewStart = -1;
     this.make = null;       /* arrays in output order -> a fresh result (else built by path) */
     this.gate = null;       /* gated FFN: { path: where its result sits, hidden: its index in outs } */
-    this.norm = null;       /* norms: [kind, L, d] for the call */
+    this.norm = null;       /* norms: { kind, L, d } of the call */
     this.work = 0;          /* moe: the workspace's floats */
     this._intoArrs = null;  /* see intoPlan() */
     this._intoView = null;
@@ -221,19 +223,19 @@
      'm': key mask (truthy -> 1), one byte per value */
   Layout.prototype.input = function (name, prop, n, required, kind) {
     this.add(name, kind === 'm' ? n : n * 4);
-    this.ins.push([name, prop, n, required, kind || 'f']);
+    this.ins.push({ heap: name, prop: prop, n: n, required: required, kind: kind || 'f' });
   };
   /* path: where the array sits in the result, e.g. ['out'] or ['ffn', 'hidden']; int: an
      Int32Array (C's int32_t), else a Float32Array. Either is 4 bytes a value, so the outputs stay
      one block of words, copied as floats: bit for bit (same-type typed array copies keep bits). */
   Layout.prototype.output = function (name, n, path, int) {
-    this.outs.push([name, this.outFloats, n, path, int ? 'Int32Array' : 'Float32Array']);
+    this.outs.push({ heap: name, at: this.outFloats, n: n, path: path, type: int ? 'Int32Array' : 'Float32Array' });
     this.outFloats += n;
   };
   /* A record of 32-bit words: ints, pointer names {p: name}, floats {f: value}. */
   Layout.prototype.record = function (name, words) {
     this.add(name, words.length * 4);
-    this.records.push([name, words]);
+    this.records.push({ heap: name, words: words });
   };
   /* A C struct (a name in ABI) as a record: values by field name, as for record(), or
      {s: struct, v: values} for a nested struct; fields not named stay 0 (C's default). */
@@ -258,8 +260,8 @@
     this.floatIns = [];
     this.floatAt = [];      /* their indices in ins */
     for (let i = 0; i < this.ins.length; i++)
-      if (this.ins[i][4] === 'f') {
-        list.push({ p: this.ins[i][0] }, this.ins[i][2]);
+      if (this.ins[i].kind === 'f') {
+        list.push({ p: this.ins[i].heap }, this.ins[i].n);
         this.floatIns.push(this.ins[i]);
         this.floatAt.push(i);
       }
@@ -276,13 +278,13 @@
     let parts = [], i;
     if (typeof lay === 'string') lay = { what: lay, ins: [], outs: [] };
     for (i = 0; i < lay.ins.length; i++)
-      parts.push([lay.ins[i][1], lay.ins[i][4] === 'm' ? lay.ins[i][2] : lay.ins[i][2] * 4]);
-    for (i = 0; i < lay.outs.length; i++) parts.push([lay.outs[i][3].join('.'), lay.outs[i][2] * 4]);
-    parts.sort(function (a, b) { return b[1] - a[1]; });
+      parts.push({ name: lay.ins[i].prop, bytes: lay.ins[i].kind === 'm' ? lay.ins[i].n : lay.ins[i].n * 4 });
+    for (i = 0; i < lay.outs.length; i++) parts.push({ name: lay.outs[i].path.join('.'), bytes: lay.outs[i].n * 4 });
+    parts.sort(function (a, b) { return b.bytes - a.bytes; });
     fail('out of memory: ' + lay.what + ' needs ' + need + ' bytes of wasm memory, ' +
       (tried ? 'which the heap could not provide' : 'more than the ' + HEAP_MAX + ' (2 GiB) the heap can hold') +
       (parts.length ? ' (largest: ' + parts.slice(0, 3).map(function (p) {
-        return p[0] + ' (' + p[1] + ' bytes)';
+        return p.name + ' (' + p.bytes + ' bytes)';
       }).join(', ') + ')' : ''));
   }
   /* Views of the outputs in the heap, one per output and one of them all (kept until the arena
@@ -291,9 +293,9 @@
     if (this._viewHeap === heap && this._viewStart === start) return this._views;
     const v = [];
     for (let i = 0; i < this.outs.length; i++) {
-      const d = this.outs[i], at = start + d[1];
-      v.push(d[4] === 'Int32Array' ? new Int32Array(heap.buffer, heap.byteOffset + at * 4, d[2])
-        : heap.subarray(at, at + d[2]));
+      const d = this.outs[i], at = start + d.at;
+      v.push(d.type === 'Int32Array' ? new Int32Array(heap.buffer, heap.byteOffset + at * 4, d.n)
+        : heap.subarray(at, at + d.n));
     }
     this._views = v;
     this._all = heap.subarray(start, start + this.outFloats);
@@ -307,13 +309,12 @@
     let p = {}, i, j, off = this.off;
     for (i = 0; i < this.names.length; i++) p[this.names[i]] = 0;
     for (const k in off) p[k] = base + off[k];
-    for (i = 0; i < this.outs.length; i++) p[this.outs[i][0]] = base + this.outAt + this.outs[i][1] * 4;
-    const first = this.records.length ? off[this.records[0][0]] : 0;
-    const last = this.records.length ? off[this.records[this.records.length - 1][0]] +
-      this.records[this.records.length - 1][1].length * 4 : 0;
+    for (i = 0; i < this.outs.length; i++) p[this.outs[i].heap] = base + this.outAt + this.outs[i].at * 4;
+    const recs = this.records, end = recs[recs.length - 1];
+    const first = recs.length ? off[recs[0].heap] : 0, last = recs.length ? off[end.heap] + end.words.length * 4 : 0;
     const buf = new ArrayBuffer(last - first), i32 = new Int32Array(buf), f32 = new Float32Array(buf);
     for (i = 0; i < this.records.length; i++) {
-      const at = (off[this.records[i][0]] - first) >> 2, w = this.records[i][1];
+      const at = (off[recs[i].heap] - first) >> 2, w = recs[i].words;
       for (j = 0; j < w.length; j++) {
         const v = w[j];
         if (v !== null && typeof v === 'object') {
@@ -324,7 +325,7 @@
     }
     this.words = i32;
     this.wordsAt = base + first;
-    this.inAt = this.ins.map(function (d) { return p[d[0]]; });   /* addresses, by input */
+    this.inAt = this.ins.map(function (d) { return p[d.heap]; });   /* addresses, by input */
     this.base = base;
     this.p = p;
     return p;
@@ -478,8 +479,8 @@
       if (into !== undefined) dst = readInto(into, lay);
       for (i = 0; i < n; i++) {
         d = ins[i];
-        const value = o[d[1]];
-        vals[i] = d[4] === 'm' ? keyMask(value, d[2]) : floats(value, d[1], d[2], d[3]);
+        const value = o[d.prop];
+        vals[i] = d.kind === 'm' ? keyMask(value, d.n) : floats(value, d.prop, d.n, d.required);
         if (vals[i] !== value) late = true;   /* a copy: the caller's code may have run */
       }
     } catch (e) {
@@ -488,13 +489,13 @@
     /* An input checked before the caller's code ran may have been detached or resized by it. */
     if (late)
       for (i = 0; i < n; i++)
-        if (ins[i][4] === 'f' && vals[i] !== null && TA_LENGTH.call(vals[i]) !== ins[i][2])
-          fail(ins[i][1] + ' was detached or resized while the arguments were read');
+        if (ins[i].kind === 'f' && vals[i] !== null && TA_LENGTH.call(vals[i]) !== ins[i].n)
+          fail(ins[i].prop + ' was detached or resized while the arguments were read');
     if (dst !== null) whole = intoPlan(lay, dst);
     const m = this._m, base = this._block(lay.bytes, lay), p = lay.at(base), heap = m.HEAPF32;
     const inAt = lay.inAt;
     for (i = 0; i < n; i++) {
-      if (ins[i][4] === 'f') heap.set(vals[i], inAt[i] >> 2);
+      if (ins[i].kind === 'f') heap.set(vals[i], inAt[i] >> 2);
       else m.HEAPU8.set(vals[i], inAt[i]);
     }
     if (lay.records.length) m.HEAP32.set(lay.words, lay.wordsAt >> 2);
@@ -502,8 +503,8 @@
     const bad = lay.floatIns.length ? m._bl__first_nonfinite_of(p.finite, lay.floatIns.length) : -1;
     if (bad >= 0) {
       d = lay.floatIns[bad];
-      const at2 = m._bl__first_nonfinite(p[d[0]], d[2]);
-      notFinite(d[1], at2, vals[lay.floatAt[bad]][at2]);
+      const at2 = m._bl__first_nonfinite(p[d.heap], d.n);
+      notFinite(d.prop, at2, vals[lay.floatAt[bad]][at2]);
     }
     this._check(invoke(m, p, base + lay.bytes, lay, arg), base + lay.bytes);
     /* re-read HEAPF32: memory may have grown */
@@ -538,7 +539,7 @@
     }
     const res = {};
     for (i = 0; i < outs.length; i++) {
-      const path = outs[i][3], v = outView(buf, off, outs[i]);
+      const path = outs[i].path, v = outView(buf, off, outs[i]);
       if (path.length === 1) res[path[0]] = v;
       else (res[path[0]] || (res[path[0]] = {}))[path[1]] = v;
     }
@@ -551,7 +552,7 @@
 
   /* Output d (a Layout.outs entry) of a fresh result whose outputs start at byte off of buf. */
   function outView(buf, off, d) {
-    return d[4] === 'Int32Array' ? new Int32Array(buf, off + d[1] * 4, d[2]) : new Float32Array(buf, off + d[1] * 4, d[2]);
+    return d.type === 'Int32Array' ? new Int32Array(buf, off + d.at * 4, d.n) : new Float32Array(buf, off + d.at * 4, d.n);
   }
 
   /* The arrays of `into` that receive each output, read once (checked by intoPlan), or false
@@ -561,7 +562,7 @@
     if (into === null || typeof into !== 'object') return false;
     let outs = lay.outs, dst = new Array(outs.length + 2), parts = null, i;
     for (i = 0; i < outs.length; i++) {
-      let path = outs[i][3], holder = into;
+      let path = outs[i].path, holder = into;
       if (path.length === 2) {
         parts = parts || {};
         holder = parts[path[0]];
@@ -596,11 +597,11 @@
     let last = lay._intoArrs, outs = lay.outs, n = outs.length, same = last !== null, i, j;
     for (i = 0; i < n && same; i++) same = dst[i] === last[i];
     for (i = 0; i < n; i++) {
-      if (!same && TA_TAG.call(dst[i]) !== outs[i][4])
-        fail('into.' + outs[i][3].join('.') + ' must be a' + (outs[i][4] === 'Int32Array' ? 'n ' : ' ') +
-          outs[i][4] + ' (pass a previous result of the same call)');
+      if (!same && TA_TAG.call(dst[i]) !== outs[i].type)
+        fail('into.' + outs[i].path.join('.') + ' must be a' + (outs[i].type === 'Int32Array' ? 'n ' : ' ') +
+          outs[i].type + ' (pass a previous result of the same call)');
       const len = TA_LENGTH.call(dst[i]);
-      if (len !== outs[i][2]) fail('into.' + outs[i][3].join('.') + ' has ' + len + ' values, expected ' + outs[i][2]);
+      if (len !== outs[i].n) fail('into.' + outs[i].path.join('.') + ' has ' + len + ' values, expected ' + outs[i].n);
     }
     if (lay.gate && dst[n] !== undefined && dst[n] !== dst[lay.gate.hidden]) {
       const at = lay.gate.path.length ? lay.gate.path[0] + '.' : '';
@@ -614,11 +615,11 @@
     }
     for (i = 0; i < n; i++)
       for (j = i + 1; j < n; j++)
-        if (buf[i] === buf[j] && off[i] < off[j] + outs[j][2] * 4 && off[j] < off[i] + outs[i][2] * 4)
-          fail('into.' + outs[i][3].join('.') + ' and into.' + outs[j][3].join('.') +
+        if (buf[i] === buf[j] && off[i] < off[j] + outs[j].n * 4 && off[j] < off[i] + outs[i].n * 4)
+          fail('into.' + outs[i].path.join('.') + ' and into.' + outs[j].path.join('.') +
             ' overlap (pass a previous result of the same call)');
     for (i = 1; i < n; i++)
-      if (buf[i] !== buf[0] || off[i] !== off[0] + outs[i][1] * 4) break;
+      if (buf[i] !== buf[0] || off[i] !== off[0] + outs[i].at * 4) break;
     const view = i === n ? new Float32Array(buf[0], off[0], lay.outFloats) : null;
     if (lay.outFloats * 4 <= POOL_MAX) {
       lay._intoArrs = dst;
@@ -853,10 +854,9 @@
       if (w || given(o, k)) lay.input(k, k, w ? D * D : D, w);
     });
     if (a.mask) lay.input('keyMask', 'keyMask', L, true, 'm');
-    [['q', L * D], ['k', L * D], ['v', L * D], ['scores', H * L * L], ['weights', H * L * L],
-      ['context', L * D], ['concat', L * D], ['attnOut', L * D]].forEach(function (b) {
-      lay.output(b[0], b[1], at.concat(b[0] === 'attnOut' ? 'out' : b[0]));
-    });
+    const n = { q: L * D, k: L * D, v: L * D, scores: H * L * L, weights: H * L * L, context: L * D,
+      concat: L * D, attnOut: L * D };
+    ATTN_OUT.forEach(function (k) { lay.output(k, n[k], at.concat(k === 'attnOut' ? 'out' : k)); });
   }
 
   /* A fresh attention result as an object literal, in addAttention's output order. */
@@ -926,14 +926,14 @@
       lay.output('out', L * d, ['out']);
       if (kind !== 'rms') lay.output('mean', nStat, ['mean']);
       lay.output('rstd', nStat, ['rstd']);
-      lay.norm = [kind, L, d];
+      lay.norm = { kind: kind, L: L, d: d };
       return lay;
     });
     return this._run(layout, o, normInvoke, into, fn, eps);
   };
 
   function normInvoke(m, p, err, lay, eps) {
-    const kind = lay.norm[0], L = lay.norm[1], d = lay.norm[2];
+    const kind = lay.norm.kind, L = lay.norm.L, d = lay.norm.d;
     if (kind === 'rms') return m._bl_rmsnorm_forward(p.out, p.rstd, p.x, p.gamma, L, d, eps, err);
     const f = kind === 'layer' ? m._bl_layernorm_forward : m._bl_batchnorm_forward;
     return f(p.out, p.mean, p.rstd, p.x, p.gamma, p.beta, L, d, eps, err);
