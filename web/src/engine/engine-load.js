@@ -2,8 +2,8 @@
    load() with its choice of build (the chosen module decoded here, never fetched; or a compiled
    one shared from another engine: load({ wasmModule })), and the export; appended after
    engine.js and engine-model.js in the same scope, before engine-post.js closes it. */
-  /* global args, CONFIG_KEYS, COUNT_KEYS, cut, Engine, fail, flag, MAX_ELEMS, oneOf, optionNames */
-  /* global rethrow, RNG_BYTES, show */
+  /* global ABI, args, CONFIG_KEYS, COUNT_KEYS, cut, Engine, fail, flag, MAX_ELEMS, oneOf */
+  /* global optionNames, rethrow, show */
 
   const CONFIG_ARGS = optionNames(CONFIG_KEYS, function (c) {
     const r = {};
@@ -85,26 +85,27 @@
     if (typeof seed !== 'number') fail('seed must be an integer between 0 and 2**32 - 1, not ' + show(seed));
     if (!Number.isInteger(seed) || seed < 0 || seed > 4294967295)
       fail('seed (' + seed + ') must be an integer between 0 and 2**32 - 1');
-    const state = new Uint8Array(RNG_BYTES);
-    this._call(RNG_BYTES, function (base, m) {
+    const state = new Uint8Array(ABI.bl_rng.sizeof);
+    this._call(state.length, function (base, m) {
       m._bl_rng_seed(base, seed >>> 0);
-      state.set(m.HEAPU8.subarray(base, base + RNG_BYTES));
+      state.set(m.HEAPU8.subarray(base, base + state.length));
     });
     return randomState(this, seed, state);
   };
 
-  /* The stream object over `state` (RNG_BYTES, its own). copy(): a second one that continues
+  /* The stream object over `state` (a bl_rng's bytes, its own). copy(): a second one that continues
      from here independently (a stream drawn in parts, each part redone at will). */
   function randomState(engine, seed, state) {
     function draw(n, fnName, bytesPer, View, name) {
       if (typeof n !== 'number') fail('n must be an integer between 0 and ' + MAX_ELEMS + ', not ' + show(n));
       if (!Number.isInteger(n) || n < 0 || n > MAX_ELEMS)
         fail('n (' + n + ') must be an integer between 0 and ' + MAX_ELEMS);
-      return engine._call(RNG_BYTES + n * bytesPer, function (base, m, err) {
+      const size = state.length;
+      return engine._call(size + n * bytesPer, function (base, m, err) {
         m.HEAPU8.set(state, base);
-        const out = base + RNG_BYTES;
+        const out = base + size;
         engine._check(m[fnName](base, out, n, err), err);
-        state.set(m.HEAPU8.subarray(base, base + RNG_BYTES));
+        state.set(m.HEAPU8.subarray(base, base + size));
         const view = new View(m.HEAPU8.buffer, out, n);
         return view.slice();
       }, name + '(' + n + ')');

@@ -6,8 +6,8 @@
    next call, so the heap does not grow per call), calls C and copies the results out as
    caller-owned Float32Arrays, or into the arrays of a previous result passed as `into`. */
   /* exported ABI, ACTIVATIONS, args, CONFIG_KEYS, COUNT_KEYS, cut, dim, elems, Engine, fail */
-  /* exported flag, HEAP_MAX, MAX_ELEMS, oneOf, optionNames, outOfMemory, rethrow, RNG_BYTES */
-  /* exported show, TA_LENGTH, TA_TAG */
+  /* exported flag, HEAP_MAX, MAX_ELEMS, oneOf, optionNames, outOfMemory, rethrow, show */
+  /* exported TA_LENGTH, TA_TAG */
 
   const ACTIVATIONS = ['relu', 'gelu', 'gelu_tanh', 'silu', 'identity', 'swiglu', 'geglu'];
   const GATED = { swiglu: 1, geglu: 1 };
@@ -16,40 +16,32 @@
      Node's Buffer pool does): one ArrayBuffer per call cost more than the call itself at the
      page's sizes. A full pool is dropped for a new one; it lives as long as a result uses it. */
   const POOL_BYTES = 16384, POOL_MAX = 4096;
-  /* The C structs on wasm32: sizeof and the byte offset of every field, the only copy of these
-     numbers in the wrapper (descriptors are written and outputs read through it by field name).
-     At load the wasm module's own sizeof / offsetof of every field (bl__abi_layout in
-     src/wasm_abi.c) must match it field by field. Nested structs are one field here. */
-  const ABI = {
-    bl_error: { sizeof: 196, status: 0, message: 4 },
-    bl_rng: { sizeof: 2512, mt: 0, pos: 2496, has_gauss: 2500, gauss: 2504 },
-    bl_ffn_desc: { sizeof: 44, L: 0, d_model: 4, d_ff: 8, activation: 12, x: 16, w1: 20, b1: 24,
-      w3: 28, b3: 32, w2: 36, b2: 40 },
-    bl_ffn_out: { sizeof: 16, hidden: 0, up: 4, activated: 8, out: 12 },
-    bl_attention_desc: { sizeof: 60, L: 0, d_model: 4, n_heads: 8, causal: 12, no_scale: 16,
-      key_mask: 20, x: 24, wq: 28, bq: 32, wk: 36, bk: 40, wv: 44, bv: 48, wo: 52, bo: 56 },
-    bl_attention_out: { sizeof: 32, q: 0, k: 4, v: 8, scores: 12, weights: 16, context: 20,
-      concat: 24, out: 28 },
-    bl_block_desc: { sizeof: 116, L: 0, d_model: 4, n_heads: 8, d_ff: 12, activation: 16,
-      pre_ln: 20, causal: 24, no_scale: 28, key_mask: 32, eps: 36, x: 40, wq: 44, bq: 48, wk: 52,
-      bk: 56, wv: 60, bv: 64, wo: 68, bo: 72, ln1_gamma: 76, ln1_beta: 80, ln2_gamma: 84,
-      ln2_beta: 88, w1: 92, b1: 96, w3: 100, b3: 104, w2: 108, b2: 112 },
-    bl_block_out: { sizeof: 68, attn: 0, ffn: 32, resid1: 48, norm1: 52, resid2: 56, norm2: 60,
-      out: 64 },
-    bl_moe_desc: { sizeof: 56, L: 0, d_model: 4, d_ff: 8, n_experts: 12, top_k: 16, activation: 20,
-      x: 24, wr: 28, w1: 32, b1: 36, w3: 40, b3: 44, w2: 48, b2: 52 },
-    bl_moe_out: { sizeof: 24, logits: 0, probs: 4, top_index: 8, top_weight: 12, load: 16, out: 20 },
-    bl_decoder_layer: { sizeof: 64, ln1_gamma: 0, ln1_beta: 4, wq: 8, bq: 12, wk: 16, bk: 20, wv: 24,
-      bv: 28, wo: 32, bo: 36, ln2_gamma: 40, ln2_beta: 44, w1: 48, b1: 52, w2: 56, b2: 60 },
-    bl_decoder_desc: { sizeof: 60, n_layers: 0, d_model: 4, n_heads: 8, d_ff: 12, vocab: 16,
-      n_positions: 20, activation: 24, eps: 28, L: 32, ids: 36, wte: 40, wpe: 44, layers: 48,
-      lnf_gamma: 52, lnf_beta: 56 },
-    bl_decoder_layer_out: { sizeof: 60, norm1: 0, q: 4, k: 8, v: 12, scores: 16, weights: 20,
-      context: 24, concat: 28, attn_out: 32, resid1: 36, norm2: 40, hidden: 44, activated: 48,
-      ffn_out: 52, resid2: 56 },
-    bl_decoder_out: { sizeof: 16, logits: 0, embed: 4, hidden: 8, layers: 12 }
+  /* The C structs the wrapper fills or reads, and the fields of each it names (nested structs
+     are one field). Their sizes and byte offsets are not written here: they are read from the
+     wasm module at load (bl__abi_layout, src/wasm_abi.c), and a module that lacks one of these
+     fails to load. Fields not named stay 0 in what the wrapper writes (C's default). */
+  const ABI_USES = {
+    bl_error: 'message',
+    bl_rng: '',   /* copied whole */
+    bl_ffn_desc: 'L d_model d_ff activation x w1 b1 w3 b3 w2 b2',
+    bl_ffn_out: 'hidden up activated out',
+    bl_attention_desc: 'L d_model n_heads causal no_scale key_mask x wq bq wk bk wv bv wo bo',
+    bl_attention_out: 'q k v scores weights context concat out',
+    bl_block_desc: 'L d_model n_heads d_ff activation pre_ln causal no_scale key_mask eps x wq bq wk bk ' +
+      'wv bv wo bo ln1_gamma ln1_beta ln2_gamma ln2_beta w1 b1 w3 b3 w2 b2',
+    bl_block_out: 'attn ffn resid1 norm1 resid2 norm2 out',
+    bl_moe_desc: 'L d_model d_ff n_experts top_k activation x wr w1 b1 w3 b3 w2 b2',
+    bl_moe_out: 'logits probs top_index top_weight load out',
+    bl_decoder_layer: 'ln1_gamma ln1_beta wq bq wk bk wv bv wo bo ln2_gamma ln2_beta w1 b1 w2 b2',
+    bl_decoder_desc: 'n_layers d_model n_heads d_ff vocab n_positions activation eps L ids wte wpe layers ' +
+      'lnf_gamma lnf_beta',
+    bl_decoder_layer_out: 'norm1 q k v scores weights context concat attn_out resid1 norm2 hidden ' +
+      'activated ffn_out resid2',
+    bl_decoder_out: 'logits embed hidden layers'
   };
-  const RNG_BYTES = ABI.bl_rng.sizeof, ERR_BYTES = ABI.bl_error.sizeof;
+  /* The layout: { struct: { sizeof, field: byte offset } }, read from the first module loaded
+     (every build in this file is the same C for wasm32; a later one must agree). */
+  let ABI = null;
   /* bl_model_config's fields, in order (see src/wasm_abi.c). */
   const CONFIG_KEYS = ['vocab', 'maxPositions', 'typeVocab', 'dModel', 'nLayers', 'nHeads',
     'nKvHeads', 'dFF', 'gated', 'norm', 'attnBias', 'ffnBias', 'embedNorm', 'finalNorm',
@@ -268,7 +260,8 @@
     if (list.length) this.record('finite', list);
     this.outAt = this.bytes;
     this.bytes += this.outFloats * 4;
-    if (this.bytes + ERR_BYTES > HEAP_MAX) outOfMemory(this, this.bytes + ERR_BYTES, false);
+    const need = this.bytes + ABI.bl_error.sizeof;
+    if (need > HEAP_MAX) outOfMemory(this, need, false);
     return this;
   };
 
@@ -374,6 +367,7 @@
   }
 
   function Engine(mod) {
+    useAbi(mod);
     this._m = mod;
     this._arena = 0;
     this._arenaBytes = 0;
@@ -386,48 +380,58 @@
     const n = mod._bl_preset_count(), names = [];
     for (let i = 0; i < n; i++) names.push(mod.UTF8ToString(mod._bl_preset_name(i)));
     this.presets = names;
-    this._checkAbi(ABI);
   }
 
-  /* The wasm module's struct layout, as ABI: { struct: { sizeof, field: offset } } from
-     bl__abi_layout's numbers and bl__abi_layout_names' "struct field field;struct ...". */
-  Engine.prototype._abiFromC = function () {
-    let m = this._m, n = m._bl__abi_layout(0, 0), c = {}, at = 0;
-    const nums = this._call(n * 4, function (base) {
-      m._bl__abi_layout(base, n);
-      return Array.prototype.slice.call(m.HEAP32.subarray(base >> 2, (base >> 2) + n));
-    });
+  /* The struct layout module m was built with, as ABI has it: bl__abi_layout's numbers (per
+     struct its sizeof, then each field's offsetof) named by bl__abi_layout_names'
+     "struct field field;struct ...". Read with malloc / free: the call block needs ABI. */
+  function abiOf(m) {
+    const n = m._bl__abi_layout(0, 0), p = m._malloc(n * 4), table = {};
+    if (!p) fail('out of memory reading the wasm struct layout');
+    let nums, at = 0;
+    try {
+      m._bl__abi_layout(p, n);
+      nums = Array.from(m.HEAP32.subarray(p >> 2, (p >> 2) + n));
+    } finally {
+      m._free(p);
+    }
     m.UTF8ToString(m._bl__abi_layout_names()).split(';').forEach(function (s) {
-      const f = s.split(' '), t = c[f[0]] = { sizeof: nums[at++] };
+      const f = s.split(' '), t = table[f[0]] = { sizeof: nums[at++] };
       for (let i = 1; i < f.length; i++) t[f[i]] = nums[at++];
     });
-    if (at !== n) fail('wasm struct layout has ' + n + ' numbers for ' + at + ' names: rebuild');
-    return c;
-  };
+    if (at !== n) fail('the wasm struct layout has ' + n + ' numbers for ' + at + ' names: rebuild web/dist/blocklens.js');
+    return table;
+  }
 
-  /* Throws unless `table` (ABI, or an altered copy in tests) matches the wasm module's layout
-     field by field: same structs, same fields, same offsets and sizes. */
-  Engine.prototype._checkAbi = function (table) {
-    let c = this._abiFromC(), s, f;
-    for (s in table) if (!c[s]) fail('the wasm module has no struct ' + s + ' (the wrapper uses it): rebuild');
-    for (s in c) {
-      const t = table[s], cs = c[s];
-      if (!t) fail('wasm struct ' + s + ' is not in the wrapper\'s layout table');
-      for (f in cs) {
-        if (f === 'sizeof') continue;
-        if (!(f in t)) fail('wasm struct ' + s + ' has a field ' + f + ' (at byte ' + cs[f] + ') the wrapper does not know');
-        if (cs[f] !== t[f])
-          fail('wasm struct ' + s + '.' + f + ' is at byte ' + cs[f] + ', the wrapper writes it at ' + t[f]);
-      }
-      for (f in t)
-        if (!(f in cs)) fail('wasm struct ' + s + ' has no field ' + f + ' (the wrapper writes it at byte ' + t[f] + ')');
-      if (cs.sizeof !== t.sizeof)
-        fail('wasm struct ' + s + ' is ' + cs.sizeof + ' bytes, the wrapper\'s is ' + t.sizeof);
-    }
-  };
+  /* Throws unless layout `table` has every struct and field of ABI_USES, each field a 32-bit
+     word inside its struct (the wrapper reads and writes words). */
+  function checkAbi(table) {
+    Object.keys(ABI_USES).forEach(function (s) {
+      const t = table[s];
+      if (!t || !(t.sizeof > 0) || t.sizeof % 4)
+        fail('the wasm module has no struct ' + s + ' (the wrapper uses it): rebuild web/dist/blocklens.js');
+      ABI_USES[s].split(' ').forEach(function (f) {
+        if (!f) return;
+        if (!Object.prototype.hasOwnProperty.call(t, f) || f === 'sizeof')
+          fail('the wasm module\'s struct ' + s + ' has no field ' + f + ' (the wrapper uses it): rebuild web/dist/blocklens.js');
+        if (!(t[f] >= 0 && t[f] + 4 <= t.sizeof) || t[f] % 4)
+          fail('the wasm module\'s ' + s + '.' + f + ' is at byte ' + t[f] + ', not a 32-bit word of its ' + t.sizeof + ' bytes');
+      });
+    });
+  }
 
-  /* A copy of the wrapper's layout table (for tests of _checkAbi). */
-  Engine.prototype._abiTable = function () { return JSON.parse(JSON.stringify(ABI)); };
+  /* Reads and checks module m's layout; the first one becomes ABI. */
+  function useAbi(m) {
+    const table = abiOf(m);
+    checkAbi(table);
+    if (ABI === null) ABI = table;
+    else if (JSON.stringify(table) !== JSON.stringify(ABI))
+      fail('this build\'s struct layout differs from the one loaded before: rebuild web/dist/blocklens.js');
+  }
+
+  /* The loaded layout, a copy (tests pin it); _checkAbi(table) runs the load check on a table. */
+  Engine.prototype._abi = function () { return JSON.parse(JSON.stringify(ABI)); };
+  Engine.prototype._checkAbi = function (table) { checkAbi(table); };
 
   /* Size of the wasm memory in bytes (it grows on demand and never shrinks). */
   Engine.prototype.heapBytes = function () { return this._m.HEAPU8.length; };
@@ -443,7 +447,7 @@
      Layout, or a string naming the call) is what an out-of-memory message names. Requests past
      the heap's maximum are refused before the old block is freed. */
   Engine.prototype._block = function (bytes, about) {
-    const m = this._m, need = bytes + ERR_BYTES;
+    const m = this._m, need = bytes + ABI.bl_error.sizeof;
     if (need > this._arenaBytes) {
       if (need > HEAP_MAX) outOfMemory(about || 'this call', need, false);
       if (this._arena) m._free(this._arena);
