@@ -1,7 +1,7 @@
 /* engine-load.js - the rest of the JS API (parameter counts, numpy-compatible random streams),
    load() with its choice of build (the chosen module decoded here, never fetched; or a compiled
-   one shared from another engine: load({ wasmModule })), and the export; appended after
-   engine.js and engine-model.js in the same scope, before engine-post.js closes it. */
+   one shared from another engine: load({ wasmModule })), and the export; appended after the
+   other engine files in the same scope, before engine-post.js closes it. */
   /* global ABI, args, CONFIG_KEYS, COUNT_KEYS, cut, Engine, fail, flag, MAX_ELEMS, oneOf */
   /* global optionNames, rethrow, show */
 

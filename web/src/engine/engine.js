@@ -1,7 +1,8 @@
 /* engine.js - the BlockLens JavaScript API: the only code that touches the wasm heap.
    Appended to Emscripten's output (the BlockLensCore* factories) inside engine-pre.js's
-   scope; engine-model.js (trained models) and engine-load.js (parameter counts, random
-   streams, load) follow it.
+   scope; the format readers (engine-safetensors.js, engine-vocab.js), GPT-2 (engine-gpt2.js),
+   trained models (engine-model.js) and engine-load.js (parameter counts, random streams,
+   load) follow it.
    Every call checks its arguments, copies them into one heap block (kept and reused by the
    next call, so the heap does not grow per call), calls C and copies the results out as
    caller-owned Float32Arrays, or into the arrays of a previous result passed as `into`. */
