@@ -37,6 +37,11 @@ set(BL_SCALAR_JS ${CMAKE_CURRENT_BINARY_DIR}/blocklens_scalar.js)
 find_program(BL_NODE node REQUIRED)
 
 set(BL_DIST ${CMAKE_SOURCE_DIR}/web/dist)
+# The wrapper's files (relinked when one changes); the order they are appended in is below.
+set(BL_ENGINE_DIR ${CMAKE_SOURCE_DIR}/web/src/engine)
+set(BL_ENGINE_JS ${BL_ENGINE_DIR}/engine-pre.js ${BL_ENGINE_DIR}/engine.js
+  ${BL_ENGINE_DIR}/engine-safetensors.js ${BL_ENGINE_DIR}/engine-vocab.js ${BL_ENGINE_DIR}/engine-gpt2.js
+  ${BL_ENGINE_DIR}/engine-model.js ${BL_ENGINE_DIR}/engine-load.js ${BL_ENGINE_DIR}/engine-post.js)
 add_executable(blocklens_core ${BL_SOURCES} src/wasm_abi.c)
 target_include_directories(blocklens_core PRIVATE include)
 if(BL_WASM_SIMD)
@@ -54,12 +59,16 @@ endif()
 target_compile_options(blocklens_core PRIVATE -O3)
 target_link_options(blocklens_core PRIVATE ${BL_WASM_LINK_OPTIONS}
   -sEXPORT_NAME=BlockLensCore
-  "SHELL:--extern-pre-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine-pre.js"   # SHELL: keeps the repeated
+  "SHELL:--extern-pre-js ${BL_ENGINE_DIR}/engine-pre.js"   # SHELL: keeps the repeated
   "SHELL:--extern-pre-js ${BL_SCALAR_JS}"                            # flag (CMake dedups options)
-  "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine.js"
-  "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine-model.js"
-  "SHELL:--extern-post-js ${CMAKE_SOURCE_DIR}/web/src/engine/engine-load.js")
+  "SHELL:--extern-post-js ${BL_ENGINE_DIR}/engine.js"
+  "SHELL:--extern-post-js ${BL_ENGINE_DIR}/engine-safetensors.js"
+  "SHELL:--extern-post-js ${BL_ENGINE_DIR}/engine-vocab.js"
+  "SHELL:--extern-post-js ${BL_ENGINE_DIR}/engine-gpt2.js"
+  "SHELL:--extern-post-js ${BL_ENGINE_DIR}/engine-model.js"
+  "SHELL:--extern-post-js ${BL_ENGINE_DIR}/engine-load.js"
+  "SHELL:--extern-post-js ${BL_ENGINE_DIR}/engine-post.js")
 add_dependencies(blocklens_core blocklens_scalar)
 set_target_properties(blocklens_core PROPERTIES
   OUTPUT_NAME blocklens SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY ${BL_DIST}
-  LINK_DEPENDS "${CMAKE_SOURCE_DIR}/web/src/engine/engine.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-model.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-load.js;${CMAKE_SOURCE_DIR}/web/src/engine/engine-pre.js;${BL_SCALAR_JS}")
+  LINK_DEPENDS "${BL_ENGINE_JS};${BL_SCALAR_JS}")

@@ -294,6 +294,7 @@ test('config and vocab errors are named', () => {
     [{ config: { ...g.config, n_inner: null } }, /tensor "h.0.mlp.c_fc.weight" has shape \[8, 16\], expected \[8, 32\]/],
     [{ config: { ...g.config, n_layer: 3 } }, /no tensor "h.2.ln_1.weight"/],
     [{ config: null }, /config must be an object \(GPT-2's config.json\), not null/],
+    [{ config: { ...g.config, model_type: 'llama' } }, /^BlockLens: config.model_type "llama" \(a string\) is not one BlockLens reads \(gpt2\)$/],
     [{ vocab: g.vocab.slice(1) }, /^BlockLens: vocab has 10 entries, config.vocab_size is 11$/],
     [{ vocab: [...g.vocab.slice(0, 10), 'a'] }, /^BlockLens: vocab\[10\] "a" repeats vocab\[6\]$/],
     [{ vocab: [...g.vocab.slice(0, 10), 7] }, /vocab\[10\] is 7, not a string/],

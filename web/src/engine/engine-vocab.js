@@ -1,0 +1,88 @@
+/* engine-vocab.js - a model's vocabulary (one string per token id) and its character-level
+   tokenizer: encode (text -> "<s>" and one id per character), decode, and the check of an id
+   list. Knows no architecture. */
+  /* global fail, q, rethrow, show, TA_LENGTH, TA_TAG */
+  /* exported readVocab, Vocab */
+
+  /* The vocabulary: vocab_size distinct strings; id = index. */
+  function readVocab(v, size) {
+    const list = new Array(size), ids = new Map();
+    try {
+      if (!Array.isArray(v)) fail('vocab must be an array of strings (token i is vocab[i]), not ' + show(v));
+      if (v.length !== size) fail('vocab has ' + v.length + ' entries, config.vocab_size is ' + size);
+      for (let i = 0; i < size; i++) {
+        const s = v[i];
+        if (typeof s !== 'string') fail('vocab[' + i + '] is ' + show(s) + ', not a string');
+        if (ids.has(s)) fail('vocab[' + i + '] ' + q(s) + ' repeats vocab[' + ids.get(s) + ']');
+        ids.set(s, i);
+        list[i] = s;
+      }
+    } catch (e) {
+      rethrow(e, 'loadModel');
+    }
+    return { list: list, ids: ids };
+  }
+
+  /* A vocabulary read by readVocab; bos / unk: the config's bos_token_id and unk_token_id, used
+     where the vocabulary has no "<s>" / "<unk>". */
+  function Vocab(read, bos, unk) {
+    this.list = read.list;
+    this.ids = read.ids;
+    this.bosId = special(read.ids, '<s>', bos, read.list.length);
+    this.unkId = special(read.ids, '<unk>', unk, read.list.length);
+  }
+
+  /* The id of a special token: the vocabulary's `text`, else the config's id, else -1. */
+  function special(ids, text, id, n) {
+    if (ids.has(text)) return ids.get(text);
+    return Number.isInteger(id) && id >= 0 && id < n ? id : -1;
+  }
+
+  /* "<s>" then one id per character (code point); "<unk>" for characters not in the vocabulary
+     (without those strings in the vocabulary: config.bos_token_id, config.unk_token_id). */
+  Vocab.prototype.encode = function (text) {
+    if (typeof text !== 'string') fail('encode expects a string, not ' + show(text));
+    if (this.bosId < 0) fail('encode: the vocabulary has no "<s>" (nor the config a bos_token_id)');
+    const chars = Array.from(text), out = new Int32Array(chars.length + 1);
+    out[0] = this.bosId;
+    for (let i = 0; i < chars.length; i++) {
+      let id = this.ids.get(chars[i]);
+      if (id === undefined) {
+        if (this.unkId < 0) fail('encode: ' + q(chars[i]) + ' is not in the vocabulary, which has no "<unk>"');
+        id = this.unkId;
+      }
+      out[i + 1] = id;
+    }
+    return out;
+  };
+
+  /* The vocabulary's strings of ids, joined (special tokens as the vocabulary writes them). */
+  Vocab.prototype.decode = function (ids) {
+    const list = this.idList(ids, 'decode', 0);
+    let s = '';
+    for (let i = 0; i < list.length; i++) s += this.list[list[i]];
+    return s;
+  };
+
+  /* ids as an Int32Array of values in [0, vocabSize), read once; max > 0 bounds the length
+     (the model's n_positions). */
+  Vocab.prototype.idList = function (ids, fn, max) {
+    const size = this.list.length;
+    let tag = TA_TAG.call(ids), n;
+    try {
+      if (tag && tag !== 'Float32Array' && tag !== 'Float64Array' && tag !== 'BigInt64Array' && tag !== 'BigUint64Array') n = TA_LENGTH.call(ids);
+      else if (Array.isArray(ids)) n = ids.length;
+      else fail(fn + ' expects ids: an Int32Array or an array of token ids, not ' + show(ids));
+      if (max && (n < 1 || n > max)) fail(fn + ': ids has ' + n + ' tokens; the model reads 1 to ' + max + ' (n_positions)');
+      const out = new Int32Array(n);
+      for (let i = 0; i < n; i++) {
+        const v = ids[i];
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= size)
+          fail(fn + ': ids[' + i + '] (' + (typeof v === 'number' ? v : show(v)) + ') must be in [0, vocab ' + size + ')');
+        out[i] = v;
+      }
+      return out;
+    } catch (e) {
+      rethrow(e, fn);
+    }
+  };
