@@ -38,7 +38,7 @@ const WASM32 = {
   bl_decoder_out: { sizeof: 16, logits: 0, embed: 4, hidden: 8, layers: 12 }
 };
 
-test('the layout read from the wasm module is the pinned wasm32 layout', async () => {
+test('the_layout_read_from_the_wasm_module_is_the_pinned_wasm32_layout', async () => {
   const bl = await BlockLens.load();
   const got = bl._abi();
   assert.deepEqual(Object.keys(got).sort(), Object.keys(WASM32).sort());
@@ -47,7 +47,7 @@ test('the layout read from the wasm module is the pinned wasm32 layout', async (
   assert.doesNotThrow(() => bl._checkAbi(got));
 });
 
-test('a layout without a struct or field the wrapper uses fails naming it', async () => {
+test('a_layout_without_a_struct_or_field_the_wrapper_uses_fails_naming_it', async () => {
   const bl = await BlockLens.load();
   const altered = (edit) => { const t = bl._abi(); edit(t); return t; };
   assert.throws(() => bl._checkAbi(altered((t) => { delete t.bl_ffn_desc.d_ff; })),
@@ -62,7 +62,7 @@ test('a layout without a struct or field the wrapper uses fails naming it', asyn
   assert.doesNotThrow(() => bl._checkAbi(altered((t) => { t.bl_ffn_desc.gate_bias = 44; t.bl_ffn_desc.sizeof = 48; })));
 });
 
-test('an encoder layer, written through every bl_block_desc and bl_block_out field, equals its single calls', async () => {
+test('an_encoder_layer_written_through_every_bl_block_desc_and_bl_block_out_field_equals_its_single_calls', async () => {
   // every optional pointer and flag given, so a field at a wrong offset changes some output
   const bl = await BlockLens.load();
   const r = bl.numpyRandom(11), L = 3, D = 4, H = 2, F = 6, eps = 1e-3;

@@ -11,7 +11,7 @@ function ffnInputs(bl, seed, L, D, F) {
     W2: r.randnF32(F * D), b2: r.randnF32(D) };
 }
 
-test('load returns one shared engine and defines no globals', async () => {
+test('load_returns_one_shared_engine_and_defines_no_globals', async () => {
   const before = new Set(Object.keys(globalThis));
   const a = BlockLens.load(), b = BlockLens.load();
   assert.equal(a, b);
@@ -20,7 +20,7 @@ test('load returns one shared engine and defines no globals', async () => {
   assert.equal(typeof globalThis.BlockLensCore, 'undefined');
 });
 
-test('outputs are caller-owned copies', async () => {
+test('outputs_are_caller_owned_copies', async () => {
   const bl = await BlockLens.load();
   const args = ffnInputs(bl, 2, 3, 4, 8);
   const first = bl.ffn(args);
@@ -33,7 +33,7 @@ test('outputs are caller-owned copies', async () => {
     first.out.byteOffset >= second.out.byteOffset + second.out.byteLength);
 });
 
-test('plain arrays and Float64Arrays give the same result as Float32Arrays', async () => {
+test('plain_arrays_and_Float64Arrays_give_the_same_result_as_Float32Arrays', async () => {
   const bl = await BlockLens.load();
   const args = ffnInputs(bl, 3, 2, 4, 8);
   const plain = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v) : v]));
@@ -42,7 +42,7 @@ test('plain arrays and Float64Arrays give the same result as Float32Arrays', asy
   assert.deepEqual(bl.ffn(f64).out, bl.ffn(args).out);
 });
 
-test('gated FFN accepts Wg/Wu/Wd and returns gate and up', async () => {
+test('gated_FFN_accepts_Wg_Wu_Wd_and_returns_gate_and_up', async () => {
   const bl = await BlockLens.load();
   const r = bl.numpyRandom(4), L = 2, D = 4, F = 6;
   const x = r.randnF32(L * D), Wg = r.randnF32(D * F), Wu = r.randnF32(D * F), Wd = r.randnF32(F * D);
@@ -56,7 +56,7 @@ test('gated FFN accepts Wg/Wu/Wd and returns gate and up', async () => {
   }
 });
 
-test('numpyRandom streams continue across calls like numpy', async () => {
+test('numpyRandom_streams_continue_across_calls_like_numpy', async () => {
   const bl = await BlockLens.load();
   const one = bl.numpyRandom(9), two = bl.numpyRandom(9);
   const joined = [...one.randn(3), ...one.randn(4)];
@@ -64,7 +64,7 @@ test('numpyRandom streams continue across calls like numpy', async () => {
   assert.deepEqual(Array.from(bl.numpyRandom(9).randnF32(7)), Array.from(Float32Array.from(joined)));
 });
 
-test('a copied numpyRandom stream goes on from the same point, apart from the original', async () => {
+test('a_copied_numpyRandom_stream_goes_on_from_the_same_point_apart_from_the_original', async () => {
   const bl = await BlockLens.load();
   const r = bl.numpyRandom(9);
   r.randn(3);   // an odd count: numpy's cached second normal is part of the state copied
@@ -75,7 +75,7 @@ test('a copied numpyRandom stream goes on from the same point, apart from the or
   assert.equal(c.seed, 9);
 });
 
-test('10,000 calls at the same sizes leave the heap where it was', async () => {
+test('10_000_calls_at_the_same_sizes_leave_the_heap_where_it_was', async () => {
   const bl = await BlockLens.load();
   const args = ffnInputs(bl, 5, 7, 8, 32);
   const r = bl.numpyRandom(6);
@@ -87,7 +87,7 @@ test('10,000 calls at the same sizes leave the heap where it was', async () => {
   assert.equal(bl.heapBytes(), before);
 });
 
-test('key padding mask hides keys from every query', async () => {
+test('key_padding_mask_hides_keys_from_every_query', async () => {
   const bl = await BlockLens.load();
   const r = bl.numpyRandom(8), L = 4, D = 4;
   const w = () => r.randnF32(D * D);
@@ -95,7 +95,7 @@ test('key padding mask hides keys from every query', async () => {
   for (let i = 0; i < L; i++) assert.equal(res.weights[i * L + 2], 0);
 });
 
-test('a previous result passed as into receives the outputs and is returned', async () => {
+test('a_previous_result_passed_as_into_receives_the_outputs_and_is_returned', async () => {
   const bl = await BlockLens.load();
   const a = ffnInputs(bl, 11, 5, 8, 16), b = ffnInputs(bl, 12, 5, 8, 16);
   const into = bl.ffn(a);
@@ -124,7 +124,7 @@ test('a previous result passed as into receives the outputs and is returned', as
   assert.deepEqual(bl.encoderLayer(layer, rl), bl.encoderLayer(layer));
 });
 
-test('into may be one of the call inputs', async () => {
+test('into_may_be_one_of_the_call_inputs', async () => {
   const bl = await BlockLens.load();
   const r = bl.layerNorm({ L: 4, d: 8, x: bl.numpyRandom(3).randnF32(32), gamma: new Float32Array(8).fill(2) });
   const expect = bl.layerNorm({ L: 4, d: 8, x: Float32Array.from(r.out) });
@@ -132,7 +132,7 @@ test('into may be one of the call inputs', async () => {
   assert.deepEqual(r, expect);
 });
 
-test('an into that does not fit throws, names the array and is left untouched', async () => {
+test('an_into_that_does_not_fit_throws_names_the_array_and_is_left_untouched', async () => {
   const bl = await BlockLens.load();
   const args = ffnInputs(bl, 14, 3, 4, 8);
   const small = bl.ffn(ffnInputs(bl, 15, 2, 4, 8));
@@ -148,7 +148,7 @@ test('an into that does not fit throws, names the array and is left untouched', 
   assert.deepEqual(bl.ffn(args, bl.ffn(args)).out, bl.ffn(args).out, 'the engine works afterwards');
 });
 
-test('10,000 calls with into allocate no new output arrays and leave the heap where it was', async () => {
+test('10_000_calls_with_into_allocate_no_new_output_arrays_and_leave_the_heap_where_it_was', async () => {
   const bl = await BlockLens.load();
   const args = ffnInputs(bl, 16, 7, 8, 32);
   const r = bl.ffn(args), out = r.out;

@@ -11,7 +11,7 @@ const PAD = 70;   /* 70 * 70 * d_k > 4096 for every d_k: the blocked path */
 
 function bits(a) { return Array.from(new Uint32Array(Float32Array.from(a).buffer)); }
 
-test('a small head computed in place equals the blocked path bit for bit', async () => {
+test('a_small_head_computed_in_place_equals_the_blocked_path_bit_for_bit', async () => {
   const bl = await BlockLens.load();
   const shapes = [[7, 8, 2], [5, 12, 3], [9, 6, 1], [3, 4, 4]];
   for (const [L, D, H] of shapes) for (const causal of [false, true]) for (const scale of [true, false]) {
@@ -40,7 +40,7 @@ test('a small head computed in place equals the blocked path bit for bit', async
   }
 });
 
-test('a small head with masked keys and an all-masked row gives zeros, not NaN', async () => {
+test('a_small_head_with_masked_keys_and_an_all_masked_row_gives_zeros_not_NaN', async () => {
   const bl = await BlockLens.load();
   const L = 6, D = 8, r = bl.numpyRandom(3), w = () => r.randnF32(D * D);
   const res = bl.attention({ L, dModel: D, nHeads: 2, x: r.randnF32(L * D), Wq: w(), Wk: w(), Wv: w(), Wo: w(),

@@ -15,7 +15,7 @@ function close(got, want, tol, label) {
   assert.ok(max <= tol, `${label}: max relative difference ${max} (tolerance ${tol})`);
 }
 
-test('attention at L 8192, d_k 64 (L*L*d_k = 2^32) is right at sampled rows, and the engine keeps working', async () => {
+test('attention_at_L_8192_d_k_64_L_L_d_k_2_32_is_right_at_sampled_rows_and_the_engine_keeps_working', async () => {
   const bl = await BlockLens.load(), r = bl.numpyRandom(8192);
   const L = 8192, D = 64, scale = 1 / 8;
   const x = r.randnF32(L * D), w = () => r.randnF32(D * D).map((v) => v * 0.125);

@@ -140,7 +140,7 @@ function closeAll(got, want, atol, rtol, label) {
 // float32 against float64 on these sizes: max differences measured at 2.2e-6
 const ATOL = 2e-5, RTOL = 1e-4;
 
-test('a random GPT-2 in safetensors matches a plain float64 forward, every layer and the logits', () => {
+test('a_random_GPT_2_in_safetensors_matches_a_plain_float64_forward_every_layer_and_the_logits', () => {
   let worst = 0;
   for (const opts of [{}, { activation: 'relu', nLayer: 3, D: 12, H: 3, F: 20 }, { activation: 'gelu', nLayer: 1, H: 1 }]) {
     const model = randomModel(opts), m = load(model);
@@ -159,7 +159,7 @@ test('a random GPT-2 in safetensors matches a plain float64 forward, every layer
   assert.ok(worst > 0);   // float32 arithmetic, not a copy of the reference
 });
 
-test('F16 and BF16 files give the same model as F32, and the transformer. prefix is read too', () => {
+test('F16_and_BF16_files_give_the_same_model_as_F32_and_the_transformer_prefix_is_read_too', () => {
   const ids = [0, 6, 7, 8, 9, 2];
   const base = load(randomModel()).forward(ids).logits;
   for (const dtype of ['F16', 'BF16']) {
@@ -174,7 +174,7 @@ test('F16 and BF16 files give the same model as F32, and the transformer. prefix
   m.free();
 });
 
-test('float16 and bfloat16 values decode exactly: subnormals, extremes, negative zero', () => {
+test('float16_and_bfloat16_values_decode_exactly_subnormals_extremes_negative_zero', () => {
   // bits -> value, from the formats' definitions
   const f16 = [[0x3c00, 1], [0xc000, -2], [0x7bff, 65504], [0x0001, 2 ** -24], [0x03ff, 1023 * 2 ** -24],
     [0x0400, 2 ** -14], [0x8000, -0], [0x3555, 0.333251953125], [0x5640, 100], [0xfbff, -65504],
@@ -236,7 +236,7 @@ const MALFORMED = [
     /tensor "ln_f.weight" holds Infinity at value 1/]
 ];
 
-test('every malformed file throws a named BlockLens Error, and the engine keeps working', () => {
+test('every_malformed_file_throws_a_named_BlockLens_Error_and_the_engine_keeps_working', () => {
   const good = randomModel(), ids = [0, 4, 5];
   const before = load(good).forward(ids).logits;
   for (const [what, make, message] of MALFORMED) {
@@ -251,7 +251,7 @@ test('every malformed file throws a named BlockLens Error, and the engine keeps 
   assert.deepEqual(Array.from(load(good).forward(ids).logits), Array.from(before));
 });
 
-test('randomly corrupted files load or throw a BlockLens Error, nothing else', () => {
+test('randomly_corrupted_files_load_or_throw_a_BlockLens_Error_nothing_else', () => {
   const good = randomModel({ dtype: 'F16' }), file = safetensors(good.tensors), r = bl.numpyRandom(11);
   const hlen = new DataView(file.buffer).getUint32(0, true);
   let loaded = 0, refused = 0;
@@ -283,7 +283,7 @@ test('randomly corrupted files load or throw a BlockLens Error, nothing else', (
   b.free();
 });
 
-test('config and vocab errors are named', () => {
+test('config_and_vocab_errors_are_named', () => {
   const g = randomModel(), weights = safetensors(g.tensors);
   const cases = [
     [{ config: { ...g.config, n_head: 3 } }, /^BlockLens: config.n_embd \(8\) must be divisible by config.n_head \(3\)$/],
@@ -312,7 +312,7 @@ test('config and vocab errors are named', () => {
   m.free();
 });
 
-test('a failed load and a freed model leave no memory behind', () => {
+test('a_failed_load_and_a_freed_model_leave_no_memory_behind', () => {
   // 2,000 x 64 floats of wte: 512 KB per load
   const big = randomModel({ D: 64, H: 4, F: 64 });
   const V = 2000, vocab = Array.from({ length: V }, (_, i) => (i < VOCAB.length ? VOCAB[i] : 'w' + i));
@@ -338,7 +338,7 @@ test('a failed load and a freed model leave no memory behind', () => {
   assert.equal(bl.heapBytes(), heap, '40 x (a failed load + a load, forward, free) grew the heap');
 });
 
-test('encode: <s> first, one id per character, <unk> for the unknown; decode joins the strings', () => {
+test('encode_s_first_one_id_per_character_unk_for_the_unknown_decode_joins_the_strings', () => {
   const m = load(randomModel());
   assert.deepEqual(Array.from(m.encode('月光a?𠀀')), [0, 4, 5, 6, 1, 8]);
   assert.ok(m.encode('') instanceof Int32Array);
@@ -364,7 +364,7 @@ test('encode: <s> first, one id per character, <unk> for the unknown; decode joi
   o.free();
 });
 
-test('forward keeps the chosen layers only; a layer\'s x is the previous one\'s resid2', () => {
+test('forward_keeps_the_chosen_layers_only_a_layers_x_is_the_previous_ones_resid2', () => {
   const model = randomModel({ nLayer: 3 }), m = load(model), ids = m.encode('月光ab，');
   const all = m.forward(ids), some = m.forward(ids, { layers: [2] }), none = m.forward(ids, { layers: [] });
   assert.deepEqual(Array.from(some.logits), Array.from(all.logits));
@@ -407,7 +407,7 @@ test('forward keeps the chosen layers only; a layer\'s x is the previous one\'s 
   assert.throws(() => m.encode('a'), { message: /encode: this model was freed/ });
 });
 
-test('layerWeights gives a layer\'s weights under the engine\'s names, c_attn split by columns', () => {
+test('layerWeights_gives_a_layers_weights_under_the_engines_names_c_attn_split_by_columns', () => {
   const model = randomModel({ nLayer: 2, D: 8, F: 16 }), m = load(model), D = 8, t = model.tensors;
   const w = m.layerWeights(1), qkv = t['h.1.attn.c_attn.weight'][2], bqkv = t['h.1.attn.c_attn.bias'][2];
   ['Wq', 'Wk', 'Wv'].forEach((k, j) => {
@@ -431,7 +431,7 @@ test('layerWeights gives a layer\'s weights under the engine\'s names, c_attn sp
 });
 
 /* ---- the shipped model ------------------------------------------------------------------ */
-test('the shipped poem model matches its float64 fixture: ids, logits, every intermediate, top-1', () => {
+test('the_shipped_poem_model_matches_its_float64_fixture_ids_logits_every_intermediate_top_1', () => {
   // written by tools/train/reference.py (tools/gen_fixtures.py runs it); missing files fail here
   const dir = path.join(root, 'web', 'models', 'poems');
   const fixture = JSON.parse(fs.readFileSync(path.join(root, 'tests', 'fixtures', 'poems.json'), 'utf8'));

@@ -43,7 +43,7 @@ const cases = [
 ];
 
 for (const [fn, change, pattern] of cases) {
-  test(`${fn} rejects ${JSON.stringify(change, (k, v) => (typeof v === 'number' && !isFinite(v) ? String(v) : v && v.BYTES_PER_ELEMENT ? `${v.constructor.name}(${v.length})` : v))}`, () => {
+  test(`${fn}_rejects_${JSON.stringify(change, (k, v) => (typeof v === 'number' && !isFinite(v) ? String(v) : v && v.BYTES_PER_ELEMENT ? `${v.constructor.name}(${v.length})` : v))}`, () => {
     const base = fn === 'ffn' ? ffnArgs : attnArgs;
     const args = { ...base, ...change };
     for (const k of Object.keys(change)) if (change[k] === undefined) delete args[k];
@@ -51,7 +51,7 @@ for (const [fn, change, pattern] of cases) {
   });
 }
 
-test('norms, encoderLayer, paramCount and numpyRandom reject bad arguments', () => {
+test('norms_encoderLayer_paramCount_and_numpyRandom_reject_bad_arguments', () => {
   const x = new Float32Array(8);
   assert.throws(() => bl.layerNorm({ L: 2, d: 4, x, eps: 0 }), /eps \(0\) must be a positive/);
   assert.throws(() => bl.layerNorm({ L: 2, d: 4, x, eps: 1e-60 }), /eps/);   // 0 in float32
@@ -73,7 +73,7 @@ test('norms, encoderLayer, paramCount and numpyRandom reject bad arguments', () 
   assert.throws(() => bl.ffn(null), /ffn expects an options object/);
 });
 
-test('the engine keeps working after every refusal', () => {
+test('the_engine_keeps_working_after_every_refusal', () => {
   const before = bl.ffn(ffnArgs).out;
   for (const [fn, change] of cases) {
     try { bl[fn]({ ...(fn === 'ffn' ? ffnArgs : attnArgs), ...change }); } catch (e) { /* expected */ }
@@ -81,7 +81,7 @@ test('the engine keeps working after every refusal', () => {
   assert.deepEqual(bl.ffn(ffnArgs).out, before);
 });
 
-test('a request beyond the memory limit throws instead of aborting', () => {
+test('a_request_beyond_the_memory_limit_throws_instead_of_aborting', () => {
   // 16384 x 16384 scores and weights are within the size limits, but 2 GiB together: more
   // than the 2 GiB wasm heap can hold, so the call is refused before malloc.
   const L = 16384, w = new Float32Array(16);

@@ -339,7 +339,7 @@ function fuzz(bl, rnd, log) {
   return stats;
 }
 
-test(`${CALLS} randomized adversarial calls: each equals the reference or throws a BlockLens Error`, async () => {
+test(`${CALLS}_randomized_adversarial_calls_each_equal_the_reference_or_throw_a_BlockLens_Error`, async () => {
   const bl = await BlockLens.load(), t0 = performance.now();
   const stats = fuzz(bl, mulberry32(SEED), (s) => console.error(s));
   const ms = performance.now() - t0;

@@ -51,7 +51,7 @@ function stillWorks(label) {
   close(bl.ffn(big), ref.ffn(big), `${label}: a larger ffn afterwards`);
 }
 
-test('a request past the 2 GiB heap throws naming its sizes before anything is allocated', () => {
+test('a_request_past_the_2_GiB_heap_throws_naming_its_sizes_before_anything_is_allocated', () => {
   // scores + weights 2 x 1 GiB and hidden, up, activated 3 x 683 MiB: 4.1 GiB, which used to be
   // passed to malloc cut to 32 bits (a small block, then writes far past it).
   const L = 16384, F = 10923, one = new Float32Array([1]);
@@ -80,7 +80,7 @@ function onceGetter(o, name) {
   return { o: copy, reads: () => reads };
 }
 
-test('every argument is read once: a getter that changes does not poison later honest calls', () => {
+test('every_argument_is_read_once_a_getter_that_changes_does_not_poison_later_honest_calls', () => {
   for (const [call, args, name] of [['ffn', ffnArgs(5, 4, 8), 'b1'], ['ffn', ffnArgs(5, 4, 8, 'swiglu'), 'b3'],
     ['attention', attnArgs(5, 4, 2), 'bq'], ['layerNorm', { L: 5, d: 4, x: f32(20), gamma: f32(4), beta: f32(4) }, 'beta']]) {
     const g = onceGetter(args, name);
@@ -97,7 +97,7 @@ test('every argument is read once: a getter that changes does not poison later h
   }
 });
 
-test('transferring a small result\'s buffer does not break the calls that follow', async () => {
+test('transferring_a_small_results_buffer_does_not_break_the_calls_that_follow', async () => {
   const f = ffnArgs(), a = attnArgs();
   for (let round = 0; round < 3; round++) {
     const r = bl.ffn(f);
@@ -116,7 +116,7 @@ test('transferring a small result\'s buffer does not break the calls that follow
   }
 });
 
-test('messages quote at most a short prefix of a huge value', () => {
+test('messages_quote_at_most_a_short_prefix_of_a_huge_value', () => {
   const huge = 'x'.repeat(1e6), f = ffnArgs(), a = attnArgs();
   const cases = [
     () => bl.ffn({ ...f, activation: huge }),
@@ -138,7 +138,7 @@ test('messages quote at most a short prefix of a huge value', () => {
   });
 });
 
-test('null-prototype option objects work like plain ones', () => {
+test('null_prototype_option_objects_work_like_plain_ones', () => {
   const f = ffnArgs(), a = attnArgs(), n = { L: 3, d: 4, x: f.x, gamma: f.b2 };
   const bare = (o) => Object.assign(Object.create(null), o);
   close(bl.ffn(bare(f)), ref.ffn(f), 'ffn');
@@ -161,7 +161,7 @@ test('null-prototype option objects work like plain ones', () => {
   stillWorks('null-prototype objects');
 });
 
-test('Proxies and typed arrays whose length lies give a correct result or a BlockLens Error', () => {
+test('proxies_and_typed_arrays_whose_length_lies_give_a_correct_result_or_a_BlockLens_Error', () => {
   const f = ffnArgs(), want = ref.ffn(f);
   // a Proxy around a Float32Array is no typed array (its length getter refuses the Proxy)
   refuses(() => bl.ffn({ ...f, x: new Proxy(f.x, {}) }), /x must be a Float32Array/);
@@ -191,7 +191,7 @@ test('Proxies and typed arrays whose length lies give a correct result or a Bloc
   stillWorks('Proxies and lying lengths');
 });
 
-test('`into` is checked by its arrays\' real lengths and buffers; a frozen one is never left stale', () => {
+test('into_is_checked_by_its_arrays_real_lengths_and_buffers_a_frozen_one_is_never_left_stale', () => {
   const g = ffnArgs(3, 4, 8, 'swiglu'), g2 = ffnArgs(3, 4, 8, 'swiglu');
   // frozen result of the same call: its arrays (gate is hidden) receive the new values
   const frozen = Object.freeze(bl.ffn(g));
@@ -228,7 +228,7 @@ test('`into` is checked by its arrays\' real lengths and buffers; a frozen one i
   stillWorks('hostile into');
 });
 
-test('messages say what was wrong: strings quoted, arrays named, values as given, unknown names listed', () => {
+test('messages_say_what_was_wrong_strings_quoted_arrays_named_values_as_given_unknown_names_listed', () => {
   const f = ffnArgs(), a = attnArgs(), n = { L: 3, d: 4, x: f.x };
   refuses(() => bl.attention({ ...a, causal: 'true' }), /^BlockLens: causal must be true or false, not "true" \(a string\)$/);
   refuses(() => bl.attention({ ...a, scale: 1 }), /^BlockLens: scale must be true or false, not 1$/);
@@ -248,7 +248,7 @@ test('messages say what was wrong: strings quoted, arrays named, values as given
   stillWorks('messages');
 });
 
-test('parameter counts past 2^53 throw instead of coming back rounded', () => {
+test('parameter_counts_past_2_53_throw_instead_of_coming_back_rounded', () => {
   refuses(() => bl.paramCount({ dModel: 2 ** 30, nHeads: 1, dFF: 2 ** 30, nLayers: 1 }),
     /^BlockLens: attention \(about 4\.612e\+18\) is past 2\^53 - 1: a JS number cannot hold it exactly$/);
   refuses(() => bl.paramCount({ dModel: 2 ** 30, nHeads: 1, dFF: 2 ** 30 }), /attentionPerLayer \(about 4\.612e\+18\) is past 2\^53 - 1/);
@@ -257,7 +257,7 @@ test('parameter counts past 2^53 throw instead of coming back rounded', () => {
   assert.ok(Number.isSafeInteger(c.total) && c.total > 2 ** 50 && c.total === c.attention + c.ffn + c.norms);
 });
 
-test('a getter that calls the engine again does not disturb the call it runs in', () => {
+test('a_getter_that_calls_the_engine_again_does_not_disturb_the_call_it_runs_in', () => {
   const e = { ...attnArgs(3, 4, 2), ...ffnArgs(3, 4, 8, 'swiglu'), keyMask: [1, 0, 1] };
   const other = { ...e, keyMask: [0, 1, 1], x: f32(12) };
   const W1 = Array.from(e.W1);

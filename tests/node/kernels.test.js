@@ -6,7 +6,7 @@ const assert = require('node:assert/strict');
 const { BlockLens } = require('./helpers.js');
 
 
-test('ffn hidden layer matches a float64 reference past one K slice and on ragged tiles', async () => {
+test('ffn_hidden_layer_matches_a_float64_reference_past_one_K_slice_and_on_ragged_tiles', async () => {
   const bl = await BlockLens.load();
   for (const [L, D, F] of [[67, 1000, 45], [130, 769, 33], [3, 5, 7], [9, 3, 100]]) {
     const r = bl.numpyRandom(L + D + F);
@@ -24,7 +24,7 @@ test('ffn hidden layer matches a float64 reference past one K slice and on ragge
   }
 });
 
-test('attention over 150 tokens with causal and padding masks matches a float64 reference', async () => {
+test('attention_over_150_tokens_with_causal_and_padding_masks_matches_a_float64_reference', async () => {
   const bl = await BlockLens.load();
   const L = 150, D = 16, H = 4, dk = D / H;
   const r = bl.numpyRandom(150);
@@ -59,7 +59,7 @@ test('attention over 150 tokens with causal and padding masks matches a float64 
   }
 });
 
-test('the build in use is the one this run expects', async () => {
+test('the_build_in_use_is_the_one_this_run_expects', async () => {
   const bl = await BlockLens.load();
   const expect = process.env.BLOCKLENS_EXPECT_BUILD || 'simd';   // tools/test sets it per pass
   assert.ok(['fma', 'simd', 'scalar'].includes(expect), `BLOCKLENS_EXPECT_BUILD=${expect}`);
@@ -70,7 +70,7 @@ test('the build in use is the one this run expects', async () => {
 // Runs in the pass with --experimental-wasm-relaxed-simd (tools/test); the other passes have
 // no FMA build to compare and report it skipped.
 const fmaRun = process.env.BLOCKLENS_EXPECT_BUILD === 'fma';
-test('the FMA build fuses large products only: small ones are bit-identical to the SIMD build',
+test('the_FMA_build_fuses_large_products_only_small_ones_are_bit_identical_to_the_SIMD_build',
   { skip: !fmaRun && 'needs relaxed SIMD (the --experimental-wasm-relaxed-simd pass)' }, async () => {
     const fma = await BlockLens.load(), plain = await BlockLens.load({ fma: false });
     assert.equal(fma.fma, true);
@@ -92,7 +92,7 @@ test('the FMA build fuses large products only: small ones are bit-identical to t
     assert.ok(worst <= 1e-6 * top, `only by rounding: ${worst} vs max |value| ${top}`);
   });
 
-test('results do not depend on what earlier calls left in the heap', async () => {
+test('results_do_not_depend_on_what_earlier_calls_left_in_the_heap', async () => {
   const bl = await BlockLens.load();
   const r = bl.numpyRandom(77), L = 5, D = 12, H = 3;
   const w = () => r.randnF32(D * D).map((v) => v / Math.sqrt(D));

@@ -18,7 +18,7 @@ function options(c) {
     activation: p.activation, ...inputs };
 }
 
-test('moe matches torch: top-1 and top-2, ReLU and SwiGLU experts, ties to the lower index', () => {
+test('moe_matches_torch_top_1_and_top_2_ReLU_and_SwiGLU_experts_ties_to_the_lower_index', () => {
   const seen = { ties: 0, gated: 0, top1: 0, top2: 0 };
   for (const c of fixture('moe.json')) {
     const p = c.params, got = bl.moe(options(c));
@@ -47,7 +47,7 @@ test('moe matches torch: top-1 and top-2, ReLU and SwiGLU experts, ties to the l
   assert.ok(seen.ties >= 2 && seen.gated >= 2 && seen.top1 >= 2 && seen.top2 >= 3, JSON.stringify(seen));
 });
 
-test('moe takes the gated names of ffn: Wg, Wu, Wd and bg, bu, bd give the same numbers', () => {
+test('moe_takes_the_gated_names_of_ffn_Wg_Wu_Wd_and_bg_bu_bd_give_the_same_numbers', () => {
   const c = fixture('moe.json').find((k) => k.params.activation === 'swiglu' && k.params.bias);
   const o = options(c), plain = bl.moe(o);
   const named = bl.moe({ L: o.L, dModel: o.dModel, dFF: o.dFF, nExperts: o.nExperts, topK: o.topK,
@@ -56,7 +56,7 @@ test('moe takes the gated names of ffn: Wg, Wu, Wd and bg, bu, bd give the same 
   assert.throws(() => bl.moe({ ...o, Wg: o.W1 }), /^Error: BlockLens: give Wg or W1, not both$/);
 });
 
-test('moe with one expert is ffn: the same output bit for bit, weight 1, every token routed', () => {
+test('moe_with_one_expert_is_ffn_the_same_output_bit_for_bit_weight_1_every_token_routed', () => {
   const r = bl.numpyRandom(5), L = 7, D = 8, F = 32;
   for (const activation of bl.activations) {
     const gated = activation === 'swiglu' || activation === 'geglu';
@@ -69,7 +69,7 @@ test('moe with one expert is ffn: the same output bit for bit, weight 1, every t
   }
 });
 
-test('moe into a previous result fills its arrays, Int32Array ones included, and returns it', () => {
+test('moe_into_a_previous_result_fills_its_arrays_Int32Array_ones_included_and_returns_it', () => {
   const cases = fixture('moe.json'), a = options(cases[1]), b = { ...a, x: a.x.map((v) => -v) };
   const r = bl.moe(a), want = bl.moe(b), keep = r.topIndex;
   assert.equal(bl.moe(b, r), r);
@@ -82,7 +82,7 @@ test('moe into a previous result fills its arrays, Int32Array ones included, and
   assert.deepEqual(r, want, 'a refused into is left untouched');
 });
 
-test('moe refuses bad arguments with errors that name them, and keeps working', () => {
+test('moe_refuses_bad_arguments_with_errors_that_name_them_and_keeps_working', () => {
   const r = bl.numpyRandom(9), L = 3, D = 4, F = 6, E = 8, K = 2;
   const good = { L, dModel: D, dFF: F, nExperts: E, topK: K, x: r.randnF32(L * D), Wr: r.randnF32(D * E),
     W1: r.randnF32(E * D * F), b1: r.randnF32(E * F), W2: r.randnF32(E * F * D), b2: r.randnF32(E * D) };

@@ -7,7 +7,7 @@ const { BlockLens, fixture, assertClose, jsInputs } = require('./helpers.js');
 let bl;
 test.before(async () => { bl = await BlockLens.load(); });
 
-test('numpyRandom matches numpy bit for bit, including the cached normal', () => {
+test('numpyRandom_matches_numpy_bit_for_bit_including_the_cached_normal', () => {
   let compared = 0;
   for (const c of fixture('rng.json')) {
     // raw 32-bit words are not part of the JS API; the C tests check those cases
@@ -23,7 +23,7 @@ test('numpyRandom matches numpy bit for bit, including the cached normal', () =>
   assert.ok(compared > 5000, `compared ${compared}`);
 });
 
-test('the classic example has 100 negative hidden values, 0 after ReLU', () => {
+test('the_classic_example_has_100_negative_hidden_values_0_after_ReLU', () => {
   const c = fixture('rng.json').find((k) => k.name === 'classic_seed42');
   const r = bl.numpyRandom(42);
   const x = r.randnF32(56), W1 = r.randnF32(256), b1 = r.randnF32(32), W2 = r.randnF32(256), b2 = r.randnF32(8);
@@ -36,7 +36,7 @@ test('the classic example has 100 negative hidden values, 0 after ReLU', () => {
   assertClose(f.hidden, c.expected.hidden, c.atol, c.rtol, 'hidden');
 });
 
-test('ffn matches torch for every activation', () => {
+test('ffn_matches_torch_for_every_activation', () => {
   const seen = new Set();
   for (const c of fixture('ffn.json')) {
     const p = c.params;
@@ -48,7 +48,7 @@ test('ffn matches torch for every activation', () => {
   assert.deepEqual([...seen].sort(), [...bl.activations].sort());
 });
 
-test('attention matches torch: masks, scaling, heads', () => {
+test('attention_matches_torch_masks_scaling_heads', () => {
   for (const c of fixture('attention.json')) {
     const p = c.params;
     const got = bl.attention({ L: p.L, dModel: p.d_model, nHeads: p.n_heads, causal: p.causal,
@@ -59,7 +59,7 @@ test('attention matches torch: masks, scaling, heads', () => {
   }
 });
 
-test('norms match torch', () => {
+test('norms_match_torch', () => {
   for (const c of fixture('norms.json')) {
     const p = c.params;
     const fn = { layer: 'layerNorm', rms: 'rmsNorm', batch: 'batchNorm' }[p.kind];
@@ -69,7 +69,7 @@ test('norms match torch', () => {
   }
 });
 
-test('encoderLayer matches torch TransformerEncoderLayer, post-LN and pre-LN', () => {
+test('encoderLayer_matches_torch_TransformerEncoderLayer_post_LN_and_pre_LN', () => {
   const kinds = new Set();
   for (const c of fixture('block.json')) {
     const p = c.params;
@@ -85,7 +85,7 @@ test('encoderLayer matches torch TransformerEncoderLayer, post-LN and pre-LN', (
   assert.equal(kinds.size, 2);
 });
 
-test('paramCount matches torch module counts and the published totals', () => {
+test('paramCount_matches_torch_module_counts_and_the_published_totals', () => {
   const camel = (k) => k.replace(/_([a-z])/g, (_, ch) => ch.toUpperCase()).replace(/^dFf$/, 'dFF');
   let presets = 0;
   for (const c of fixture('params.json')) {

@@ -35,7 +35,7 @@ function overlap(a, b) {
     b.byteOffset < a.byteOffset + a.byteLength;
 }
 
-test('two fresh small results do not alias: writing one leaves the other unchanged', async () => {
+test('two_fresh_small_results_do_not_alias_writing_one_leaves_the_other_unchanged', async () => {
   const bl = await BlockLens.load();
   for (const [call, args] of [['ffn', ffnArgs(bl, 1)], ['attention', attnArgs(bl, 2)],
     ['layerNorm', { L: 7, d: 8, x: bl.numpyRandom(3).randnF32(56) }]]) {
@@ -49,7 +49,7 @@ test('two fresh small results do not alias: writing one leaves the other unchang
   }
 });
 
-test('small results keep their values after thousands of later calls', async () => {
+test('small_results_keep_their_values_after_thousands_of_later_calls', async () => {
   const bl = await BlockLens.load();
   const kept = [];
   for (let i = 0; i < 3000; i++) {
@@ -61,7 +61,7 @@ test('small results keep their values after thousands of later calls', async () 
   for (const [res, want] of kept) assert.deepEqual(arrays(res), want);
 });
 
-test('fresh and into results are bit-identical for every small call', async () => {
+test('fresh_and_into_results_are_bit_identical_for_every_small_call', async () => {
   const bl = await BlockLens.load();
   const gated = Object.assign(ffnArgs(bl, 5), { activation: 'swiglu', W3: bl.numpyRandom(6).randnF32(256) });
   const layer = Object.assign(attnArgs(bl, 7), ffnArgs(bl, 8), { activation: 'relu', norm: 'pre' });
@@ -75,7 +75,7 @@ test('fresh and into results are bit-identical for every small call', async () =
   }
 });
 
-test('into receives outputs in the arrays it holds now, even ones swapped in from another result', async () => {
+test('into_receives_outputs_in_the_arrays_it_holds_now_even_ones_swapped_in_from_another_result', async () => {
   const bl = await BlockLens.load();
   const a = ffnArgs(bl, 20), b = ffnArgs(bl, 21), c = ffnArgs(bl, 22);
   const r = bl.ffn(a), other = bl.ffn(b);
@@ -92,7 +92,7 @@ test('into receives outputs in the arrays it holds now, even ones swapped in fro
   assert.deepEqual(r.out, bl.ffn(a).out);
 });
 
-test('an into from another call is refused and left untouched, whatever shares its buffer', async () => {
+test('an_into_from_another_call_is_refused_and_left_untouched_whatever_shares_its_buffer', async () => {
   const bl = await BlockLens.load();
   const small = bl.ffn(ffnArgs(bl, 30, 3, 8, 32)), keep = copies(small);
   assert.throws(() => bl.ffn(ffnArgs(bl, 31), small), /^Error: BlockLens: into\.hidden has 96 values, expected 224$/);
@@ -102,7 +102,7 @@ test('an into from another call is refused and left untouched, whatever shares i
   assert.deepEqual(arrays(small), keep);
 });
 
-test('many fresh small calls keep no pool buffer alive and leave the heap where it was', async () => {
+test('many_fresh_small_calls_keep_no_pool_buffer_alive_and_leave_the_heap_where_it_was', async () => {
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc');
   const bl = await BlockLens.load();
@@ -122,7 +122,7 @@ test('many fresh small calls keep no pool buffer alive and leave the heap where 
   assert.equal(bl.heapBytes(), heap);
 });
 
-test('a result too large for the pool owns its buffer; a small one copied with slice() does', async () => {
+test('a_result_too_large_for_the_pool_owns_its_buffer_a_small_one_copied_with_slice_does', async () => {
   const bl = await BlockLens.load();
   const big = bl.ffn(ffnArgs(bl, 50, 16, 8, 128));       // 2 x 2048 + 128 floats
   assert.equal(big.hidden.byteOffset, 0);

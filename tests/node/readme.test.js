@@ -7,7 +7,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { root } = require('./helpers.js');
 
-test('the README example runs and prints the classic numbers', () => {
+test('the_README_example_runs_and_prints_the_classic_numbers', () => {
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
   const match = readme.match(/```js\n([\s\S]*?)```/);
   assert.ok(match, 'README has a js example');

@@ -49,7 +49,7 @@ async function builds() {
   return [...seen];
 }
 
-test('load() decodes only the module it runs, once, and never fetches it', async () => {
+test('load_decodes_only_the_module_it_runs_once_and_never_fetches_it', async () => {
   for (const [key, opts] of await builds()) {
     const page = browserLike();
     const bl = await page.BlockLens.load(opts);
@@ -61,7 +61,7 @@ test('load() decodes only the module it runs, once, and never fetches it', async
   }
 });
 
-test('engine.wasmModule is the compiled module, tagged with its build', async () => {
+test('engine_wasmModule_is_the_compiled_module_tagged_with_its_build', async () => {
   for (const [key, opts] of await builds()) {
     const bl = await BlockLens.load(opts);
     assert.ok(bl.wasmModule instanceof WebAssembly.Module, key);
@@ -70,7 +70,7 @@ test('engine.wasmModule is the compiled module, tagged with its build', async ()
   }
 });
 
-test('load({ wasmModule }) instantiates the given module: same FFN bits, no decode, compile or fetch', async () => {
+test('load_wasmModule_instantiates_the_given_module_same_FFN_bits_no_decode_compile_or_fetch', async () => {
   for (const [key, opts] of await builds()) {
     const bl = await BlockLens.load(opts);
     const page = browserLike();
@@ -84,7 +84,7 @@ test('load({ wasmModule }) instantiates the given module: same FFN bits, no deco
   }
 });
 
-test('a Worker given engine.wasmModule by postMessage computes the same FFN bits without fetching', async () => {
+test('a_Worker_given_engine_wasmModule_by_postMessage_computes_the_same_FFN_bits_without_fetching', async () => {
   const bl = await BlockLens.load();
   const worker = new Worker(`
     const { parentPort } = require('node:worker_threads');
@@ -108,7 +108,7 @@ test('a Worker given engine.wasmModule by postMessage computes the same FFN bits
   }
 });
 
-test('a wasmModule of another build is rejected with a BlockLens error', async () => {
+test('a_wasmModule_of_another_build_is_rejected_with_a_BlockLens_error', async () => {
   const all = await builds();
   for (const [key, opts] of all) {
     for (const [other] of all) {
@@ -122,7 +122,7 @@ test('a wasmModule of another build is rejected with a BlockLens error', async (
   }
 });
 
-test('a wasmModule that is not BlockLens\'s, or not a module, is rejected with a BlockLens error', async () => {
+test('a_wasmModule_that_is_not_BlockLenss_or_not_a_module_is_rejected_with_a_BlockLens_error', async () => {
   const empty = new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
   await assert.rejects(BlockLens.load({ wasmModule: empty }),
     { message: 'BlockLens: wasmModule is not a BlockLens wasm module (no "blocklens" build tag)' });
@@ -134,7 +134,7 @@ test('a wasmModule that is not BlockLens\'s, or not a module, is rejected with a
   assert.deepEqual(page.calls, { fetch: 0, atob: 0, compile: 0 });
 });
 
-test('load({ wasmModule }) keeps one promise per build', async () => {
+test('load_wasmModule_keeps_one_promise_per_build', async () => {
   const p = BlockLens.load();
   const bl = await p, opts = { simd: bl.simd, fma: bl.fma };
   assert.equal(BlockLens.load({ wasmModule: bl.wasmModule }), p);
