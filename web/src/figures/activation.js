@@ -11,7 +11,10 @@ import { X, initNote, legendOf, matrixPanel, sentences } from './common.js';
 // from float32 rounding rather than from the function.
 function underNote(res, ctx, z) {
   const t = ctx.t, parts = [initNote(res, t)];
-  if (z.underflow) parts.push(t(z.underflow === 1 ? 'underflowNote_one' : 'underflowNote', { n: F.int(z.underflow), act: t('act_' + res.act) }));
+  if (z.underflow) {
+    const key = z.underflow === 1 ? 'underflowNote_one' : 'underflowNote';
+    parts.push(t(key, { n: F.int(z.underflow), act: t('act_' + res.act) }));
+  }
   if (z.gateUnderflow) parts.push(t('underflowGate', { n: F.int(z.gateUnderflow) }));
   return sentences(parts, ctx);
 }
@@ -35,7 +38,8 @@ export default {
       const plain = p.spec.describe;
       p.spec.describe = (r, c) => {
         const i = r * f + c, was = F.f32(fx.hidden[i]);
-        return plain(r, c) + (marks[i] ? '  (' + t('wasValue', { v: was }) + ')' : fx.activated[i] === 0 ? '  (' + t('underflowCell', { v: was }) + ')' : '');
+        return plain(r, c) + (marks[i] ? '  (' + t('wasValue', { v: was }) + ')'
+          : fx.activated[i] === 0 ? '  (' + t('underflowCell', { v: was }) + ')' : '');
       };
       if (own) p.legend = legendOf('diverging', max, own);
       p.data = { max: F.f32(max) };
@@ -44,8 +48,9 @@ export default {
     let maps;
     if (!gate) {
       const max = absMax(fx.hidden);
-      const before = matrixPanel('hidden', fx.hidden, L, f, tk, ctx, { title: t('beforeTitle', { name: t('hiddenName') }), shape,
-        max, maxCell: 24, label: t('heatLabel', { name: t('hiddenName'), r: L, c: f }), tableCaption: t('hiddenName') });
+      const before = matrixPanel('hidden', fx.hidden, L, f, tk, ctx, {
+        title: t('beforeTitle', { name: t('hiddenName') }), shape, max, maxCell: 24,
+        label: t('heatLabel', { name: t('hiddenName'), r: L, c: f }), tableCaption: t('hiddenName') });
       before.data = { max: F.f32(max) };
       maps = [{ type: 'panels', layout: 'pair', panels: [before, after(t('afterTitle', { act }), max)],
         legend: legendOf('diverging', max, z.count ? t('markNote') : '') }];
@@ -55,15 +60,18 @@ export default {
       const fn = t('gateFn_' + res.act), gmax = Math.max(absMax(fx.hidden), absMax(gate)), umax = absMax(fx.up);
       const g0 = matrixPanel('gate', fx.hidden, L, f, tk, ctx, { title: t('gateTitle'), shape, max: gmax, maxCell: 24,
         label: t('heatLabel', { name: t('gateName'), r: L, c: f }), tableCaption: t('gateTitle') });
-      const g1 = matrixPanel(fn + '(gate)', gate, L, f, tk, ctx, { title: t('gateActTitle', { fn }), shape, max: gmax, maxCell: 24,
-        label: t('heatLabel', { name: fn + '(gate)', r: L, c: f }), tableCaption: t('gateActTitle', { fn }) });
+      const g1 = matrixPanel(fn + '(gate)', gate, L, f, tk, ctx, { title: t('gateActTitle', { fn }), shape, max: gmax,
+        maxCell: 24, label: t('heatLabel', { name: fn + '(gate)', r: L, c: f }),
+        tableCaption: t('gateActTitle', { fn }) });
       const up = matrixPanel('up', fx.up, L, f, tk, ctx, { title: t('upTitle'), shape, max: umax, maxCell: 24,
         label: t('heatLabel', { name: t('upName'), r: L, c: f }), tableCaption: t('upTitle') });
       g0.data = { max: F.f32(gmax), map: 'gate' }; g1.data = { max: F.f32(gmax), map: 'gate-act' };
       up.data = { max: F.f32(umax), map: 'up' }; up.legend = legendOf('diverging', umax, t('ownScale'));
-      const prod = after(t('productTitle', { fn }), absMax(fx.activated), t('ownScale') + (z.count ? ' \u00b7 ' + t('markNote') : ''));
+      const prod = after(t('productTitle', { fn }), absMax(fx.activated),
+        t('ownScale') + (z.count ? ' \u00b7 ' + t('markNote') : ''));
       prod.data.map = 'product';
-      maps = [{ type: 'panels', layout: 'pair', panels: [g0, g1], legend: legendOf('diverging', gmax, t('gateScale', { fn })) },
+      const gateLegend = legendOf('diverging', gmax, t('gateScale', { fn }));
+      maps = [{ type: 'panels', layout: 'pair', panels: [g0, g1], legend: gateLegend },
         { type: 'panels', layout: 'pair', panels: [up, prod] }];
     }
     return {
@@ -71,13 +79,14 @@ export default {
         gateUnderflow: gate ? z.gateUnderflow : '', init: res.init },
       blocks: [
         { type: 'stats', items: [
-          { cls: 'neg-before', num: F.int(fx.negBefore), label: t(gate ? 'negGateLabel' : 'negBeforeLabel', { total: F.int(fx.hidden.length) }) },
+          { cls: 'neg-before', num: F.int(fx.negBefore),
+            label: t(gate ? 'negGateLabel' : 'negBeforeLabel', { total: F.int(fx.hidden.length) }) },
           { cls: 'neg-after', num: F.int(fx.negAfter), label: t('negAfterLabel', { act }) },
           { cls: 'zeroed', num: F.int(z.count), label: t('zeroedLabel') }] },
         ...maps,
         ...note(underNote(res, ctx, z)),
-        { type: 'curve', title: t(res.gated ? 'curveTitleGated' : 'curveTitle', { act }), note: t(res.gated ? 'curveNoteGated' : 'curveNote'),
-          label: (n) => t('curveLabel', { n }) }
+        { type: 'curve', title: t(res.gated ? 'curveTitleGated' : 'curveTitle', { act }),
+          note: t(res.gated ? 'curveNoteGated' : 'curveNote'), label: (n) => t('curveLabel', { n }) }
       ]
     };
   }

@@ -29,7 +29,8 @@ export default {
       { name: 'Q, K, V', shape: t('threeOf', { shape: L + X + d }) },
       { op: t(H === 1 ? 'splitOp_one' : 'splitOp', { h: H }), sub: 'd_k = ' + d + ' / ' + H + ' = ' + dk },
       { name: t('perHead'), shape: H + X + L + X + dk },
-      { op: res.scale ? 'softmax(QK\u1d40/\u221a' + dk + ')' : 'softmax(QK\u1d40)', sub: t(pair ? 'maskBoth' : res.causal ? 'maskCausal' : 'maskNone') },
+      { op: res.scale ? 'softmax(QK\u1d40/\u221a' + dk + ')' : 'softmax(QK\u1d40)',
+        sub: t(pair ? 'maskBoth' : res.causal ? 'maskCausal' : 'maskNone') },
       { name: t('weightsName'), shape: H + X + L + X + L, accent: true },
       { op: '\u00b7 V', sub: t('mixOp') },
       { name: t('contextName'), shape: H + X + L + X + dk },
@@ -39,7 +40,8 @@ export default {
       { name: t('outName'), shape: L + X + d }
     ];
     // What a map shows of one run (A or the other mask's): its weights or its scores.
-    const shown = (run) => (mode === 'weights' ? run.weights : mode === 'raw' ? run.scores : run.scores.map((v) => v * s));
+    const shown = (run) => (mode === 'weights' ? run.weights
+      : mode === 'raw' ? run.scores : run.scores.map((v) => v * s));
     const kind = mode === 'weights' ? 'sequential' : 'diverging', what = t('mode_' + mode);
     const causalMask = (r, c) => c > r;
     // mine: this page's mask; with both, BERT's (no mask) and GPT's (causal) runs.
@@ -52,21 +54,26 @@ export default {
       const title = t('headTitle', { h: h + 1 }) + (run.tag ? ' \u00b7 ' + t('maskTag_' + run.tag) : '');
       const p = matrixPanel(what, data, L, L, tk, ctx, { offset: off, kind, max, colLabels: tk, maxCell: 34,
         masked, title, shape: what + ' \u00b7 ' + L + X + L,
-        label: t('headLabel', { h: h + 1, what, L }) + (run.tag ? ' ' + t('maskTag_' + run.tag) + '.' : ''), tableCaption: title + ' \u00b7 ' + what,
+        label: t('headLabel', { h: h + 1, what, L }) + (run.tag ? ' ' + t('maskTag_' + run.tag) + '.' : ''),
+        tableCaption: title + ' \u00b7 ' + what,
         corner: t('queryKey'), cell: (r, c) => (masked && masked(r, c) ? '\u2014' : F.short(data[off + r * L + c])) });
-      p.spec.describe = (r, c) => t('cellDescribe', { h: h + 1, q: tk[r], k: tk[c], what, v: F.f32(data[off + r * L + c]) }) +
+      p.spec.describe = (r, c) =>
+        t('cellDescribe', { h: h + 1, q: tk[r], k: tk[c], what, v: F.f32(data[off + r * L + c]) }) +
         (run.tag ? '  ' + t('maskTag_' + run.tag) : '') + (masked && masked(r, c) ? '  ' + t('maskedCell') : '');
       p.data = run.tag ? { head: h, mask: run.tag } : { head: h };
       return p;
     };
-    const legend = legendOf(kind, max, pair ? t('maskedNote') + ' \u00b7 ' + t('masksScale') : res.causal ? t('maskedNote') : ''), heads = [];
+    const legendNote = pair ? t('maskedNote') + ' \u00b7 ' + t('masksScale') : res.causal ? t('maskedNote') : '';
+    const legend = legendOf(kind, max, legendNote), heads = [];
     const picked = Math.min(H, Math.max(1, ctx.state.head || 1));
     // One head: a panel, or with both masks a pair of panels (legend under the last block).
+    const large = (h) => Object.assign(panel(h, mine), { cls: 'head head-large' });
     const headBlocks = (list) => (runs
-      ? list.map((h, i) => ({ type: 'panels', layout: 'pair', panels: runs.map((run) => Object.assign(panel(h, run), { cls: 'head head-pair' })),
+      ? list.map((h, i) => ({ type: 'panels', layout: 'pair',
+        panels: runs.map((run) => Object.assign(panel(h, run), { cls: 'head head-pair' })),
         legend: i === list.length - 1 ? legend : null }))
       : [{ type: 'panels', layout: list.length === 1 && H > ALL_HEADS ? 'one' : 'heads',
-        panels: list.map((h) => (H > ALL_HEADS ? Object.assign(panel(h, mine), { cls: 'head head-large' }) : panel(h, mine))), legend }]);
+        panels: list.map((h) => (H > ALL_HEADS ? large(h) : panel(h, mine))), legend }]);
     if (H <= ALL_HEADS) {
       heads.push(...headBlocks(Array.from({ length: H }, (_, h) => h)));
     } else {
@@ -76,26 +83,31 @@ export default {
       c = Math.min(12, c >= 4 ? Math.floor(c) : c);
       const small = [];
       for (let h = from; h < to; h++) {
-        small.push({ head: h, title: t('headTitle', { h: h + 1 }), hint: t('headShow', { h: h + 1 }), spec: { data: mine.data, offset: h * L * L,
-          rows: L, cols: L, kind, max, masked: mine.masked, rowLabels: null, colLabels: null, focusRow: -1, maxCell: c, cellH: c,
-          width: Math.ceil(L * c) + 10, label: t('headLabel', { h: h + 1, what, L }) } });
+        small.push({ head: h, title: t('headTitle', { h: h + 1 }), hint: t('headShow', { h: h + 1 }),
+          spec: { data: mine.data, offset: h * L * L, rows: L, cols: L, kind, max, masked: mine.masked, rowLabels: null,
+            colLabels: null, focusRow: -1, maxCell: c, cellH: c, width: Math.ceil(L * c) + 10,
+            label: t('headLabel', { h: h + 1, what, L }) } });
       }
       heads.push({ type: 'multiples', value: sel, count: H, panels: small, pick: (h) => ctx.set({ head: h + 1 }),
-        label: t('headPick', { n: H }), range: t('headRange', { a: from + 1, b: to, n: H }), prev: t('headPrev'), next: t('headNext') });
+        label: t('headPick', { n: H }), range: t('headRange', { a: from + 1, b: to, n: H }),
+        prev: t('headPrev'), next: t('headNext') });
       heads.push(...headBlocks([sel]));
     }
     const st = res.attnstats;
     const note = [t(res.scale ? 'attnStats' : 'attnStatsOff', { raw: F.short(st.sd), scaled: F.short(st.sd * s),
       peak: st.peak.toFixed(2), uniform: (1 / L).toFixed(2) })];
     if (pair) {
-      note.push(t(L === 1 ? 'masksNote_one' : 'masksNote', { g0: F.short(pair.gpt.self0), b0: pair.bert.self0.toFixed(2),
-        pg: pair.gpt.peak.toFixed(2), pb: pair.bert.peak.toFixed(2), dev: pair.gpt.dev || pair.bert.dev ? Math.max(pair.gpt.dev, pair.bert.dev).toExponential(1) : '0',
+      const dev = pair.gpt.dev || pair.bert.dev ? Math.max(pair.gpt.dev, pair.bert.dev).toExponential(1) : '0';
+      note.push(t(L === 1 ? 'masksNote_one' : 'masksNote', { g0: F.short(pair.gpt.self0),
+        b0: pair.bert.self0.toFixed(2), pg: pair.gpt.peak.toFixed(2), pb: pair.bert.peak.toFixed(2), dev,
         last: F.short(pair.lastDiff), first: tk[0], lastTok: tk[L - 1] }));
     }
     return {
-      data: Object.assign({ mode, causal: String(res.causal), peak: st.peak.toFixed(4), head: H <= ALL_HEADS ? 'all' : String(picked),
-        masks: pair ? 'both' : 'one' }, pair ? { selfGpt: pair.gpt.self0.toFixed(4), selfBert: pair.bert.self0.toFixed(4),
-        peakGpt: pair.gpt.peak.toFixed(4), peakBert: pair.bert.peak.toFixed(4), lastDiff: F.f32(pair.lastDiff) } : {}),
+      data: Object.assign({ mode, causal: String(res.causal), peak: st.peak.toFixed(4),
+        head: H <= ALL_HEADS ? 'all' : String(picked), masks: pair ? 'both' : 'one' },
+        pair ? { selfGpt: pair.gpt.self0.toFixed(4), selfBert: pair.bert.self0.toFixed(4),
+          peakGpt: pair.gpt.peak.toFixed(4), peakBert: pair.bert.peak.toFixed(4),
+          lastDiff: F.f32(pair.lastDiff) } : {}),
       blocks: [
         { type: 'flow', items: flow },
         ...heads,

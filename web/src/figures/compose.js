@@ -13,7 +13,8 @@ const PAD = 18;
 
 function stateLine(res, t) {
   const joined = res.tokens.join(res.tokens.some((x) => x.length > 1) ? ' ' : '');
-  const vars = { tokens: format.label(joined, 48), L: res.L, d: res.d, dff: res.dff, heads: res.heads, act: t('act_' + res.act) };
+  const vars = { tokens: format.label(joined, 48), L: res.L, d: res.d, dff: res.dff, heads: res.heads,
+    act: t('act_' + res.act) };
   // A trained model's numbers depend on its block, not on the seed.
   return res.trained ? t('exp_state_trained', Object.assign(vars, { layer: res.layer, n: res.layers }))
     : t('exp_state', Object.assign(vars, { seed: res.seed }));

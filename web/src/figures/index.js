@@ -20,13 +20,16 @@ import saturation from './saturation.js';
 
 // Every figure's numbers follow the weights (random or a trained model's block `layer`).
 const TRAINED = ['weights', 'layer'];
-export const FIGURES = new Map([pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next]
+const ORDER = [pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next];
+export const FIGURES = new Map(ORDER
   .map((f) => [f.view, Object.assign({}, f, { reads: [...new Set([...f.reads, ...TRAINED])] })]));
 export const VIEWS = Array.from(FIGURES.keys());
 
 export function figure(view) {
   const f = FIGURES.get(view);
-  if (!f) throw new Error('BlockLens: unknown view "' + String(view).slice(0, 40) + '" (one of ' + VIEWS.join(', ') + ')');
+  if (!f) {
+    throw new Error('BlockLens: unknown view "' + String(view).slice(0, 40) + '" (one of ' + VIEWS.join(', ') + ')');
+  }
   return f;
 }
 

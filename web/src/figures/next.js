@@ -20,13 +20,15 @@ export default {
     if (!res.trained) {
       return { data: { trained: 'no' }, blocks: [
         { type: 'note', text: t('nextRandom') },
-        { type: 'nextchars', items: [], action: { label: t('nextUsePoems'), run: () => ctx.set({ weights: 'poems', tokens: POEM, sel: 0 }) } }
+        { type: 'nextchars', items: [], action: { label: t('nextUsePoems'),
+          run: () => ctx.set({ weights: 'poems', tokens: POEM, sel: 0 }) } }
       ] };
     }
     const w = res.weights, T = ctx.state.temp, p = probabilities(w.next.logits, T), ids = top(p, K);
     const text = res.tokens.slice(1).join(''), vocab = w.next.vocab;
     const items = ids.map((id) => ({ ch: vocab[id], p: p[id], label: prob(p[id]),
-      hint: t('nextAppend', { ch: vocab[id] }), run: vocab[id].length === 1 ? () => ctx.set({ tokens: text + vocab[id] }) : null }));
+      hint: t('nextAppend', { ch: vocab[id] }),
+      run: vocab[id].length === 1 ? () => ctx.set({ tokens: text + vocab[id] }) : null }));
     const covered = ids.reduce((a, id) => a + p[id], 0);
     return {
       data: { trained: 'yes', top: vocab[ids[0]], topP: p[ids[0]].toFixed(6) },

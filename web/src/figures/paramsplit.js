@@ -13,13 +13,15 @@ export default {
     const t = ctx.t, d = res.d, f = res.dff, A = res.split.attention, Fn = res.split.ffn;
     const fA = '4\u00b7d\u00b2 + 4\u00b7d = 4\u00b7' + d + '\u00b2 + 4\u00b7' + d + ' = ' + F.int(A);
     const fF = res.gated
-      ? '3\u00b7d\u00b7d_ff + 2\u00b7d_ff + d = 3\u00b7' + d + '\u00b7' + f + ' + 2\u00b7' + f + ' + ' + d + ' = ' + F.int(Fn)
+      ? '3\u00b7d\u00b7d_ff + 2\u00b7d_ff + d = 3\u00b7' + d + '\u00b7' + f + ' + 2\u00b7' + f + ' + ' + d +
+        ' = ' + F.int(Fn)
       : '2\u00b7d\u00b7d_ff + d_ff + d = 2\u00b7' + d + '\u00b7' + f + ' + ' + f + ' + ' + d + ' = ' + F.int(Fn);
     const rows = res.presets.map((p) => {
       const c = p.count;
       return { key: p.name,
         cells: [t('preset_' + p.name), PARTS.map((k) => ({ key: k, n: c[k] })), F.int(c.total),
-          c.printedTotal ? F.big(c.printedTotal) : '\u2014', F.pct(c.ffn / c.total), F.pct(c.ffn / (c.ffn + c.attention))],
+          c.printedTotal ? F.big(c.printedTotal) : '\u2014', F.pct(c.ffn / c.total),
+          F.pct(c.ffn / (c.ffn + c.attention))],
         sub: [null, null, c.active && c.active !== c.total ? t('activeNote', { n: F.big(c.active) }) : null] };
     });
     return {
@@ -30,8 +32,9 @@ export default {
         { type: 'formulas', rows: [[t('part_attention'), fA], [t('part_ffn'), fF]] },
         { type: 'note', text: t('splitRatio', { r: (Fn / A).toFixed(2), share: F.pct(Fn / (A + Fn)) }) },
         { type: 'swatches', items: PARTS.map((k) => ({ key: k, label: t('part_' + k) })) },
-        { type: 'table', caption: t('presetsCaption'), columns: [{ label: t('colModel') }, { label: t('colSplit'), bar: true },
-          { label: t('colTotal'), num: true }, { label: t('colPrinted'), num: true }, { label: t('colFfnShare'), num: true },
+        { type: 'table', caption: t('presetsCaption'), columns: [
+          { label: t('colModel') }, { label: t('colSplit'), bar: true }, { label: t('colTotal'), num: true },
+          { label: t('colPrinted'), num: true }, { label: t('colFfnShare'), num: true },
           { label: t('colFfnLayer'), num: true }], rows },
         { type: 'note', text: t('presetsNote') }
       ]

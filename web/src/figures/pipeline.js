@@ -9,7 +9,8 @@ import { X, initNote, legendOf, sentences } from './common.js';
 
 function thumb(name, data, rows, cols, tokens, t) {
   return { data, rows, cols, kind: 'diverging', max: absMax(data), rowLabels: null, colLabels: null, focusRow: -1,
-    maxCell: 6, cellH: Math.max(1, Math.min(7, Math.floor(70 / rows))), width: 4 + cols * Math.max(1, Math.min(6, Math.floor(96 / cols))) + 6,
+    maxCell: 6, cellH: Math.max(1, Math.min(7, Math.floor(70 / rows))),
+    width: 4 + cols * Math.max(1, Math.min(6, Math.floor(96 / cols))) + 6,
     maxWidth: 170, label: t('thumbLabel', { name, r: rows, c: cols }),
     describe: (r, c) => name + '[' + tokens[r] + ', ' + c + '] = ' + F.f32(data[r * cols + c]) };
 }
@@ -26,7 +27,8 @@ function parityText(p, ctx) {
   const line = t('parityLine', { f4, n4: F.int(p.plain4d), at, nat: F.int(p.gatedAt) });
   const r = ratio(p.current / p.plain4d);
   const now = !p.gated ? t('parityPlain', { f: p.dff, n: F.int(p.current), r })
-    : p.dff === p.at ? t('parityGatedAt', { f: p.dff, n: F.int(p.current) }) : t('parityGatedOff', { f: p.dff, n: F.int(p.current), r, at: p.at });
+    : p.dff === p.at ? t('parityGatedAt', { f: p.dff, n: F.int(p.current) })
+    : t('parityGatedOff', { f: p.dff, n: F.int(p.current), r, at: p.at });
   return sentences([line, now], ctx);
 }
 
@@ -39,8 +41,10 @@ export default {
     const p1 = d * f + f, p2 = f * d + d, p3 = res.gated ? d * f + f : 0, act = t('act_' + res.act);
     const gate = res.gated && res.glu ? res.glu.gate : null;
     const x = { name: 'x', shape: L + X + d, note: count(t, L * d), thumb: thumb('x', res.x, L, d, tk, t) };
-    const w1 = { op: '\u00b7 W\u2081 + b\u2081', sub: t('weightShape', { name: 'W\u2081', shape: d + X + f, n: F.int(p1) }) };
-    const activated = { name: t('activatedName'), shape: L + X + f, accent: true, note: t('negCount', { n: F.int(fx.negBefore), m: F.int(fx.negAfter) }),
+    const w1 = { op: '\u00b7 W\u2081 + b\u2081',
+      sub: t('weightShape', { name: 'W\u2081', shape: d + X + f, n: F.int(p1) }) };
+    const activated = { name: t('activatedName'), shape: L + X + f, accent: true,
+      note: t('negCount', { n: F.int(fx.negBefore), m: F.int(fx.negAfter) }),
       thumb: thumb('activated', fx.activated, L, f, tk, t) };
     const tail = [
       { op: '\u00b7 W\u2082 + b\u2082', sub: t('weightShape', { name: 'W\u2082', shape: f + X + d, n: F.int(p2) }) },
@@ -49,16 +53,20 @@ export default {
     let flows;
     if (!gate) {
       flows = [[x, w1,
-        { name: t('hiddenName'), shape: L + X + f, note: count(t, L * f), thumb: thumb('hidden', fx.hidden, L, f, tk, t) },
+        { name: t('hiddenName'), shape: L + X + f, note: count(t, L * f),
+          thumb: thumb('hidden', fx.hidden, L, f, tk, t) },
         { op: act, sub: t('elementwise') }, activated, ...tail]];
     } else {
       // Two branches from x, then their product: three chains, each read left to right.
       const fn = t('gateFn_' + res.act);
       flows = [
-        [x, w1, { name: t('gateName'), shape: L + X + f, note: count(t, L * f), thumb: thumb('gate', fx.hidden, L, f, tk, t) },
+        [x, w1, { name: t('gateName'), shape: L + X + f, note: count(t, L * f),
+          thumb: thumb('gate', fx.hidden, L, f, tk, t) },
           { op: fn, sub: t('elementwise') },
-          { name: fn + '(' + t('gateName') + ')', shape: L + X + f, note: t('gateActNote'), thumb: thumb(fn + '(gate)', gate, L, f, tk, t) }],
-        [x, { op: '\u00b7 W\u2083 + b\u2083', sub: t('weightShape', { name: 'W\u2083', shape: d + X + f, n: F.int(p3) }) },
+          { name: fn + '(' + t('gateName') + ')', shape: L + X + f, note: t('gateActNote'),
+            thumb: thumb(fn + '(gate)', gate, L, f, tk, t) }],
+        [x, { op: '\u00b7 W\u2083 + b\u2083',
+          sub: t('weightShape', { name: 'W\u2083', shape: d + X + f, n: F.int(p3) }) },
           { name: t('upName'), shape: L + X + f, note: t('upNote'), thumb: thumb('up', fx.up, L, f, tk, t) }],
         [{ op: fn + '(' + t('gateName') + ') \u2299 ' + t('upName'), sub: t('productOp') }, activated, ...tail]
       ];
@@ -70,8 +78,8 @@ export default {
     }
     const init = initNote(res, t), p = res.glu ? res.glu.parity : null;
     return {
-      data: p ? { init: res.init, parityPlain: p.plain4d, parityGated: p.gatedAt, parityAt: p.at, parityCurrent: p.current,
-        parity: String(!!p.gated && p.dff === p.at) } : { init: res.init },
+      data: p ? { init: res.init, parityPlain: p.plain4d, parityGated: p.gatedAt, parityAt: p.at,
+        parityCurrent: p.current, parity: String(!!p.gated && p.dff === p.at) } : { init: res.init },
       blocks: [
         ...flows.map((items) => ({ type: 'flow', items })),
         { type: 'note', text: sentences(stats.concat([init]), ctx) },

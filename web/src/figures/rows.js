@@ -31,9 +31,10 @@ export default {
         { type: 'headline', text: t('exp_selected', { tok: tk[sel], i: sel }) },
         { type: 'panels', layout: 'stages', panels },
         { type: 'links', attnCaption: t(res.causal ? 'insetAttnCausal' : 'insetAttn'), ffnCaption: t('insetFfn'),
-          note: t(res.causal ? 'insetNoteCausal' : 'insetNote', { tok: tk[sel] }), label: t('insetLabel', { tok: tk[sel] }),
-          table: { caption: t('insetTable', { tok: tk[sel] }), rows: L, cols: 1, rowLabels: tk, colLabels: [t('meanWeight')],
-            corner: t('keyCol'), cell: (r) => F.short(mean[at + r]) } }
+          note: t(res.causal ? 'insetNoteCausal' : 'insetNote', { tok: tk[sel] }),
+          label: t('insetLabel', { tok: tk[sel] }),
+          table: { caption: t('insetTable', { tok: tk[sel] }), rows: L, cols: 1, rowLabels: tk,
+            colLabels: [t('meanWeight')], corner: t('keyCol'), cell: (r) => F.short(mean[at + r]) } }
       ]
     };
   }
