@@ -145,18 +145,32 @@ test('emptied_tokens_are_asked_with_their_last_value_and_block_every_figure_that
 
 test('bad_value_of_a_setting_every_figure_reads_blocks_them_all', async () => {
   const { asked, ctl, drawn, stale } = await page();
-  assert.deepEqual(readers('layer'), VIEWS, 'every figure reads layer');
-  ctl.set({ weights: 'poems' });
-  await settle(10);
+  assert.deepEqual(readers('weights'), VIEWS, 'every figure reads weights');
   const before = new Map(drawn);
   asked.length = 0;
-  ctl.set({ layer: 3, seed: 7 });   // the poem model has 2 blocks
+  ctl.setRaw('weights', 'nonsense', true);
+  ctl.setRaw('seed', '7', true);
   await settle(10);
   assert.deepEqual(stale(), VIEWS, 'every figure marked');
   assert.deepEqual(asked, [], 'nothing to draw: nothing asked');
   for (const v of VIEWS) assert.equal(drawn.get(v), before.get(v), `${v} keeps its drawing`);
-  ctl.set({ layer: 2 });
+  ctl.setRaw('weights', 'poems', true);
   await settle(10);
   assert.deepEqual(stale(), []);
-  for (const v of VIEWS) assert.deepEqual([drawn.get(v).layer, drawn.get(v).seed], [2, 7], v);
+  for (const v of VIEWS) assert.deepEqual([drawn.get(v).weights, drawn.get(v).seed], ['poems', 7], v);
+});
+
+// A layer past the trained model's blocks holds back the figures of one block; the d_k sweep,
+// the parameter split and the next character (the whole model's) are computed all the same.
+test('bad_layer_blocks_the_figures_of_one_block_only', async () => {
+  const { asked, ctl, drawn, stale } = await page();
+  const blockFigures = readers('layer');
+  assert.deepEqual(VIEWS.filter((v) => !blockFigures.includes(v)), ['saturation', 'paramsplit', 'next']);
+  ctl.set({ weights: 'poems' });
+  await settle(10);
+  ctl.set({ layer: 3, temp: 2 });   // the poem model has 2 blocks
+  await settle(10);
+  assert.deepEqual(stale(), blockFigures);
+  assert.deepEqual([asked.at(-1).layer, asked.at(-1).temp], [1, 2], 'asked with the last valid layer');
+  for (const v of VIEWS) assert.equal(drawn.get(v).temp, blockFigures.includes(v) ? 1 : 2, v);
 });

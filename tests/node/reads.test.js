@@ -135,10 +135,7 @@ test('stream_setting_changes_a_figure_only_when_the_weights_change', () => {
 });
 
 // The check can fail: a figure's list without one of its reads is reported, for every read of
-// every figure. Exceptions, kept exact (the test fails when one becomes visible): saturation,
-// paramsplit and next get 'layer' from index.js (every figure follows the trained model's block), though a d_k
-// sweep and the whole model's next character do not depend on it.
-const UNSEEN = { saturation: ['layer'], paramsplit: ['layer'], next: ['layer'] };
+// every figure (none of them is listed without need).
 for (const view of FIGURES.keys()) {
   test(`${view}_check_reports_each_read_taken_off_its_list`, () => {
     const reads = FIGURES.get(view).reads;
@@ -147,6 +144,6 @@ for (const view of FIGURES.keys()) {
       assert.ok(seen.every((s) => s.includes(': ' + r + '=')), `${view} without ${r}: only ${r} is reported: ${seen}`);
       return !seen.length;
     });
-    assert.deepEqual(unseen, UNSEEN[view] || [], `${view}: reads whose removal the check does not report`);
+    assert.deepEqual(unseen, [], `${view}: reads whose removal the check does not report`);
   });
 }

@@ -24,7 +24,7 @@ const note = (text) => (text ? [{ type: 'note', text }] : []);
 export default {
   view: 'activation',
   needs: ['ffn', 'glu', 'zeros'],   // the model's stages it draws from (model/stages/)
-  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init'],
+  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'layer'],
   build(res, ctx) {
     const t = ctx.t, fx = res.ffn, L = res.L, f = res.dff, tk = res.tokens, act = t('act_' + res.act);
     const gate = res.gated && res.glu ? res.glu.gate : null;

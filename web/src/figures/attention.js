@@ -13,7 +13,7 @@ const ALL_HEADS = 4, PAGE = 8;   // up to 4 heads: all large; more: 8 at a time 
 export default {
   view: 'attention',
   needs: ['attn', 'attnstats', 'maskpair'],   // the model's stages it draws from (model/stages/)
-  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'heads', 'causal', 'scale', 'show', 'head', 'masks'],
+  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'layer', 'heads', 'causal', 'scale', 'show', 'head', 'masks'],
   // Read only for where the attention weights start in the random stream: a change of these
   // redraws the figure only when the weights changed (relu -> gelu keeps them, -> swiglu not).
   stream: ['dff', 'act'],

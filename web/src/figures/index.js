@@ -2,10 +2,11 @@
    { blocks, data? } }: the blocks are drawn as elements on the page (dom/blocks/) and into a
    recorder for SVG/PNG (draw/svg/), so each figure is written once. needs: the model's
    stages it draws from (an answer comes stage by stage: the figure is drawn once these are in).
-   reads: the settings its
-   numbers depend on (a bad one blocks only the figures that read it); the attention weights
+   reads: the settings its numbers depend on (a bad one blocks only the figures that read it;
+   tests/node/reads.test.js checks that no other setting changes a figure); the attention weights
    come after W1..b2 in the one random stream, so attention figures read d_ff and act too
-   (listed in `stream`: they redraw the figure only when the weights changed). */
+   (listed in `stream`: they redraw the figure only when the weights changed). The figures of
+   one block also read `layer`, the trained model's block they show. */
 import activation from './activation.js';
 import attention from './attention.js';
 import block from './block.js';
@@ -18,8 +19,8 @@ import positionwise from './positionwise.js';
 import rows from './rows.js';
 import saturation from './saturation.js';
 
-// Every figure's numbers follow the weights (random or a trained model's block `layer`).
-const TRAINED = ['weights', 'layer'];
+// Every figure's numbers follow the weights (random, or a trained model's).
+const TRAINED = ['weights'];
 const ORDER = [pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next];
 export const FIGURES = new Map(ORDER
   .map((f) => [f.view, Object.assign({}, f, { reads: [...new Set([...f.reads, ...TRAINED])] })]));

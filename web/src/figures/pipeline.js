@@ -35,7 +35,7 @@ function parityText(p, ctx) {
 export default {
   view: 'pipeline',
   needs: ['weights', 'ffn', 'glu', 'collapse'],   // the model's stages it draws from (model/stages/)
-  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init'],
+  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'layer'],
   build(res, ctx) {
     const t = ctx.t, L = res.L, d = res.d, f = res.dff, fx = res.ffn, tk = res.tokens;
     const p1 = d * f + f, p2 = f * d + d, p3 = res.gated ? d * f + f : 0, act = t('act_' + res.act);

@@ -8,7 +8,7 @@ import { X, legendOf, matrixPanel } from './common.js';
 export default {
   view: 'positionwise',
   needs: ['pertf', 'perta'],   // the model's stages it draws from (model/stages/)
-  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'heads', 'causal', 'scale', 'pert', 'pval'],
+  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'layer', 'heads', 'causal', 'scale', 'pert', 'pval'],
   controls: [{ type: 'tokens', key: 'pert', aria: 'pertAria' }, { type: 'number', key: 'pval', label: 'pvalLabel' }],
   build(res, ctx) {
     const t = ctx.t, P = res.pert, L = res.L, d = res.d, tk = res.tokens;

@@ -9,7 +9,7 @@ import { X, legendOf, matrixPanel } from './common.js';
 export default {
   view: 'rows',
   needs: ['weights', 'ffn', 'attnmean'],   // the model's stages it draws from (model/stages/)
-  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'heads', 'causal', 'scale', 'sel'],
+  reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'layer', 'heads', 'causal', 'scale', 'sel'],
   controls: [{ type: 'tokens', key: 'sel', aria: 'tokensAria' }],
   build(res, ctx) {
     const t = ctx.t, L = res.L, tk = res.tokens, sel = res.sel, fx = res.ffn;
