@@ -1,9 +1,10 @@
-# The wasm module: the engine plus src/wasm_abi.c, wrapped by web/src/engine/engine.js into one
-# classic script that loads in Node (require) and in a browser (<script>, also from file://).
+# The wasm module: the engine plus src/wasm_abi.c, wrapped by the scripts in web/src/engine/ into
+# one classic script that loads in Node (require) and in a browser (<script>, also from file://).
 # Two builds of the same C go into that one file: the SIMD one (BlockLensCore, -msimd128, with
 # an FMA kernel the loader switches on or patches out) and a scalar one (BlockLensCoreScalar)
-# for runtimes without wasm SIMD; load() picks by feature detection. The scalar factory is built first and prepended inside the wrapper's
-# scope (--extern-pre-js), so neither factory becomes a page global.
+# for runtimes without wasm SIMD; load() picks by feature detection. The scalar factory is built
+# first and prepended inside the wrapper's scope (--extern-pre-js), so neither factory becomes a
+# page global.
 set(BL_EXPORTS
   _malloc _free _bl_status_string _bl_rng_seed _bl_rng_uniform_f64 _bl_rng_normal_f64
   _bl_rng_normal_f32 _bl_linear_forward _bl_activation_apply _bl_ffn_forward
@@ -37,11 +38,18 @@ set(BL_SCALAR_JS ${CMAKE_CURRENT_BINARY_DIR}/blocklens_scalar.js)
 find_program(BL_NODE node REQUIRED)
 
 set(BL_DIST ${CMAKE_SOURCE_DIR}/web/dist)
-# The wrapper's files (relinked when one changes); the order they are appended in is below.
+# The wrapper's files (relinked when one changes): engine-pre.js, then these in the order they
+# are appended; at its top level a file uses only names from the files before it. Argument
+# checks, the struct layout read from the module, the Engine, a call's heap layout, running a
+# call, the calls, the format readers, GPT-2, trained models, load() and the export.
 set(BL_ENGINE_DIR ${CMAKE_SOURCE_DIR}/web/src/engine)
-set(BL_ENGINE_JS ${BL_ENGINE_DIR}/engine-pre.js ${BL_ENGINE_DIR}/engine.js
-  ${BL_ENGINE_DIR}/engine-safetensors.js ${BL_ENGINE_DIR}/engine-vocab.js ${BL_ENGINE_DIR}/engine-gpt2.js
-  ${BL_ENGINE_DIR}/engine-model.js ${BL_ENGINE_DIR}/engine-load.js ${BL_ENGINE_DIR}/engine-post.js)
+set(BL_ENGINE_POST_JS engine-check.js engine-abi.js engine.js engine-layout.js engine-run.js
+  engine-ffn.js engine-attention.js engine-block.js engine-safetensors.js engine-vocab.js
+  engine-gpt2.js engine-model.js engine-load.js engine-post.js)
+list(TRANSFORM BL_ENGINE_POST_JS PREPEND ${BL_ENGINE_DIR}/)
+set(BL_ENGINE_JS ${BL_ENGINE_DIR}/engine-pre.js ${BL_ENGINE_POST_JS})
+set(BL_ENGINE_POST_FLAGS ${BL_ENGINE_POST_JS})
+list(TRANSFORM BL_ENGINE_POST_FLAGS PREPEND "SHELL:--extern-post-js ")
 add_executable(blocklens_core ${BL_SOURCES} src/wasm_abi.c)
 target_include_directories(blocklens_core PRIVATE include)
 if(BL_WASM_SIMD)
@@ -61,13 +69,7 @@ target_link_options(blocklens_core PRIVATE ${BL_WASM_LINK_OPTIONS}
   -sEXPORT_NAME=BlockLensCore
   "SHELL:--extern-pre-js ${BL_ENGINE_DIR}/engine-pre.js"   # SHELL: keeps the repeated
   "SHELL:--extern-pre-js ${BL_SCALAR_JS}"                            # flag (CMake dedups options)
-  "SHELL:--extern-post-js ${BL_ENGINE_DIR}/engine.js"
-  "SHELL:--extern-post-js ${BL_ENGINE_DIR}/engine-safetensors.js"
-  "SHELL:--extern-post-js ${BL_ENGINE_DIR}/engine-vocab.js"
-  "SHELL:--extern-post-js ${BL_ENGINE_DIR}/engine-gpt2.js"
-  "SHELL:--extern-post-js ${BL_ENGINE_DIR}/engine-model.js"
-  "SHELL:--extern-post-js ${BL_ENGINE_DIR}/engine-load.js"
-  "SHELL:--extern-post-js ${BL_ENGINE_DIR}/engine-post.js")
+  ${BL_ENGINE_POST_FLAGS})
 add_dependencies(blocklens_core blocklens_scalar)
 set_target_properties(blocklens_core PROPERTIES
   OUTPUT_NAME blocklens SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY ${BL_DIST}

@@ -1,7 +1,7 @@
-/* wasm_abi.c - what the JS wrapper needs beyond the public API: struct sizes and field offsets
-   to verify its layout table against at load time, a tag naming the build, and parameter
-   counts through double arrays (JS numbers hold these integers exactly; int64 struct fields
-   would need BigInt plumbing). */
+/* wasm_abi.c - what the JS wrapper needs beyond the public API: the struct layout it reads at
+   load and writes by (bl__abi_layout, bl__abi_layout_names; tests/node/abi.test.js pins the wasm32
+   numbers), a tag naming the build, a NaN/infinity scan of its inputs, and parameter counts through
+   double arrays (JS numbers hold these integers exactly; int64 struct fields would need BigInt). */
 #include "bl_internal.h"
 #include "kernel_simd.h"
 

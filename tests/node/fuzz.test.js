@@ -29,7 +29,8 @@ const ACTS = ['relu', 'gelu', 'gelu_tanh', 'silu', 'identity', 'swiglu', 'geglu'
 const GATED = new Set(['swiglu', 'geglu']);
 const BAD_SIZES = [0, -1, 2.5, NaN, Infinity, '4', null, undefined, 65537, {}, Object.create(null), true, 4n, [4], Symbol('L')];
 const NOT_OPTIONS = [null, undefined, 'bert-base', 42, true, [], () => 0];
-// The option names each call takes (engine.js); a name that only another call takes is refused.
+// The option names each call takes (engine-ffn.js, engine-attention.js, engine-block.js); a name
+// that only another call takes is refused.
 const FFN_NAMES = ['L', 'dModel', 'dFF', 'x', 'activation', 'W1', 'b1', 'W3', 'b3', 'W2', 'b2', 'Wg', 'bg', 'Wu', 'bu', 'Wd', 'bd'];
 const ATTN_NAMES = ['L', 'dModel', 'nHeads', 'x', 'Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Wo', 'bo', 'causal', 'scale', 'keyMask'];
 const NAMES = { ffn: FFN_NAMES, attention: ATTN_NAMES, layerNorm: ['L', 'd', 'x', 'gamma', 'beta', 'eps'],

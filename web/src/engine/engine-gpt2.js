@@ -20,14 +20,16 @@
     ['n_embd', 'n_layer', 'n_head', 'n_positions', 'vocab_size'].forEach(function (k) { dim(r[k], 'config.' + k); });
     if (r.n_inner == null) r.n_inner = 4 * r.n_embd;
     dim(r.n_inner, 'config.n_inner');
-    if (r.n_embd % r.n_head !== 0) fail('config.n_embd (' + r.n_embd + ') must be divisible by config.n_head (' + r.n_head + ')');
+    if (r.n_embd % r.n_head !== 0)
+      fail('config.n_embd (' + r.n_embd + ') must be divisible by config.n_head (' + r.n_head + ')');
     const act = r.activation_function === undefined ? 'gelu_new' : r.activation_function;
     if (typeof act !== 'string' || !Object.prototype.hasOwnProperty.call(GPT2_ACT, act))
       fail('config.activation_function ' + show(act) + ' is not one of ' + Object.keys(GPT2_ACT).join(', '));
     r.activation_function = act;
     const eps = r.layer_norm_epsilon = r.layer_norm_epsilon === undefined ? 1e-5 : r.layer_norm_epsilon;
     if (typeof eps !== 'number' || !(eps > 0) || !(Math.fround(eps) > 0) || Math.fround(eps) === Infinity)
-      fail('config.layer_norm_epsilon (' + (typeof eps === 'number' ? eps : show(eps)) + ') must be a positive number that float32 can hold');
+      fail('config.layer_norm_epsilon (' + (typeof eps === 'number' ? eps : show(eps)) +
+        ') must be a positive number that float32 can hold');
     return r;
   }
 
@@ -64,7 +66,9 @@
   function gpt2Tensors(map, cfg) {
     const D = cfg.n_embd, F = cfg.n_inner, V = cfg.vocab_size, P = cfg.n_positions;
     const prefix = !map.has('wte.weight') && map.has('transformer.wte.weight') ? 'transformer.' : '';
-    function get(name, shape) { return tensorOf(map, prefix + name, shape, 'GPT-2 names, with or without "transformer."'); }
+    function get(name, shape) {
+      return tensorOf(map, prefix + name, shape, 'GPT-2 names, with or without "transformer."');
+    }
     const t = { wte: get('wte.weight', [V, D]), wpe: get('wpe.weight', [P, D]),
       lnf_gamma: get('ln_f.weight', [D]), lnf_beta: get('ln_f.bias', [D]), layers: [] };
     for (let l = 0; l < cfg.n_layer; l++) {
@@ -110,11 +114,14 @@
     });
     parts.forEach(function (x) {
       const bad = m._bl__first_nonfinite(x.at * 4, x.n);
-      if (bad >= 0) fail('weights: tensor ' + q(x.tensor.name) + x.what + ' holds ' + m.HEAPF32[x.at + bad] + ' at value ' + bad);
+      if (bad >= 0)
+        fail('weights: tensor ' + q(x.tensor.name) + x.what + ' holds ' + m.HEAPF32[x.at + bad] + ' at value ' + bad);
     });
     const rec = (f0 * 4 + plan.records) >> 2, size = ABI.bl_decoder_layer.sizeof >> 2;
     plan.layers.forEach(function (p, l) {
-      LAYER_PARTS.forEach(function (k) { m.HEAP32[rec + l * size + (ABI.bl_decoder_layer[k] >> 2)] = (f0 + p[k]) * 4; });
+      LAYER_PARTS.forEach(function (k) {
+        m.HEAP32[rec + l * size + (ABI.bl_decoder_layer[k] >> 2)] = (f0 + p[k]) * 4;
+      });
     });
   }
 
@@ -122,21 +129,23 @@
   const KEPT = ['norm1', 'q', 'k', 'v', 'scores', 'weights', 'context', 'concat', 'attn_out', 'resid1', 'norm2',
     'hidden', 'activated', 'ffn_out', 'resid2'];
 
-  /* model.forward(ids, { layers }) with ids checked (list) and the layers to keep -> { logits (L x vocab), embeddings, hidden (after ln_f),
-     layers: per layer null or { x, norm1, attention: { q, k, v, scores, weights, context, concat,
-     out }, resid1, norm2, ffn: { hidden, activated, out }, resid2 } }. */
+  /* model.forward(ids, { layers }) with ids checked (list) and the layers to keep -> { logits (L x vocab),
+     embeddings, hidden (after ln_f), layers: per layer null or { x, norm1, attention: { q, k, v, scores,
+     weights, context, concat, out }, resid1, norm2, ffn: { hidden, activated, out }, resid2 } }. */
   function gpt2Forward(model, list, keep) {
     const L = list.length, D = model.dModel, H = model.nHeads, F = model.dFF, V = model.vocabSize, NL = model.nLayers;
     elems('logits (L x vocab)', L, V);
     elems('scores (nHeads x L x L)', H * L, L);
     const size = { norm1: L * D, q: L * D, k: L * D, v: L * D, scores: H * L * L, weights: H * L * L, context: L * D,
-      concat: L * D, attn_out: L * D, resid1: L * D, norm2: L * D, hidden: L * F, activated: L * F, ffn_out: L * D, resid2: L * D };
+      concat: L * D, attn_out: L * D, resid1: L * D, norm2: L * D, hidden: L * F, activated: L * F, ffn_out: L * D,
+      resid2: L * D };
     /* records: desc, out, the layer-out pointers, one layer-out per layer that keeps anything
        (a kept layer's input is the previous layer's resid2), ids; then the outputs, the workspace */
     let A = ABI, recs = [], bytes = 0, l, k, i;
     function take(n) { const at = bytes; bytes += Math.ceil(n / 16) * 16; return at; }
     const descAt = take(A.bl_decoder_desc.sizeof), outAt = take(A.bl_decoder_out.sizeof), listAt = take(4 * NL);
-    for (l = 0; l < NL; l++) recs.push(keep[l] || (l + 1 < NL && keep[l + 1]) ? take(A.bl_decoder_layer_out.sizeof) : -1);
+    for (l = 0; l < NL; l++)
+      recs.push(keep[l] || (l + 1 < NL && keep[l + 1]) ? take(A.bl_decoder_layer_out.sizeof) : -1);
     /* per output { at: byte offset, n: floats, key: its name in `kept`, layer (-1: the model's),
        field: its bl_decoder_layer_out field } */
     const idsAt = take(4 * L), first = bytes, outs = [];
@@ -162,7 +171,8 @@
       wpe: wb + p.wpe * 4, layers: w, lnf_gamma: wb + p.lnf_gamma * 4, lnf_beta: wb + p.lnf_beta * 4 };
     for (const f in desc) word(descAt + dd[f], desc[f]);
     m.HEAPF32[(base + descAt + dd.eps) >> 2] = model.eps;
-    if (m._bl_decoder_workspace_size(base + descAt) !== wsFloats) fail('internal: the decoder\'s workspace size disagrees with the wrapper\'s');
+    if (m._bl_decoder_workspace_size(base + descAt) !== wsFloats)
+      fail('internal: the decoder\'s workspace size disagrees with the wrapper\'s');
     const dout = A.bl_decoder_out, lo = A.bl_decoder_layer_out, kept = {};
     word(outAt + dout.logits, base + outs[0].at);
     word(outAt + dout.embed, base + outs[1].at);
@@ -183,7 +193,8 @@
       res.layers.push({ x: x, input: x, norm1: g('norm1'),
         attention: { q: g('q'), k: g('k'), v: g('v'), scores: g('scores'), weights: g('weights'),
           context: g('context'), concat: g('concat'), out: g('attn_out') },
-        resid1: g('resid1'), norm2: g('norm2'), ffn: { hidden: g('hidden'), activated: g('activated'), out: g('ffn_out') },
+        resid1: g('resid1'), norm2: g('norm2'),
+        ffn: { hidden: g('hidden'), activated: g('activated'), out: g('ffn_out') },
         resid2: g('resid2') });
     }
     return res;
@@ -195,7 +206,8 @@
     wv: 'Wv', bv: 'bv', wo: 'Wo', bo: 'bo', ln2_gamma: 'ln2Gamma', ln2_beta: 'ln2Beta', w1: 'W1', b1: 'b1',
     w2: 'W2', b2: 'b2' };
   function gpt2LayerWeights(model, l) {
-    const plan = model._plan, p = plan.layers[l], next = l + 1 < model.nLayers ? plan.layers[l + 1].ln1_gamma : plan.floats;
+    const plan = model._plan, p = plan.layers[l];
+    const next = l + 1 < model.nLayers ? plan.layers[l + 1].ln1_gamma : plan.floats;
     const f0 = model._base >> 2, heap = model._engine._m.HEAPF32, r = {};
     LAYER_PARTS.forEach(function (k, i) {
       const end = i + 1 < LAYER_PARTS.length ? p[LAYER_PARTS[i + 1]] : next;

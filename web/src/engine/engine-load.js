@@ -264,7 +264,8 @@
     const simd = wantSimd === false ? false : validates(SIMD_PROBE);
     const fma = simd && wantFma !== false && validates(FMA_PROBE);
     if (wantSimd === true && !simd) return Promise.reject(new Error('BlockLens: this runtime has no wasm SIMD'));
-    if (wantFma === true && !fma) return Promise.reject(new Error('BlockLens: this runtime has no relaxed wasm SIMD (fma)'));
+    if (wantFma === true && !fma)
+      return Promise.reject(new Error('BlockLens: this runtime has no relaxed wasm SIMD (fma)'));
     const key = fma ? 'fma' : simd ? 'simd' : 'scalar';
     if (wasmModule) {
       try {

@@ -23,7 +23,8 @@
     }
     if (type === undefined) return GPT2;
     if (typeof type !== 'string' || !Object.prototype.hasOwnProperty.call(ARCHITECTURES, type))
-      fail('config.model_type ' + show(type) + ' is not one BlockLens reads (' + Object.keys(ARCHITECTURES).join(', ') + ')');
+      fail('config.model_type ' + show(type) + ' is not one BlockLens reads (' +
+        Object.keys(ARCHITECTURES).join(', ') + ')');
     return ARCHITECTURES[type];
   }
 
@@ -33,12 +34,14 @@
     let bytes = o.weights;
     const tag = TA_TAG.call(bytes);
     if (Object.prototype.toString.call(bytes) === '[object ArrayBuffer]') bytes = new Uint8Array(bytes);
-    else if (tag !== 'Uint8Array') fail('weights must be a Uint8Array (the bytes of a .safetensors file), not ' + show(bytes));
+    else if (tag !== 'Uint8Array')
+      fail('weights must be a Uint8Array (the bytes of a .safetensors file), not ' + show(bytes));
     const arch = architectureOf(o.config), cfg = arch.config(o.config), dims = arch.describe(cfg);
     const vocab = new Vocab(readVocab(o.vocab, dims.vocabSize), dims.bos, dims.unk);
     const plan = arch.plan(cfg), map = parseSafetensors(bytes);
     const t = arch.tensors(map, cfg), m = this._m;   /* every tensor checked before memory is taken */
-    const what = 'loadModel (n_layer ' + dims.nLayers + ', n_embd ' + dims.dModel + ', vocab_size ' + dims.vocabSize + ')';
+    const what = 'loadModel (n_layer ' + dims.nLayers + ', n_embd ' + dims.dModel + ', vocab_size ' +
+      dims.vocabSize + ')';
     if (plan.bytes > HEAP_MAX) outOfMemory(what, plan.bytes, false);
     const base = m._malloc(plan.bytes);
     if (!base) outOfMemory(what, plan.bytes, true);
@@ -100,10 +103,13 @@
   Model.prototype._chosen = function (opts) {
     const NL = this.nLayers, keep = new Array(NL).fill(opts === undefined);
     if (opts === undefined) return keep;
-    if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) fail('forward: opts must be an object ({ layers }), not ' + show(opts));
+    if (opts === null || typeof opts !== 'object' || Array.isArray(opts))
+      fail('forward: opts must be an object ({ layers }), not ' + show(opts));
     let list;
     try {
-      Object.keys(opts).forEach(function (k) { if (k !== 'layers') fail('forward has no option ' + q(k) + ' (known: layers)'); });
+      Object.keys(opts).forEach(function (k) {
+        if (k !== 'layers') fail('forward has no option ' + q(k) + ' (known: layers)');
+      });
       list = opts.layers;
       if (list === undefined) return keep.fill(true);
       if (!Array.isArray(list)) fail('forward: layers must be an array of layer indices, not ' + show(list));
@@ -113,7 +119,8 @@
     }
     list.forEach(function (l, i) {
       if (typeof l !== 'number' || !Number.isInteger(l) || l < 0 || l >= NL)
-        fail('forward: layers[' + i + '] (' + (typeof l === 'number' ? l : show(l)) + ') must be a layer index in [0, ' + NL + ')');
+        fail('forward: layers[' + i + '] (' + (typeof l === 'number' ? l : show(l)) +
+          ') must be a layer index in [0, ' + NL + ')');
       keep[l] = true;
     });
     return keep;
@@ -123,7 +130,8 @@
   Model.prototype.layerWeights = function (l) {
     this._live('layerWeights');
     if (typeof l !== 'number' || !Number.isInteger(l) || l < 0 || l >= this.nLayers)
-      fail('layerWeights: layer ' + (typeof l === 'number' ? '(' + l + ') ' : show(l) + ' ') + 'must be a layer index in [0, ' + this.nLayers + ')');
+      fail('layerWeights: layer ' + (typeof l === 'number' ? '(' + l + ') ' : show(l) + ' ') +
+        'must be a layer index in [0, ' + this.nLayers + ')');
     return this._arch.layerWeights(this, l);
   };
 

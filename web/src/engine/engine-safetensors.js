@@ -30,11 +30,13 @@
      (byte ranges made absolute), every range checked to lie in the data and none to overlap. */
   function parseSafetensors(bytes) {
     const n = TA_LENGTH.call(bytes);
-    if (n < 8) fail('weights: truncated file (' + n + ' bytes): a safetensors file starts with an 8-byte header length');
+    if (n < 8)
+      fail('weights: truncated file (' + n + ' bytes): a safetensors file starts with an 8-byte header length');
     const hlen = (bytes[0] | bytes[1] << 8 | bytes[2] << 16) + bytes[3] * 16777216 +
       (bytes[4] | bytes[5] << 8 | bytes[6] << 16) * 4294967296 + bytes[7] * 72057594037927936;
     if (hlen > n - 8)
-      fail('weights: the header length (' + hlen + ' bytes) runs past the end of the file (' + n + ' bytes): truncated or not a safetensors file');
+      fail('weights: the header length (' + hlen + ' bytes) runs past the end of the file (' + n +
+        ' bytes): truncated or not a safetensors file');
     let text, header;
     try {
       text = TEXT.decode(bytes.slice(8, 8 + hlen));   /* a copy: TextDecoder refuses shared memory */
@@ -57,10 +59,13 @@
       if (!Array.isArray(e.shape) || !e.shape.every(function (d) { return Number.isSafeInteger(d) && d >= 0; }))
         fail(bad + 'its shape must be a list of whole numbers, not ' + cut(JSON.stringify(e.shape) || show(e.shape)));
       const o = e.data_offsets;
-      if (!Array.isArray(o) || o.length !== 2 || !o.every(function (v) { return Number.isSafeInteger(v) && v >= 0; }) || o[0] > o[1])
-        fail(bad + 'data_offsets must be [begin, end] with 0 <= begin <= end, not ' + cut(JSON.stringify(o) || show(o)));
+      if (!Array.isArray(o) || o.length !== 2 || !o.every(function (v) { return Number.isSafeInteger(v) && v >= 0; }) ||
+          o[0] > o[1])
+        fail(bad + 'data_offsets must be [begin, end] with 0 <= begin <= end, not ' +
+          cut(JSON.stringify(o) || show(o)));
       if (o[1] > size)
-        fail('weights: tensor ' + q(name) + ' has data_offsets [' + o[0] + ', ' + o[1] + '], past the end of the data (' + size + ' bytes): truncated file?');
+        fail('weights: tensor ' + q(name) + ' has data_offsets [' + o[0] + ', ' + o[1] +
+          '], past the end of the data (' + size + ' bytes): truncated file?');
       map.set(name, { dtype: e.dtype, shape: e.shape, begin: start + o[0], end: start + o[1] });
       if (o[1] > o[0]) spans.push({ begin: o[0], end: o[1], name: name });
     });
@@ -83,10 +88,12 @@
     if (!Object.prototype.hasOwnProperty.call(ST_DTYPES, t.dtype))
       fail('weights: tensor ' + q(full) + ' has dtype ' + q(t.dtype) + '; BlockLens reads F32, F16 and BF16');
     if (t.shape.join() !== shape.join() || t.shape.length !== shape.length)
-      fail('weights: tensor ' + q(full) + ' has shape [' + t.shape.join(', ') + '], expected [' + shape.join(', ') + ']');
+      fail('weights: tensor ' + q(full) + ' has shape [' + t.shape.join(', ') + '], expected [' +
+        shape.join(', ') + ']');
     const need = shape.reduce(function (a, b) { return a * b; }, 1) * ST_DTYPES[t.dtype];
     if (t.end - t.begin !== need)
-      fail('weights: tensor ' + q(full) + ' holds ' + (t.end - t.begin) + ' bytes; [' + shape.join(', ') + '] in ' + t.dtype + ' needs ' + need);
+      fail('weights: tensor ' + q(full) + ' holds ' + (t.end - t.begin) + ' bytes; [' + shape.join(', ') + '] in ' +
+        t.dtype + ' needs ' + need);
     t.name = full;
     return t;
   }

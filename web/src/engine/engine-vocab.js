@@ -70,15 +70,18 @@
     const size = this.list.length;
     let tag = TA_TAG.call(ids), n;
     try {
-      if (tag && tag !== 'Float32Array' && tag !== 'Float64Array' && tag !== 'BigInt64Array' && tag !== 'BigUint64Array') n = TA_LENGTH.call(ids);
+      if (tag && tag !== 'Float32Array' && tag !== 'Float64Array' && tag !== 'BigInt64Array' &&
+          tag !== 'BigUint64Array') n = TA_LENGTH.call(ids);
       else if (Array.isArray(ids)) n = ids.length;
       else fail(fn + ' expects ids: an Int32Array or an array of token ids, not ' + show(ids));
-      if (max && (n < 1 || n > max)) fail(fn + ': ids has ' + n + ' tokens; the model reads 1 to ' + max + ' (n_positions)');
+      if (max && (n < 1 || n > max))
+        fail(fn + ': ids has ' + n + ' tokens; the model reads 1 to ' + max + ' (n_positions)');
       const out = new Int32Array(n);
       for (let i = 0; i < n; i++) {
         const v = ids[i];
         if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= size)
-          fail(fn + ': ids[' + i + '] (' + (typeof v === 'number' ? v : show(v)) + ') must be in [0, vocab ' + size + ')');
+          fail(fn + ': ids[' + i + '] (' + (typeof v === 'number' ? v : show(v)) + ') must be in [0, vocab ' +
+            size + ')');
         out[i] = v;
       }
       return out;
