@@ -174,3 +174,11 @@ test('bad_layer_blocks_the_figures_of_one_block_only', async () => {
   assert.deepEqual([asked.at(-1).layer, asked.at(-1).temp], [1, 2], 'asked with the last valid layer');
   for (const v of VIEWS) assert.equal(drawn.get(v).temp, blockFigures.includes(v) ? 1 : 2, v);
 });
+
+test('a_typed_layer_out_of_range_names_the_trained_models_range', async () => {
+  const { ctl } = await page();
+  ctl.set({ weights: 'poems' });
+  ctl.setRaw('layer', '0', true);
+  const e = ctl.errors().find((x) => x.key === 'layer');
+  assert.deepEqual([e.code, e.vars.max], ['range', 2]);
+});

@@ -74,3 +74,13 @@ test('an_empty_number_field_says_it_is_empty', () => {
   assert.equal(t('en', 'err_empty'), 'the field is empty.');
   assert.equal(params.coerce('seed', 'x').error.code, 'int');
 });
+
+// A trained model's layer out of range is told in the model's own range (the poem model has 2
+// blocks), not in the parameter list's limit for any model (48).
+test('a_layer_out_of_range_names_the_trained_models_own_range', () => {
+  const r = params.parseHash('weights=poems&layer=0');
+  const e = r.errors.find((x) => x.key === 'layer');
+  assert.deepEqual([e.code, e.vars.min, e.vars.max], ['range', 1, params.MODELS.poems.layers]);
+  assert.match(t('en', 'err_range', e.vars), new RegExp('\\b1\\b.*\\b' + params.MODELS.poems.layers + '\\b'));
+  assert.equal(params.coerce('layer', '0', { weights: 'random' }).error.vars.max, params.LIMITS.layers);
+});

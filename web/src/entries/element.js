@@ -84,7 +84,7 @@ function defineElement(BL) {
         if (!this.hasAttribute(k)) continue;
         let raw = this.getAttribute(k);
         if (byKey[k].kind === 'bool' && raw === '') raw = '1';
-        const r = coerce(k, raw);
+        const r = coerce(k, raw, state);
         if (r.error) errors.push(r.error); else state[k] = r.value;
       }
       let view = this.getAttribute('view') || 'attention';

@@ -109,7 +109,7 @@ export function createController(compute, change, reads) {
     // Text from a field: parsed by the parameter list; typing waits for a pause. A bad value
     // leaves the setting as it was (a request already waiting still goes).
     setRaw(key, raw, now) {
-      const r = coerce(key, raw);
+      const r = coerce(key, raw, state);
       given = [];
       if (r.error) { fieldErrors.set(key, r.error); return change('status'); }
       fieldErrors.delete(key);

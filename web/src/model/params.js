@@ -52,7 +52,9 @@ function quote(str) {
 }
 
 // One string -> one value. Errors are codes + variables, worded later by i18n.
-function coerce(key, raw) {
+// state (optional): the settings so far. A trained model's own block count is the range its
+// `layer` is told in (the parameter list allows any model's, LIMITS.layers).
+function coerce(key, raw, state) {
   const p = BY_KEY[key];
   const str = String(raw);
   const fail = function (code, vars) {
@@ -78,7 +80,11 @@ function coerce(key, raw) {
     return fail('number', { value: str });
   }
   const v = Number(t);
-  if (!isFinite(v) || v < p.min || v > p.max) return fail('range', { value: str, min: p.min, max: p.max });
+  const trained = key === 'layer' && state && Object.prototype.hasOwnProperty.call(MODELS, state.weights)
+    ? MODELS[state.weights] : null;
+  if (!isFinite(v) || v < p.min || v > p.max) {
+    return fail('range', { value: str, min: p.min, max: trained ? trained.layers : p.max });
+  }
   return { value: v };
 }
 
@@ -158,7 +164,7 @@ function parseHash(hash, base) {
       return;
     }
     if (!BY_KEY[k]) return;   // unknown keys are left for other pages (e.g. an embed's view=)
-    const r = coerce(k, v);
+    const r = coerce(k, v, state);
     if (r.error) errors.push(r.error);
     else { state[k] = r.value; keys.push(k); }
   });
