@@ -91,7 +91,7 @@ function figureTexts(page, view) {
     const out = [], walk = document.createTreeWalker(fig.querySelector('.fig-body'), NodeFilter.SHOW_TEXT);
     while (walk.nextNode()) {
       const n = walk.currentNode;
-      if (!n.textContent.trim() || n.parentElement.closest('details, [hidden], .lg-dot, .next-action')) continue;
+      if (!n.textContent.trim() || n.parentElement.closest('details, [hidden], .lg-dot, .next-action, .next-hint')) continue;
       out.push(n.textContent.trim());
     }
     return out;

@@ -11,13 +11,14 @@ import { Sheet, font } from '../draw/svg/sheet.js';
 export const WIDTH = 760;
 const PAD = 18;
 
-function stateLine(res, t) {
+function stateLine(res, t, fig) {
   const joined = res.tokens.join(res.tokens.some((x) => x.length > 1) ? ' ' : '');
   const vars = { tokens: format.label(joined, 48), L: res.L, d: res.d, dff: res.dff, heads: res.heads,
     act: t('act_' + res.act) };
-  // A trained model's numbers depend on its block, not on the seed.
-  return res.trained ? t('exp_state_trained', Object.assign(vars, { layer: res.layer, n: res.layers }))
-    : t('exp_state', Object.assign(vars, { seed: res.seed }));
+  // A trained model's numbers depend on its block (not on the seed), if the figure shows one.
+  if (!res.trained) return t('exp_state', Object.assign(vars, { seed: res.seed }));
+  const key = fig.reads.includes('layer') ? 'exp_state_trained' : 'exp_state_model';
+  return t(key, Object.assign(vars, { layer: res.layer, n: res.layers }));
 }
 
 // view, res (model result), opts { t, lang, scheme, state, width } -> { rec, svg(), title, ... }
@@ -27,7 +28,7 @@ export function compose(view, res, opts) {
   rec.fillStyle = sc.css.bg; rec.fillRect(0, 0, w, 100);   // resized below
   const bg = rec.ops[0], title = t('h_' + view);
   sheet.para(title, 17, sc.css.fg, true, 2);
-  sheet.para(stateLine(res, t), 12, sc.css.muted, false, 14);
+  sheet.para(stateLine(res, t, fig), 12, sc.css.muted, false, 14);
   drawBlocks(sheet, fig.build(res, opts).blocks, res, opts);
   rec.font = font(10.5); rec.fillStyle = sc.css.muted; rec.textAlign = 'right'; rec.textBaseline = 'alphabetic';
   rec.fillText(t('exp_credit'), w - PAD, sheet.y + 6);

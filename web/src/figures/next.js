@@ -34,7 +34,8 @@ export default {
       data: { trained: 'yes', top: vocab[ids[0]], topP: p[ids[0]].toFixed(6) },
       blocks: [
         { type: 'headline', text: t('nextTitle', { text, T: F.short(T) }) },
-        { type: 'nextchars', items, caption: t('nextCaption', { k: K, share: F.pct(covered) }),
+        // (hint: the page's, for its buttons; a picture has none.)
+        { type: 'nextchars', items, caption: t('nextCaption', { k: K, share: F.pct(covered) }), hint: t('nextPress'),
           action: { label: t('nextDraw', { T: F.short(T) }), run: (u) => {
             const id = sample(p, u);
             if (vocab[id].length === 1) ctx.set({ tokens: text + vocab[id] });

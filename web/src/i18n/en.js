@@ -73,6 +73,7 @@ export default {
   changedDot: '● = row changed (even slightly)',
   part_embeddings: 'embeddings', part_attention: 'attention', part_ffn: 'FFN', part_norms: 'norms', part_other: 'other (pooler, LM head)',
   exp_state_trained: '{tokens} (L = {L}) · the trained Tang-poem model, block {layer} of {n} · d_model {d} · d_ff {dff} · heads {heads} · {act}',
+  exp_state_model: '{tokens} (L = {L}) · the trained Tang-poem model ({n} blocks) · d_model {d} · d_ff {dff} · heads {heads} · {act}',
   exp_state: '{tokens} (L = {L}) · d_model {d} · d_ff {dff} · heads {heads} · {act} · seed {seed}',
   exp_credit: 'BlockLens · every value computed by its WebAssembly engine',
   exp_svg: 'SVG', exp_png: 'PNG',

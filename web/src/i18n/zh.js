@@ -73,6 +73,7 @@ export default {
   changedDot: '● = 这一行有变化（哪怕很小）',
   part_embeddings: '词嵌入', part_attention: '注意力', part_ffn: 'FFN', part_norms: '归一化', part_other: '其他（pooler、输出头）',
   exp_state_trained: '{tokens}（L = {L}）· 训练好的唐诗模型，第 {layer} 个 Block（共 {n} 个）· d_model {d} · d_ff {dff} · {heads} 个头 · {act}',
+  exp_state_model: '{tokens}（L = {L}）· 训练好的唐诗模型（共 {n} 个 Block）· d_model {d} · d_ff {dff} · {heads} 个头 · {act}',
   exp_state: '{tokens}（L = {L}）· d_model {d} · d_ff {dff} · {heads} 个头 · {act} · 种子 {seed}',
   exp_credit: 'BlockLens · 每个数都由它的 WebAssembly 引擎算出',
   exp_svg: 'SVG', exp_png: 'PNG',

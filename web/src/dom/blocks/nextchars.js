@@ -13,6 +13,8 @@ function uniform() {
 
 export function nextchars() {
   const box = el('div', 'nextchars'), cap = el('p', 'fig-note next-cap'), list = el('ol', 'next-list');
+  const capText = el('span'), hint = el('span', 'next-hint');
+  cap.appendChild(capText); cap.appendChild(hint);
   const act = el('button', 'pill next-action');
   act.type = 'button';
   box.appendChild(cap); box.appendChild(list); box.appendChild(act);
@@ -20,7 +22,8 @@ export function nextchars() {
   act.addEventListener('click', () => { if (cur && cur.action) cur.action.run(uniform()); });
   return { root: box, update: (b, ctx) => {
     cur = b;
-    cap.textContent = b.caption || '';
+    capText.textContent = b.caption || '';
+    hint.textContent = b.hint ? ' ' + b.hint : '';
     cap.hidden = !b.caption;
     list.textContent = '';
     list.hidden = !b.items.length;
