@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # What the shipped poem model does, measured on the held-out poems: per-head attention
-# statistics, the share of ReLU outputs that are exactly zero, the layer-1 neurons that fire
+# statistics, the share of ReLU outputs that are exactly zero, the last block's neurons that fire
 # at the rhyme slot, and top predictions. Prints the Markdown tables tools/train/REPORT.md
 # quotes. Uses train.py's corpus split and reference.py's forward (float32 here, for speed).
 import argparse
@@ -93,7 +93,7 @@ def main():
 
     print("## Attention on held-out poems (%d poems, %d queries from the second line on)\n"
           % (len(held), count))
-    print("| layer.head | -1 | -2 | -n | -(n+1) | `<s>` | punct. | line start | entropy "
+    print("| block.head | -1 | -2 | -n | -(n+1) | `<s>` | punct. | line start | entropy "
           "| strongest offset (5-char / 7-char) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for li in range(nl):
@@ -103,7 +103,7 @@ def main():
                 m = best[n][li, h, 1:n + 3] / max(1, count_n[n])
                 o = int(np.argmax(m)) + 1
                 strongest.append("-%d (%.2f)" % (o, m[o - 1]))
-            print("| %d.%d | %s | %s |" % (li, h, " | ".join("%.3f" % v for v in mean[li, h]),
+            print("| %d.%d | %s | %s |" % (li + 1, h + 1, " | ".join("%.3f" % v for v in mean[li, h]),
                                          " / ".join(strongest)))
     print("\nUniform attention would put %.3f on any one key and %.3f on the marks. n is the "
           "poem's line length "
@@ -115,7 +115,7 @@ def main():
 
     print("\n## ReLU outputs exactly zero (held-out poems, every position)\n")
     for li in range(nl):
-        print("- layer %d: %.1f %%" % (li, 100 * relu_zero[li] / relu_total))
+        print("- block %d: %.1f %%" % (li + 1, 100 * relu_zero[li] / relu_total))
 
     rate = {k: fire[k] / n_pos[k] for k in fire}
     line_end = (rate["。"] >= 0.5) & (rate["other"] <= 0.05)
