@@ -7,7 +7,7 @@ const assert = require('node:assert');
 const fs = require('fs');
 const path = require('path');
 const { pathToFileURL } = require('url');
-const { setup, open, ready, settle, FILE_URL, WEB } = require('./helpers.js');
+const { setup, open, ready, settle, setField, FILE_URL, WEB } = require('./helpers.js');
 const { VIEWS } = require(path.join(WEB, 'src', 'figures', 'index.js'));
 
 const FIXTURE = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'poems.json'), 'utf8'));
@@ -121,4 +121,19 @@ test('embed_and_element_load_the_trained_weights_when_asked', async () => {
     assert.strictEqual(top, want.top10[0].char);
     assert.deepStrictEqual(errors, []);
   } finally { await context.close(); }
+});
+
+// The tokens field's hint and its error name the same count for one text (the model's <s> is
+// not one of the characters typed), and the hint says what a trained model does with spaces.
+test('token_hint_and_error_give_one_count_for_one_text', async () => {
+  const text = '床前明月光'.repeat(14);   // 70 characters: past the 63 the model reads after <s>
+  const { page, close } = await open(env.browser, FILE_URL, 'lang=en&weights=poems');
+  try {
+    await setField(page, 'tokens', text);
+    const hint = await page.$eval('#ctl-tokens-hint', (e) => e.textContent);
+    const err = await page.$eval('#ctl-tokens-err', (e) => e.textContent);
+    assert.match(hint, /^70 characters/);
+    assert.match(hint, /spaces are left out/);
+    assert.match(err, /\b70 tokens\b/);
+  } finally { await close(); }
 });

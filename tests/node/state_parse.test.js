@@ -84,3 +84,17 @@ test('a_layer_out_of_range_names_the_trained_models_own_range', () => {
   assert.match(t('en', 'err_range', e.vars), new RegExp('\\b1\\b.*\\b' + params.MODELS.poems.layers + '\\b'));
   assert.equal(params.coerce('layer', '0', { weights: 'random' }).error.vars.max, params.LIMITS.layers);
 });
+
+// The tokens field's hint and its error count the same tokens: a trained model's <s> is its own.
+test('the_token_hint_and_the_too_many_error_count_the_same_tokens', () => {
+  for (const weights of ['random', 'poems']) {
+    const max = params.tokenCount({ weights, tokens: '' }).max;
+    const text = weights === 'poems' ? '床'.repeat(max + 1) : Array.from({ length: max + 1 }, (_, i) => 'w' + i).join(' ');
+    const s = Object.assign(params.defaults(), { weights, tokens: text });
+    const e = params.validate(s).find((x) => x.code === 'tokensMany');
+    assert.deepEqual([e.vars.n, e.vars.max], [params.tokenCount(s).n, max], weights);
+    assert.equal(params.tokenCount(s).n, max + 1, weights);
+  }
+  const hint = t('en', 'hint_tokens_trained', params.tokenCount({ weights: 'poems', tokens: '床前 明月' }));
+  assert.match(hint, /^4 characters/);
+});

@@ -124,8 +124,9 @@ function mount(root, ctx) {
       if (x.type === 'checkbox') x.input.checked = !!state[k];
       else if (!typing && !mine.length) x.input.value = String(state[k]);
     });
-    const n = params.tokensFor(state).length;
-    setText(f.tokens.hint, t(n === 1 ? 'hint_tokens_one' : 'hint_tokens', { n: n }));
+    const tc = params.tokenCount(state);
+    const hint = tc.trained ? 'hint_tokens_trained' : tc.n === 1 ? 'hint_tokens_one' : 'hint_tokens';
+    setText(f.tokens.hint, t(hint, tc));
     setText(f.d.hint, t('hint_d'));
     setText(f.dff.hint, t('hint_dff', { r: (state.dff / state.d).toFixed(2).replace(/\.?0+$/, '') }));
     setText(f.heads.hint, state.d % state.heads === 0 ? t('hint_heads', { dk: state.d / state.heads })

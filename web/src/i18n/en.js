@@ -18,6 +18,7 @@ export default {
   ctl_sel: 'Selected token', ctl_pert: 'Perturbed token', ctl_pval: 'Perturbation value',
   ctl_show: 'Attention display', ctl_lang: 'Language', ctl_theme: 'Theme',
   hint_tokens: '{n} tokens: one per Chinese or Japanese character or full-width punctuation mark, one per word otherwise.',
+  hint_tokens_trained: '{n} characters, one token each, after the model\'s <s> (spaces are left out; it reads at most {max}).',
   hint_tokens_one: '1 token: one per Chinese or Japanese character or full-width punctuation mark, one per word otherwise.',
   hint_d: 'Width of each token vector.',
   hint_dff: '= {r} × d_model',

@@ -18,6 +18,7 @@ export default {
   ctl_sel: '选中的 token', ctl_pert: '扰动的 token', ctl_pval: '扰动值',
   ctl_show: '注意力显示', ctl_lang: '语言', ctl_theme: '配色',
   hint_tokens: '共 {n} 个 token：中日文每个字、每个全角标点一个，其他文字按空格分词。',
+  hint_tokens_trained: '共 {n} 个字，每字一个 token，前面是模型的 <s>（空格不计；模型最多读 {max} 个）。',
   hint_tokens_one: '共 1 个 token：中日文每个字、每个全角标点一个，其他文字按空格分词。',
   hint_d: '每个 token 向量的维数。',
   hint_dff: '= {r} × d_model',

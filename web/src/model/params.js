@@ -128,11 +128,19 @@ function tokensFor(s) {
   return [BOS].concat(Array.from(String(s.tokens)).filter((ch) => !/\s/u.test(ch)));
 }
 
+// The tokens the user typed, as the hint and the error count them: a trained model's <s> (its
+// own, always there) is not one of them; max: how many the page or the model reads.
+function tokenCount(s) {
+  const trained = s.weights === 'poems' ? MODELS.poems : null;
+  return { n: tokensFor(s).length - (trained ? 1 : 0), max: trained ? trained.positions - 1 : LIMITS.tokens,
+    trained: !!trained };
+}
+
 // Checks that involve several fields, on an already coerced state.
 function validate(s) {
   const errors = [];
   const trained = s.weights === 'poems' ? MODELS.poems : null;
-  const n = tokensFor(s).length - (trained ? 1 : 0), max = trained ? trained.positions - 1 : LIMITS.tokens;
+  const { n, max } = tokenCount(s);
   if (n === 0) errors.push({ key: 'tokens', code: 'tokensEmpty', vars: {} });
   if (n > max) errors.push({ key: 'tokens', code: 'tokensMany', vars: { n: n, max: max } });
   if (trained && s.layer > trained.layers) {
@@ -183,5 +191,5 @@ function toHash(s) {
 
 function isGated(act) { return act === 'swiglu' || act === 'geglu'; }
 
-export { LIMITS, ACTIVATIONS, MODELS, BOS, tokensFor, PARAMS, BY_KEY as byKey, defaults, coerce, tokenize, validate,
-  parseHash, toHash, isGated, quote };
+export { LIMITS, ACTIVATIONS, MODELS, BOS, tokensFor, tokenCount, PARAMS, BY_KEY as byKey, defaults, coerce, tokenize,
+  validate, parseHash, toHash, isGated, quote };
