@@ -27,7 +27,7 @@ export function nextchars() {
     cap.hidden = !b.caption;
     list.textContent = '';
     list.hidden = !b.items.length;
-    const max = Math.max(1e-12, ...b.items.map((it) => it.p));
+    // Bars on an absolute scale (0 to 100 %): scaled to the top item, 0.7 % looked like 77 %.
     b.items.forEach((it, i) => {
       const li = el('li'), btn = el('button', 'next-item'), bar = el('span', 'next-bar'), fill = el('i');
       btn.type = 'button';
@@ -36,7 +36,7 @@ export function nextchars() {
       btn.disabled = !it.run;
       btn.dataset.rank = i + 1;
       btn.appendChild(el('span', 'next-ch' + (Array.from(it.ch).length > 1 ? ' special' : ''), it.ch));   // <unk>, <s>
-      fill.style.width = (100 * it.p / max) + '%';
+      fill.style.width = (100 * it.p) + '%';
       fill.style.background = ctx.scheme.css.ffn;
       bar.appendChild(fill);
       btn.appendChild(bar);

@@ -5,14 +5,14 @@ import { font } from './sheet.js';
 export function nextchars(sh, b) {
   const r = sh.rec, css = sh.sc.css;
   if (b.caption) sh.para(b.caption, 12);
-  const max = Math.max(1e-12, ...b.items.map((it) => it.p)), barW = Math.min(260, sh.cw - 120);
+  const barW = Math.min(260, sh.cw - 120);   // the bars on an absolute scale, as on the page
   for (const it of b.items) {
     const special = Array.from(it.ch).length > 1;   // <unk>, <s>
     r.font = special ? font(10) : font(16, true); r.fillStyle = special ? css.muted : css.fg;
     r.textAlign = 'center'; r.textBaseline = 'middle';
     r.fillText(it.ch, sh.x + 14, sh.y + 11);
     r.fillStyle = css.line; r.fillRect(sh.x + 36, sh.y + 5, barW, 12);
-    r.fillStyle = css.ffn; r.fillRect(sh.x + 36, sh.y + 5, barW * it.p / max, 12);
+    r.fillStyle = css.ffn; r.fillRect(sh.x + 36, sh.y + 5, barW * it.p, 12);
     r.font = font(12); r.fillStyle = css.fg; r.textAlign = 'left';
     r.fillText(it.label, sh.x + 44 + barW, sh.y + 11);
     sh.y += 24;
