@@ -163,10 +163,11 @@ export interface DecoderResult {
   layers: (DecoderLayerResult | null)[];
 }
 
-/** A loaded model: its weights live in the wasm heap (float32) until free(). */
+/** A loaded model: its weights live in the wasm heap (float32) until free(). Its fields are
+    read-only at run time too (assigning one throws in strict code); config and vocab are frozen. */
 export interface Model {
-  readonly config: Gpt2Config;          // as read, n_inner filled in
-  readonly vocab: string[];
+  readonly config: Readonly<Gpt2Config>;   // as read, n_inner filled in
+  readonly vocab: readonly string[];
   readonly nLayers: number; readonly dModel: number; readonly nHeads: number; readonly dFF: number;
   readonly vocabSize: number; readonly nPositions: number;
   readonly activation: Activation; readonly eps: number;

@@ -220,8 +220,35 @@ const MALFORMED = [
   ['reversed data_offsets', headerOf('{"x": {"dtype": "F32", "shape": [1], "data_offsets": [8, 4]}}'), /tensor "x" in the header: data_offsets must be \[begin, end\] with 0 <= begin <= end, not \[8,4\]/],
   ['overlapping data_offsets', () => safetensors(randomModel().tensors, (h) => { h['wpe.weight'].data_offsets[0] -= 4; h['wpe.weight'].data_offsets[1] -= 4; }),
     /^BlockLens: weights: tensors "wte.weight" \[0, 352\) and "wpe.weight" \[348, 604\) overlap$/],
-  ['an unknown dtype', () => safetensors(randomModel().tensors, (h) => { h['h.0.attn.c_proj.weight'].dtype = 'I64'; }),
-    /^BlockLens: weights: tensor "h.0.attn.c_proj.weight" has dtype "I64"; BlockLens reads F32, F16 and BF16$/],
+  // a dtype of the format's of the same size (I32), so that the size check with the header passes
+  ['an unknown dtype', () => safetensors(randomModel().tensors, (h) => { h['h.0.attn.c_proj.weight'].dtype = 'I32'; }),
+    /^BlockLens: weights: tensor "h.0.attn.c_proj.weight" has dtype "I32"; BlockLens reads F32, F16 and BF16$/],
+  ['a dtype whose size does not fit the bytes', () => safetensors(randomModel().tensors, (h) => { h['h.0.attn.c_proj.weight'].dtype = 'I64'; }),
+    /^BlockLens: weights: tensor "h.0.attn.c_proj.weight" holds 256 bytes; \[8, 8\] in I64 needs 512$/],
+  // issue 24, item 3: what the format forbids, in tensors used or not, each named
+  ['a tensor named twice', headerOf('{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, ' +
+    '"__metadata__": {"a": "a"}, "a": {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]}}'),
+  /^BlockLens: weights: the header names tensor "a" twice \(safetensors forbids it\)$/],
+  ['a repeated name written with an escape', headerOf('{"ln_f.bias": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, ' +
+    '"ln_f\\u002ebias": {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]}}'), /the header names tensor "ln_f.bias" twice/],
+  ['a hole between tensors', headerOf('{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, ' +
+    '"b": {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]}}'),
+  /^BlockLens: weights: data bytes \[4, 8\) between tensors "a" and "b" are no tensor's: safetensors forbids holes$/],
+  ['a hole before the first tensor', headerOf('{"b": {"dtype": "F32", "shape": [3], "data_offsets": [4, 16]}}'),
+    /^BlockLens: weights: data bytes \[0, 4\) before tensor "b" are no tensor's/],
+  ['bytes after the last tensor', () => { const f = safetensors(randomModel().tensors), b = new Uint8Array(f.length + 4); b.set(f); return b; },
+    /^BlockLens: weights: data bytes \[(\d+), \d+\) after tensor "ln_f.bias" are no tensor's: safetensors forbids holes$/],
+  ['data and no tensors', headerOf('{"__metadata__": {}}'), /^BlockLens: weights: data bytes \[0, 16\) of a file of no tensors are no tensor's/],
+  ['an empty tensor inside another', headerOf('{"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}, ' +
+    '"e": {"dtype": "F32", "shape": [0], "data_offsets": [8, 8]}}'), /^BlockLens: weights: tensors "a" \[0, 16\) and "e" \[8, 8\) overlap$/],
+  ['a header that starts with a space', headerOf(' {"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}'),
+    /^BlockLens: weights: the header starts with " ", not "\{" \(as safetensors requires\)$/],
+  ['an unused tensor whose shape does not fit its bytes', () => { const t = randomModel().tensors; t['h.0.attn.bias'] = ['F32', [1, 1, 8, 8], new Float32Array(4)]; return safetensors(t); },
+    /^BlockLens: weights: tensor "h.0.attn.bias" holds 16 bytes; \[1, 1, 8, 8\] in F32 needs 256$/],
+  ['an unused tensor of no safetensors dtype', () => safetensors({ ...randomModel().tensors, extra: ['F32', [1], [0]] }, (h) => { h.extra.dtype = 'F128'; }),
+    /^BlockLens: weights: tensor "extra" in the header: its dtype "F128" is not a safetensors dtype$/],
+  ['an unused tensor of 4-bit values in half a byte', headerOf('{"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 12]}, ' +
+    '"f4": {"dtype": "F4", "shape": [3], "data_offsets": [12, 14]}}'), /tensor "f4" holds 2 bytes; \[3\] in F4 needs 1.5/],
   ['a missing tensor', () => { const t = randomModel().tensors; delete t['h.1.mlp.c_fc.bias']; return safetensors(t); },
     /^BlockLens: weights: no tensor "h.1.mlp.c_fc.bias" \(GPT-2 names, with or without "transformer."\)$/],
   ['a tensor of the wrong shape', () => { const t = randomModel().tensors; t['wpe.weight'] = ['F32', [9, 8], new Float32Array(72)]; return safetensors(t); },
@@ -428,6 +455,118 @@ test('layerWeights_gives_a_layers_weights_under_the_engines_names_c_attn_split_b
   assert.throws(() => m.layerWeights(2), { message: /^BlockLens: layerWeights: layer \(2\) must be a layer index in \[0, 2\)$/ });
   m.free();
   assert.throws(() => m.layerWeights(0), { message: /layerWeights: this model was freed/ });
+});
+
+/* ---- issue 24: hostile weights, read-only sizes, unused tensors, a free during forward ---- */
+test('a_hostile_Uint8Array_subclass_loads_from_its_real_bytes_and_leaves_another_model_intact', () => {
+  const ids = [0, 4, 5, 6], first = load(randomModel({ seed: 3 })), before = first.forward(ids).logits;
+  const g = randomModel({ seed: 5 }), file = safetensors(g.tensors);
+  const plain = bl.loadModel({ weights: file, config: g.config, vocab: g.vocab }), want = plain.forward(ids).logits;
+  plain.free();
+  // Symbol.species: as asked for slice() (a length), 4 MB of 1.0f for subarray() (a buffer, offset, length)
+  class Big extends Uint8Array {
+    constructor(a) {
+      if (typeof a === 'number') super(a);
+      else { super(4 << 20); new Float32Array(this.buffer).fill(1); }
+    }
+  }
+  const variants = {
+    species: class extends Uint8Array { static get [Symbol.species]() { return Big; } },
+    methods: class extends Uint8Array {
+      subarray() { return new Big(); }
+      slice(b, e) { return Uint8Array.from(Array.prototype.slice.call(this, b, e)); }
+      get length() { return 1 << 30; }
+      get byteLength() { return 1 << 30; }
+      get byteOffset() { return 12345; }
+      get buffer() { return new ArrayBuffer(8); }
+    },
+    constructor: class extends Uint8Array {}
+  };
+  Object.defineProperty(variants.constructor.prototype, 'constructor', { get() { return Big; } });
+  let loaded = 0;
+  for (const [what, Hostile] of Object.entries(variants)) {
+    const weights = new Hostile(file.length);
+    Uint8Array.prototype.set.call(weights, file);
+    let m;
+    try {
+      m = bl.loadModel({ weights, config: g.config, vocab: g.vocab });
+    } catch (e) {
+      assert.ok(e.message.startsWith('BlockLens: '), `${what}: ${e.stack}`);
+      continue;
+    }
+    assert.deepEqual(Array.from(m.forward(ids).logits), Array.from(want), `${what}: the file's own logits`);
+    m.free();
+    loaded++;
+  }
+  console.log(`# hostile Uint8Array subclasses: ${loaded} of 3 loaded from their real bytes, the others refused`);
+  // a weights view into a bigger buffer, at an offset: its own bytes, no more
+  const wide = new Uint8Array(file.length + 100);
+  wide.set(file, 40);
+  const sub = bl.loadModel({ weights: wide.subarray(40, 40 + file.length), config: g.config, vocab: g.vocab });
+  assert.deepEqual(Array.from(sub.forward(ids).logits), Array.from(want));
+  sub.free();
+  // a buffer transferred by a config getter, and an object posing as an ArrayBuffer: BlockLens Errors
+  const mine = file.slice(), config = { ...g.config };
+  Object.defineProperty(config, 'n_embd', { get() { structuredClone(mine.buffer, { transfer: [mine.buffer] }); return 8; } });
+  assert.throws(() => bl.loadModel({ weights: mine, config, vocab: g.vocab }), { message: /^BlockLens: weights: truncated file \(0 bytes\)/ });
+  assert.throws(() => bl.loadModel({ weights: { [Symbol.toStringTag]: 'ArrayBuffer', byteLength: 8 }, config: g.config, vocab: g.vocab }),
+    { message: /^BlockLens: weights must be a Uint8Array \(the bytes of a .safetensors file\), not an object$/ });
+  assert.deepEqual(Array.from(first.forward(ids).logits), Array.from(before), 'the model loaded first, bit for bit');
+  first.free();
+});
+
+test('a_models_sizes_are_read_only_and_forward_ignores_attempts_to_change_them', () => {
+  const g = randomModel(), m = load(g), ids = [0, 4, 5], want = Array.from(m.forward(ids).logits);
+  const changes = { nPositions: 1 << 20, vocabSize: 1 << 20, nLayers: 40, dModel: 4096, nHeads: 3, dFF: 1, eps: NaN,
+    activation: 'relu', heapBytes: 0, bosId: 7, unkId: 7, config: {}, vocab: [] };
+  for (const [k, v] of Object.entries(changes)) {
+    const was = m[k];
+    assert.throws(() => { m[k] = v; }, TypeError, `${k} = ${v}`);   // this file is strict: a read-only field throws
+    assert.throws(() => Object.defineProperty(m, k, { value: v }), TypeError, `defineProperty ${k}`);
+    assert.throws(() => { delete m[k]; }, TypeError, `delete ${k}`);
+    assert.equal(m[k], was, k);
+  }
+  assert.throws(() => { m.config.n_embd = 4; }, TypeError);
+  assert.throws(() => { m.vocab[4] = 'x'; }, TypeError);
+  assert.deepEqual(Object.keys(m).filter((k) => k.startsWith('_')), [], 'no internal state on the model');
+  assert.deepEqual(Array.from(m.forward(ids).logits), want, 'forward as before, bit for bit');
+  assert.equal(m.decode([4, 5]), '月光');
+  assert.throws(() => m.forward([0, 0, 0, 0, 0, 0, 0, 0, 0]), { message: /forward: ids has 9 tokens; the model reads 1 to 8/ });
+  m.free();
+});
+
+test('unused_tensors_of_any_consistent_dtype_and_shape_are_ignored_GPT_2s_attn_bias_too', () => {
+  const g = randomModel(), ids = [0, 4, 5, 6], want = Array.from(load(g).forward(ids).logits);
+  const t = { ...g.tensors };
+  for (let l = 0; l < 2; l++) {
+    t[`h.${l}.attn.bias`] = ['F32', [1, 1, 8, 8], new Float32Array(64).fill(1)];   // as HF's GPT-2 has them
+    t[`h.${l}.attn.masked_bias`] = ['F32', [], [-1e4]];                              // a scalar: shape []
+  }
+  t['extra.empty'] = ['F32', [0, 8], []];
+  t['extra.ints'] = ['F32', [3], [0, 0, 0]];
+  t['extra.bf16'] = ['BF16', [2, 3], [1, 2, 3, 4, 5, 6]];
+  const m = bl.loadModel({ weights: safetensors(t, (h) => { h['extra.ints'].dtype = 'I32'; h.__metadata__['wte.weight'] = 'wte.weight'; }),
+    config: g.config, vocab: g.vocab });
+  assert.deepEqual(Array.from(m.forward(ids).logits), want);
+  m.free();
+});
+
+test('a_getter_that_frees_the_model_during_forward_gets_this_model_was_freed', () => {
+  const g = randomModel(), freed = { message: /^BlockLens: forward: this model was freed \(free\(\) was called\)$/ };
+  const heap = bl.heapBytes();
+  let m = load(g);
+  assert.throws(() => m.forward([0, 1], { get layers() { m.free(); return [0]; } }), freed);
+  m = load(g);
+  const ids = [0, 4, 5];
+  Object.defineProperty(ids, 2, { get() { m.free(); return 5; } });
+  assert.throws(() => m.forward(ids), freed);
+  // freed and another model loaded into its memory by the getter: still refused, the other one intact
+  m = load(g);
+  let other;
+  assert.throws(() => m.forward([0, 1], { get layers() { m.free(); other = load(g); return [1]; } }), freed);
+  assert.equal(other.forward([0, 1]).logits.length, 2 * VOCAB.length);
+  other.free();
+  assert.equal(bl.heapBytes(), heap);
 });
 
 /* ---- the shipped model ------------------------------------------------------------------ */

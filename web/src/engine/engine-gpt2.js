@@ -129,11 +129,12 @@
   const KEPT = ['norm1', 'q', 'k', 'v', 'scores', 'weights', 'context', 'concat', 'attn_out', 'resid1', 'norm2',
     'hidden', 'activated', 'ffn_out', 'resid2'];
 
-  /* model.forward(ids, { layers }) with ids checked (list) and the layers to keep -> { logits (L x vocab),
+  /* model.forward(ids, { layers }) with ids checked (list) and the layers to keep; s: the model's own state
+     (engine-model.js: engine, base, plan, dims) -> { logits (L x vocab),
      embeddings, hidden (after ln_f), layers: per layer null or { x, norm1, attention: { q, k, v, scores,
      weights, context, concat, out }, resid1, norm2, ffn: { hidden, activated, out }, resid2 } }. */
-  function gpt2Forward(model, list, keep) {
-    const L = list.length, D = model.dModel, H = model.nHeads, F = model.dFF, V = model.vocabSize, NL = model.nLayers;
+  function gpt2Forward(s, list, keep) {
+    const d = s.dims, L = list.length, D = d.dModel, H = d.nHeads, F = d.dFF, V = d.vocabSize, NL = d.nLayers;
     elems('logits (L x vocab)', L, V);
     elems('scores (nHeads x L x L)', H * L, L);
     const size = { norm1: L * D, q: L * D, k: L * D, v: L * D, scores: H * L * L, weights: H * L * L, context: L * D,
@@ -160,17 +161,17 @@
       else if (recs[l] >= 0) output(L * D, l, 'resid2');
     }
     const last = bytes, wsFloats = L * (12 * D + F + 1), wsAt = take(4 * wsFloats);
-    const engine = model._engine, m = engine._m;
+    const engine = s.engine, m = engine._m;
     const base = engine._block(bytes, 'forward (L ' + L + ', n_layer ' + NL + ', vocab ' + V + ')'), err = base + bytes;
-    const i32 = m.HEAP32, w = model._base + model._plan.records, wb = model._base;
+    const i32 = m.HEAP32, w = s.base + s.plan.records, wb = s.base;
     function word(at, v) { i32[(base + at) >> 2] = v; }
     for (let z = base >> 2; z < (base + first) >> 2; z++) i32[z] = 0;   /* NULL = not kept */
-    const dd = A.bl_decoder_desc, p = model._plan;
-    const desc = { n_layers: NL, d_model: D, n_heads: H, d_ff: F, vocab: V, n_positions: model.nPositions,
-      activation: ACTIVATIONS.indexOf(model.activation), L: L, ids: base + idsAt, wte: wb + p.wte * 4,
+    const dd = A.bl_decoder_desc, p = s.plan;
+    const desc = { n_layers: NL, d_model: D, n_heads: H, d_ff: F, vocab: V, n_positions: d.nPositions,
+      activation: ACTIVATIONS.indexOf(d.activation), L: L, ids: base + idsAt, wte: wb + p.wte * 4,
       wpe: wb + p.wpe * 4, layers: w, lnf_gamma: wb + p.lnf_gamma * 4, lnf_beta: wb + p.lnf_beta * 4 };
     for (const f in desc) word(descAt + dd[f], desc[f]);
-    m.HEAPF32[(base + descAt + dd.eps) >> 2] = model.eps;
+    m.HEAPF32[(base + descAt + dd.eps) >> 2] = d.eps;
     if (m._bl_decoder_workspace_size(base + descAt) !== wsFloats)
       fail('internal: the decoder\'s workspace size disagrees with the wrapper\'s');
     const dout = A.bl_decoder_out, lo = A.bl_decoder_layer_out, kept = {};
@@ -205,10 +206,10 @@
   const JS_WEIGHT = { ln1_gamma: 'ln1Gamma', ln1_beta: 'ln1Beta', wq: 'Wq', bq: 'bq', wk: 'Wk', bk: 'bk',
     wv: 'Wv', bv: 'bv', wo: 'Wo', bo: 'bo', ln2_gamma: 'ln2Gamma', ln2_beta: 'ln2Beta', w1: 'W1', b1: 'b1',
     w2: 'W2', b2: 'b2' };
-  function gpt2LayerWeights(model, l) {
-    const plan = model._plan, p = plan.layers[l];
-    const next = l + 1 < model.nLayers ? plan.layers[l + 1].ln1_gamma : plan.floats;
-    const f0 = model._base >> 2, heap = model._engine._m.HEAPF32, r = {};
+  function gpt2LayerWeights(s, l) {
+    const plan = s.plan, p = plan.layers[l];
+    const next = l + 1 < s.dims.nLayers ? plan.layers[l + 1].ln1_gamma : plan.floats;
+    const f0 = s.base >> 2, heap = s.engine._m.HEAPF32, r = {};
     LAYER_PARTS.forEach(function (k, i) {
       const end = i + 1 < LAYER_PARTS.length ? p[LAYER_PARTS[i + 1]] : next;
       r[JS_WEIGHT[k]] = heap.slice(f0 + p[k], f0 + end);

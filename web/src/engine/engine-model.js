@@ -2,8 +2,8 @@
    into the wasm heap once (as float32), and the Model it returns (forward, encode, decode,
    layerWeights, free). What is particular to an architecture (config keys, tensor names, the
    forward call) lives in its own file, engine-gpt2.js for GPT-2, picked by config.model_type. */
-  /* global args, Engine, fail, GPT2, HEAP_MAX, optionNames, outOfMemory, parseSafetensors, q */
-  /* global readVocab, rethrow, show, TA_TAG, Vocab */
+  /* global args, Engine, fail, GPT2, HEAP_MAX, optionNames, outOfMemory, parseSafetensors, plainBytes, q */
+  /* global readVocab, rethrow, show, Vocab */
 
   /* The architectures by config.model_type; a config without one is GPT-2's. */
   const ARCHITECTURES = { gpt2: GPT2 };
@@ -28,14 +28,13 @@
     return ARCHITECTURES[type];
   }
 
-  /* bl.loadModel({ weights, config, vocab }) -> a Model. A failed load leaves nothing allocated. */
+  /* bl.loadModel({ weights, config, vocab }) -> a Model. A failed load leaves nothing allocated.
+     The weights are read through a plain view of their buffer (plainBytes), whatever the caller's
+     Uint8Array (a subclass) says of itself. */
   Engine.prototype.loadModel = function (o) {
     o = args(o, 'loadModel', MODEL_ARGS);
-    let bytes = o.weights;
-    const tag = TA_TAG.call(bytes);
-    if (Object.prototype.toString.call(bytes) === '[object ArrayBuffer]') bytes = new Uint8Array(bytes);
-    else if (tag !== 'Uint8Array')
-      fail('weights must be a Uint8Array (the bytes of a .safetensors file), not ' + show(bytes));
+    const bytes = plainBytes(o.weights);
+    if (!bytes) fail('weights must be a Uint8Array (the bytes of a .safetensors file), not ' + show(o.weights));
     const arch = architectureOf(o.config), cfg = arch.config(o.config), dims = arch.describe(cfg);
     const vocab = new Vocab(readVocab(o.vocab, dims.vocabSize), dims.bos, dims.unk);
     const plan = arch.plan(cfg), map = parseSafetensors(bytes);
@@ -51,57 +50,52 @@
       m._free(base);
       throw e;
     }
-    return new Model(this, arch, base, plan, cfg, dims, vocab);
+    return new Model({ engine: this, arch: arch, base: base, plan: plan, dims: dims, vocab: vocab }, cfg);
   };
 
-  /* A loaded model: its weights stay in the heap (base) until free(). */
-  function Model(engine, arch, base, plan, cfg, dims, vocab) {
-    this._engine = engine;
-    this._arch = arch;
-    this._base = base;
-    this._plan = plan;
-    this._vocab = vocab;
-    this.config = cfg;
-    this.vocab = vocab.list;
-    this.nLayers = dims.nLayers;
-    this.dModel = dims.dModel;
-    this.nHeads = dims.nHeads;
-    this.dFF = dims.dFF;
-    this.vocabSize = dims.vocabSize;
-    this.nPositions = dims.nPositions;
-    this.activation = dims.activation;
-    this.eps = dims.eps;
-    this.heapBytes = plan.bytes;
-    this.bosId = vocab.bosId;
-    this.unkId = vocab.unkId;
+  /* Each Model's own state, out of the caller's reach: { engine, arch, base (0 once freed), plan,
+     dims (the sizes forward uses), vocab }. The Model's public fields are read-only copies. */
+  const MODELS = new WeakMap();
+  function stateOf(model, fn) {
+    const s = MODELS.get(model);
+    if (!s) fail(fn + ' must be called on a Model that loadModel returned');
+    if (!s.base) fail(fn + ': this model was freed (free() was called)');
+    return s;
   }
 
-  Model.prototype._live = function (fn) {
-    if (!this._base) fail(fn + ': this model was freed (free() was called)');
-  };
+  /* A loaded model: its weights stay in the heap (state.base) until free(). */
+  function Model(state, cfg) {
+    const d = state.dims, v = state.vocab;
+    MODELS.set(this, state);
+    Object.freeze(v.list);
+    const fields = { config: Object.freeze(cfg), vocab: v.list, nLayers: d.nLayers, dModel: d.dModel,
+      nHeads: d.nHeads, dFF: d.dFF, vocabSize: d.vocabSize, nPositions: d.nPositions, activation: d.activation,
+      eps: d.eps, heapBytes: state.plan.bytes, bosId: v.bosId, unkId: v.unkId };
+    for (const k in fields) Object.defineProperty(this, k, { value: fields[k], enumerable: true });
+  }
 
   /* See Vocab: "<s>" then one id per character; the ids' strings joined. */
   Model.prototype.encode = function (text) {
-    this._live('encode');
-    return this._vocab.encode(text);
+    return stateOf(this, 'encode').vocab.encode(text);
   };
   Model.prototype.decode = function (ids) {
-    this._live('decode');
-    return this._vocab.decode(ids);
+    return stateOf(this, 'decode').vocab.decode(ids);
   };
 
   /* forward(ids, { layers }): logits and, for the layers kept (default all), every intermediate
-     (the architecture's file says which). */
+     (the architecture's file says which). The arguments are read first (the caller's getters may
+     run), then the model checked alive again right before the heap is touched. */
   Model.prototype.forward = function (ids, opts) {
-    this._live('forward');
-    const list = this._vocab.idList(ids, 'forward', this.nPositions), keep = this._chosen(opts);
-    return this._arch.forward(this, list, keep);
+    const s = stateOf(this, 'forward');
+    const list = s.vocab.idList(ids, 'forward', s.dims.nPositions), keep = chosen(opts, s.dims.nLayers);
+    stateOf(this, 'forward');
+    return s.arch.forward(s, list, keep);
   };
 
-  /* Which layers' intermediates forward keeps: opts.layers, a list of layer indices (default
-     all). */
-  Model.prototype._chosen = function (opts) {
-    const NL = this.nLayers, keep = new Array(NL).fill(opts === undefined);
+  /* Which of NL layers' intermediates forward keeps: opts.layers, a list of layer indices
+     (default all). */
+  function chosen(opts, NL) {
+    const keep = new Array(NL).fill(opts === undefined);
     if (opts === undefined) return keep;
     if (opts === null || typeof opts !== 'object' || Array.isArray(opts))
       fail('forward: opts must be an object ({ layers }), not ' + show(opts));
@@ -124,19 +118,20 @@
       keep[l] = true;
     });
     return keep;
-  };
+  }
 
   /* Layer l's weights in the JS API's names (as engine.attention / ffn / encoderLayer take them). */
   Model.prototype.layerWeights = function (l) {
-    this._live('layerWeights');
-    if (typeof l !== 'number' || !Number.isInteger(l) || l < 0 || l >= this.nLayers)
+    const s = stateOf(this, 'layerWeights'), NL = s.dims.nLayers;
+    if (typeof l !== 'number' || !Number.isInteger(l) || l < 0 || l >= NL)
       fail('layerWeights: layer ' + (typeof l === 'number' ? '(' + l + ') ' : show(l) + ' ') +
-        'must be a layer index in [0, ' + this.nLayers + ')');
-    return this._arch.layerWeights(this, l);
+        'must be a layer index in [0, ' + NL + ')');
+    return s.arch.layerWeights(s, l);
   };
 
   /* Gives the weights' heap memory back; the model cannot be used after. Safe to call twice. */
   Model.prototype.free = function () {
-    if (this._base) this._engine._m._free(this._base);
-    this._base = 0;
+    const s = MODELS.get(this);
+    if (s && s.base) s.engine._m._free(s.base);
+    if (s) s.base = 0;
   };

@@ -1,12 +1,39 @@
-/* engine-safetensors.js - the safetensors format: the header parsed and checked (every byte range
-   in the data, none overlapping), a tensor looked up by name and shape, and its values (F32, F16
-   or BF16) copied into the wasm heap as float32. Knows no architecture's tensor names. */
-  /* global cut, fail, show, TA_LENGTH */
-  /* exported decodeInto, parseSafetensors, q, tensorOf */
+/* engine-safetensors.js - the safetensors format: the header parsed and checked (every tensor's
+   dtype, shape and byte range consistent, names unique, the ranges tiling the data), a tensor looked
+   up by name and shape, and its values (F32, F16 or BF16) copied into the wasm heap as float32.
+   Knows no architecture's tensor names. */
+  /* global cut, fail, show, TA_BUFFER, TA_LENGTH, TA_OFFSET, TA_SET, TA_TAG */
+  /* exported decodeInto, parseSafetensors, plainBytes, q, tensorOf */
 
   /* safetensors dtypes this reads, in bytes per value. */
   const ST_DTYPES = { F32: 4, F16: 2, BF16: 2 };
+  /* every safetensors dtype, in bits per value (for the size check of tensors this does not read) */
+  const ST_BITS = { BOOL: 8, U8: 8, I8: 8, F8_E5M2: 8, F8_E4M3: 8, F8_E8M0: 8, I16: 16, U16: 16, F16: 16,
+    BF16: 16, I32: 32, U32: 32, F32: 32, C64: 64, F64: 64, I64: 64, U64: 64, F4: 4, F6_E2M3: 6, F6_E3M2: 6 };
   const TEXT = new TextDecoder('utf-8', { fatal: true });
+  const AB_LENGTH = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
+
+  /* A plain Uint8Array over the bytes of v (a Uint8Array, a subclass's too, or an ArrayBuffer),
+     made through the intrinsics: none of the caller's methods, getters or Symbol.species runs when
+     it is read or copied. null for anything else. */
+  function plainBytes(v) {
+    const ta = TA_TAG.call(v) === 'Uint8Array';
+    if (!ta) {
+      try {
+        AB_LENGTH.call(v);   /* throws for anything but an ArrayBuffer (a SharedArrayBuffer too) */
+      } catch (e) {
+        return null;
+      }
+    }
+    try {
+      return ta ? new Uint8Array(TA_BUFFER.call(v), TA_OFFSET.call(v), TA_LENGTH.call(v)) : new Uint8Array(v);
+    } catch (e) {
+      fail('weights: its buffer was detached (transferred)');
+    }
+  }
+
+  /* bytes [begin, begin + n) of the plain view `bytes`, as a view (no copy). */
+  function bytesAt(bytes, begin, n) { return new Uint8Array(TA_BUFFER.call(bytes), TA_OFFSET.call(bytes) + begin, n); }
 
   /* float16 -> float32, all 65536 values (every one is exact in float32), made on first use. */
   let F16 = null;
@@ -24,10 +51,37 @@
   /* A tensor name as a message quotes it. */
   function q(name) { return '"' + cut(String(name)) + '"'; }
 
+  /* The first name the top-level object of `text` (JSON, already parsed) has twice, else
+     undefined: JSON.parse keeps the last of them without a word. */
+  function repeatedName(text) {
+    const seen = new Set();
+    let depth = 0, key = true;   /* key: the next string at depth 1 is a name */
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 34) {   /* a string, to its closing quote */
+        let j = i + 1;
+        while (text.charCodeAt(j) !== 34) j += text.charCodeAt(j) === 92 ? 2 : 1;
+        if (depth === 1 && key) {
+          const name = JSON.parse(text.slice(i, j + 1));
+          if (seen.has(name)) return name;
+          seen.add(name);
+          key = false;
+        }
+        i = j;
+      } else if (c === 123 || c === 91) depth++;
+      else if (c === 125 || c === 93) depth--;
+      else if (c === 44 && depth === 1) key = true;
+    }
+    return undefined;
+  }
+
   /* The header of a safetensors file: an 8-byte little-endian length n, n bytes of JSON (an
-     object: tensor name -> { dtype, shape, data_offsets: [begin, end) into the data after the
-     header }, and an optional "__metadata__"), then the data. Returns a Map of the entries
-     (byte ranges made absolute), every range checked to lie in the data and none to overlap. */
+     object from its first byte: tensor name -> { dtype, shape, data_offsets: [begin, end) into
+     the data after the header }, and an optional "__metadata__"), then the data. bytes: a plain
+     view (plainBytes). Returns a Map of the entries (byte ranges made absolute), every one
+     checked, used or not: a safetensors dtype, end - begin the bytes its shape needs, within the
+     data; no name twice; the ranges, sorted, tile the data with no overlap and no hole (as HF's
+     reader has it: InvalidOffset, MetadataIncompleteBuffer). */
   function parseSafetensors(bytes) {
     const n = TA_LENGTH.call(bytes);
     if (n < 8)
@@ -39,7 +93,9 @@
         ' bytes): truncated or not a safetensors file');
     let text, header;
     try {
-      text = TEXT.decode(bytes.slice(8, 8 + hlen));   /* a copy: TextDecoder refuses shared memory */
+      const copy = new Uint8Array(hlen);   /* a copy: TextDecoder refuses shared memory */
+      TA_SET.call(copy, bytesAt(bytes, 8, hlen));
+      text = TEXT.decode(copy);
     } catch (e) {
       fail('weights: the header is not UTF-8 text');
     }
@@ -50,6 +106,10 @@
     }
     if (header === null || typeof header !== 'object' || Array.isArray(header))
       fail('weights: the header is ' + show(header) + ', not a JSON object of tensors');
+    if (text.charCodeAt(0) !== 123)
+      fail('weights: the header starts with ' + JSON.stringify(text.charAt(0)) + ', not "{" (as safetensors requires)');
+    const twice = repeatedName(text);
+    if (twice !== undefined) fail('weights: the header names tensor ' + q(twice) + ' twice (safetensors forbids it)');
     const start = 8 + hlen, size = n - start, map = new Map(), spans = [];
     Object.keys(header).forEach(function (name) {
       if (name === '__metadata__') return;
@@ -66,22 +126,37 @@
       if (o[1] > size)
         fail('weights: tensor ' + q(name) + ' has data_offsets [' + o[0] + ', ' + o[1] +
           '], past the end of the data (' + size + ' bytes): truncated file?');
+      if (!Object.prototype.hasOwnProperty.call(ST_BITS, e.dtype))
+        fail(bad + 'its dtype ' + q(e.dtype) + ' is not a safetensors dtype');
+      const bits = e.shape.reduce(function (a, b) { return a * b; }, 1) * ST_BITS[e.dtype];
+      if (bits / 8 !== o[1] - o[0])
+        fail('weights: tensor ' + q(name) + ' holds ' + (o[1] - o[0]) + ' bytes; [' + e.shape.join(', ') + '] in ' +
+          e.dtype + ' needs ' + bits / 8);
       map.set(name, { dtype: e.dtype, shape: e.shape, begin: start + o[0], end: start + o[1] });
-      if (o[1] > o[0]) spans.push({ begin: o[0], end: o[1], name: name });
+      spans.push({ begin: o[0], end: o[1], name: name });
     });
-    spans.sort(function (a, b) { return a.begin - b.begin; });
-    for (let i = 1; i < spans.length; i++) {
-      const a = spans[i - 1], b = spans[i];
-      if (b.begin < a.end)
+    /* sorted by begin (then end), each range begins where the one before ends, the last ends the data */
+    spans.sort(function (a, b) { return a.begin - b.begin || a.end - b.end; });
+    let at = 0, a = null;
+    spans.forEach(function (b) {
+      if (b.begin < at)
         fail('weights: tensors ' + q(a.name) + ' [' + a.begin + ', ' + a.end + ') and ' +
           q(b.name) + ' [' + b.begin + ', ' + b.end + ') overlap');
-    }
+      if (b.begin > at)
+        fail('weights: data bytes [' + at + ', ' + b.begin + ') ' + (a ? 'between tensors ' + q(a.name) + ' and '
+          : 'before tensor ') + q(b.name) + ' are no tensor\'s: safetensors forbids holes');
+      at = b.end;
+      a = b;
+    });
+    if (at < size)
+      fail('weights: data bytes [' + at + ', ' + size + ') ' +
+        (a ? 'after tensor ' + q(a.name) : 'of a file of no tensors') + ' are no tensor\'s: safetensors forbids holes');
     return map;
   }
 
   /* The entry of tensor `full` (its whole name), checked: present (else the message says `names`,
-     the names the architecture reads), a dtype this reads, the expected shape, exactly the bytes
-     that shape needs. */
+     the names the architecture reads), a dtype this reads, the expected shape (its size was
+     checked with the header). */
   function tensorOf(map, full, shape, names) {
     const t = map.get(full);
     if (!t) fail('weights: no tensor ' + q(full) + ' (' + names + ')');
@@ -90,19 +165,16 @@
     if (t.shape.join() !== shape.join() || t.shape.length !== shape.length)
       fail('weights: tensor ' + q(full) + ' has shape [' + t.shape.join(', ') + '], expected [' +
         shape.join(', ') + ']');
-    const need = shape.reduce(function (a, b) { return a * b; }, 1) * ST_DTYPES[t.dtype];
-    if (t.end - t.begin !== need)
-      fail('weights: tensor ' + q(full) + ' holds ' + (t.end - t.begin) + ' bytes; [' + shape.join(', ') + '] in ' +
-        t.dtype + ' needs ' + need);
     t.name = full;
     return t;
   }
 
-  /* n values of tensor t from value `from` on, as float32 into heap float index `at`. */
+  /* n values of tensor t from value `from` on, as float32 into heap float index `at`; bytes: the
+     plain view parseSafetensors read. */
   function decodeInto(m, bytes, t, from, n, at) {
     let b = t.begin + from * ST_DTYPES[t.dtype], f32 = m.HEAPF32, i;
     if (t.dtype === 'F32') {
-      m.HEAPU8.set(bytes.subarray(b, b + n * 4), at * 4);   /* both little-endian */
+      TA_SET.call(m.HEAPU8, bytesAt(bytes, b, n * 4), at * 4);   /* both little-endian */
     } else if (t.dtype === 'F16') {
       const table = f16Table();
       for (i = 0; i < n; i++, b += 2) f32[at + i] = table[bytes[b] | bytes[b + 1] << 8];
