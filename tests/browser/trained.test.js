@@ -137,3 +137,23 @@ test('token_hint_and_error_give_one_count_for_one_text', async () => {
     assert.match(err, /\b70 tokens\b/);
   } finally { await close(); }
 });
+
+// A press on a next character appends it; the figures above grow with the text, and the list
+// stays where it was under the pointer.
+test('pressing_a_next_character_keeps_the_list_where_it_was', async () => {
+  const { page, close } = await open(env.browser, FILE_URL, 'lang=en&weights=poems&tokens=' + encodeURIComponent('床前明月光'));
+  try {
+    await ready(page);
+    await page.$eval('#fig-next .next-list', (e) => e.scrollIntoView({ block: 'center' }));
+    await page.waitForTimeout(300);
+    const before = await page.$eval('#fig-next .next-list', (e) => e.getBoundingClientRect().top);
+    const y0 = await page.evaluate(() => scrollY);
+    await page.click('#fig-next .next-item[data-rank="2"]');
+    await page.waitForFunction(() => document.querySelector('#tokens, [name="tokens"]').value.length > 5, null, { timeout: 20000 });
+    await settle(page);
+    await page.waitForTimeout(300);
+    const after = await page.$eval('#fig-next .next-list', (e) => e.getBoundingClientRect().top);
+    assert.ok(Math.abs(after - before) <= 2, `the list moved ${after - before} px on screen`);
+    assert.ok(await page.evaluate((y) => scrollY !== y, y0), 'the page scrolled by what the figures above grew');
+  } finally { await close(); }
+});

@@ -11,6 +11,29 @@ function uniform() {
   return a[0] / 4294967296;
 }
 
+// After a press the figures above redraw for the longer text and grow: the list is kept where
+// it was on screen (scrolled back by what moved it) until the page is ready, for at most 5 s,
+// or until the reader scrolls or types.
+function keepInView(node) {
+  const top = node.getBoundingClientRect().top, until = performance.now() + 5000;
+  let stop = false;
+  const quit = () => { stop = true; };
+  const events = ['wheel', 'touchstart', 'keydown', 'mousedown'];
+  events.forEach((e) => addEventListener(e, quit, { once: true, passive: true }));
+  const start = performance.now();
+  let idle = 0, busy = false;
+  (function frame() {
+    const moved = node.isConnected ? node.getBoundingClientRect().top - top : 0;
+    if (Math.abs(moved) >= 1) scrollBy(0, moved);
+    const ready = document.body.dataset.status === 'ready';
+    busy = busy || !ready;
+    // (Ready again after the change, or it never showed busy within half a second.)
+    idle = ready && (busy || performance.now() - start > 500) ? idle + 1 : 0;
+    if (!stop && idle < 3 && performance.now() < until) requestAnimationFrame(frame);
+    else events.forEach((e) => removeEventListener(e, quit));
+  })();
+}
+
 export function nextchars() {
   const box = el('div', 'nextchars'), cap = el('p', 'fig-note next-cap'), list = el('ol', 'next-list');
   const capText = el('span'), hint = el('span', 'next-hint');
@@ -19,7 +42,7 @@ export function nextchars() {
   act.type = 'button';
   box.appendChild(cap); box.appendChild(list); box.appendChild(act);
   let cur = null;
-  act.addEventListener('click', () => { if (cur && cur.action) cur.action.run(uniform()); });
+  act.addEventListener('click', () => { if (cur && cur.action) { keepInView(box); cur.action.run(uniform()); } });
   return { root: box, update: (b, ctx) => {
     cur = b;
     capText.textContent = b.caption || '';
@@ -41,7 +64,7 @@ export function nextchars() {
       bar.appendChild(fill);
       btn.appendChild(bar);
       btn.appendChild(el('span', 'next-p', it.label));
-      btn.addEventListener('click', () => { if (it.run) it.run(); });
+      btn.addEventListener('click', () => { if (it.run) { keepInView(box); it.run(); } });
       li.appendChild(btn);
       list.appendChild(li);
     });
