@@ -74,7 +74,9 @@ function assetScripts() {
       weights: read('model.safetensors').toString('base64') };
     fs.writeFileSync(path.join(DIST, 'blocklens-' + name + '.js'), '/* BlockLens trained weights "' + name +
       '" (web/models/' + name + '/, see its README); loaded by the page only when asked for. */\n' +
-      '(self.BlockLensAssets = self.BlockLensAssets || {})[' + JSON.stringify(name) + '] = ' + JSON.stringify(body) + ';\n');
+      // Under a Symbol key (dom/assets.js ASSETS_KEY): the host page's markup cannot shadow it.
+      '(function (k) { (Object.prototype.hasOwnProperty.call(self, k) ? self[k] : (self[k] = Object.create(null)))[' +
+      JSON.stringify(name) + '] = ' + JSON.stringify(body) + '; })(Symbol.for(\'blocklens.assets\'));\n');
   }
 }
 

@@ -29,7 +29,7 @@ test('random_weights_never_load_the_trained_model', async () => {
   const { page, log, close } = await open(env.browser, FILE_URL, 'lang=en');
   try {
     assert.ok(!log.requests.some((u) => u.endsWith(POEMS)), 'no request for the weights');
-    assert.strictEqual(await page.evaluate(() => typeof self.BlockLensAssets), 'undefined');
+    assert.strictEqual(await page.evaluate(() => typeof self[Symbol.for('blocklens.assets')]), 'undefined');
     assert.strictEqual((await figureData(page, 'next')).trained, 'no');
   } finally { await close(); }
 });

@@ -1,7 +1,12 @@
 /* dom/assets.js - fetches a trained model's files on demand, as a classic script: from file://
    browsers refuse fetch() of sibling files but run <script src>, and script-src 'self' allows
    it under the strict CSP. dist/blocklens-<name>.js (built by tools/bundle.js from
-   web/models/<name>/) sets self.BlockLensAssets[name] = { config, vocab, weights: base64 }. */
+   web/models/<name>/) sets self[Symbol.for('blocklens.assets')][name] = { config, vocab,
+   weights: base64 }. A Symbol key, not a named global: markup on the host page
+   (<form id="BlockLensAssets">, two <a id=...>) shadows window's string names, never a symbol. */
+
+export const ASSETS_KEY = Symbol.for('blocklens.assets');
+const own = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
 const loading = new Map();
 
@@ -15,9 +20,13 @@ function decode(b64) {
 export function loadAsset(name, url) {
   if (loading.has(name)) return loading.get(name);
   const p = new Promise((resolve, reject) => {
-    const have = () => self.BlockLensAssets && Object.prototype.hasOwnProperty.call(self.BlockLensAssets, name);
+    const registry = () => (own(self, ASSETS_KEY) ? self[ASSETS_KEY] : null);
+    const have = () => { const r = registry(); return !!r && typeof r === 'object' && own(r, name); };
     const take = () => {
-      const a = self.BlockLensAssets[name];
+      const a = registry()[name];
+      if (!a || typeof a.weights !== 'string' || !a.config || !Array.isArray(a.vocab)) {
+        return reject(new Error('BlockLens: ' + url + ' gave malformed "' + name + '" weights'));
+      }
       resolve({ weights: decode(a.weights), config: a.config, vocab: a.vocab });
     };
     if (have()) return take();

@@ -94,19 +94,23 @@ export default {
       heads.push(...headBlocks([sel]));
     }
     const st = res.attnstats;
+    // The peak against uniform rows under the same mask (causal: the mean of 1/(i + 1), not 1/L).
+    const uniform = t(res.causal ? 'uniformCausal' : 'uniformNone', { u: st.uniform.toFixed(2) });
     const note = [t(res.scale ? 'attnStats' : 'attnStatsOff', { raw: F.short(st.sd), scaled: F.short(st.sd * s),
-      peak: st.peak.toFixed(2), uniform: (1 / L).toFixed(2) })];
+      peak: st.peak.toFixed(2), uniform })];
     if (pair) {
       const dev = pair.gpt.dev || pair.bert.dev ? Math.max(pair.gpt.dev, pair.bert.dev).toExponential(1) : '0';
       note.push(t(L === 1 ? 'masksNote_one' : 'masksNote', { g0: F.short(pair.gpt.self0),
         b0: pair.bert.self0.toFixed(2), pg: pair.gpt.peak.toFixed(2), pb: pair.bert.peak.toFixed(2), dev,
+        ug: pair.gpt.uniform.toFixed(2), ub: pair.bert.uniform.toFixed(2),
         last: F.short(pair.lastDiff), first: tk[0], lastTok: tk[L - 1] }));
     }
     return {
-      data: Object.assign({ mode, causal: String(res.causal), peak: st.peak.toFixed(4),
+      data: Object.assign({ mode, causal: String(res.causal), peak: st.peak.toFixed(4), uniform: st.uniform.toFixed(4),
         head: H <= ALL_HEADS ? 'all' : String(picked), masks: pair ? 'both' : 'one' },
         pair ? { selfGpt: pair.gpt.self0.toFixed(4), selfBert: pair.bert.self0.toFixed(4),
           peakGpt: pair.gpt.peak.toFixed(4), peakBert: pair.bert.peak.toFixed(4),
+          uniformGpt: pair.gpt.uniform.toFixed(4), uniformBert: pair.bert.uniform.toFixed(4),
           lastDiff: F.f32(pair.lastDiff) } : {}),
       blocks: [
         { type: 'flow', items: flow },

@@ -44,10 +44,15 @@ export default {
         cell: (r, e) => F.short(M.probs[r * E + e]) +
           (rank[r * E + e] >= 0 ? ' (#' + (rank[r * E + e] + 1) + ')' : '') } };
     const by = routed(M, L), load = Array.from(M.load), mean = L * K / E;
-    const busiest = load.indexOf(Math.max(...load)), idle = load.filter((n) => n === 0).length;
+    const idle = load.filter((n) => n === 0).length;
+    // Every expert tied for the most tokens, named ("1, 4 and 6"), or all of them.
+    const busy = M.busiest, last = busy.length - 1;
+    const tied = last ? busy.slice(0, last).join(t('listSep')) + t('moeAnd') + busy[last] : String(busy[0]);
+    const busiest = t(busy.length === 1 ? 'moeBusyOne' : busy.length === E ? 'moeBusyAll' : 'moeBusyTie',
+      { list: tied, n: load[busy[0]] });
     const counts = { type: 'counts', title: t('moeLoadTitle'), items: load.map((n, e) => ({ label: String(e), n })),
       mean, label: t('moeLoadLabel', { list: load.map((n, e) => e + ': ' + n).join(', ') }),
-      note: t('moeLoadNote', { n: L * K, L, K, E, mean: F.short(mean), max: busiest, maxN: load[busiest],
+      note: t('moeLoadNote', { n: L * K, L, K, E, mean: F.short(mean), busiest,
         idle: idle ? t(idle === 1 ? 'moeIdleOne' : 'moeIdle', { n: idle }) : t('moeNoIdle') }),
       table: { caption: t('moeLoadTitle'), rows: E, cols: 2, rowLabels: experts.map((e) => t('moeExpert', { e })),
         colLabels: [t('moeColTokens'), t('moeColWhich')], corner: '',

@@ -3,11 +3,12 @@
    that BERT's and GPT's weights sit side by side, and the numbers its note quotes. Nothing is
    computed when masks = one. */
 import { NS_PER_FLOP, allWeights } from '../draws.js';
+import { uniformPeak } from './attention.js';
 
 // Per mask: the first query's weight on itself (mean over heads), the largest |row sum - 1|
-// (float64 sums of the float32 weights) and the mean over heads and rows of a row's largest
-// weight. weights (H, L, L).
-function stats(weights, H, L) {
+// (float64 sums of the float32 weights), the mean over heads and rows of a row's largest
+// weight (peak) and that of uniform rows under the mask (uniform). weights (H, L, L).
+function stats(weights, H, L, causal) {
   let self0 = 0, dev = 0, peak = 0;
   for (let h = 0; h < H; h++) {
     self0 += weights[h * L * L] / H;
@@ -19,7 +20,7 @@ function stats(weights, H, L) {
       peak += m / (H * L);
     }
   }
-  return { self0, dev, peak };
+  return { self0, dev, peak, uniform: uniformPeak(L, causal) };
 }
 
 export default {
@@ -40,8 +41,8 @@ export default {
         const row = (h * L + L - 1) * L;
         for (let j = 0; j < L; j++) lastDiff = Math.max(lastDiff, Math.abs(gpt[row + j] - bert[row + j]));
       }
-      return { causal: !s.causal, weights: o.weights, scores: o.scores, bert: stats(bert, H, L), gpt: stats(gpt, H, L),
-        lastDiff };
+      return { causal: !s.causal, weights: o.weights, scores: o.scores, bert: stats(bert, H, L, false),
+        gpt: stats(gpt, H, L, true), lastDiff };
     } }];
   }
 };

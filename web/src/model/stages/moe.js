@@ -21,6 +21,13 @@ export function expertWidth(E, d, dff, gated) {
   return per * dff <= MAX_DRAWN ? dff : Math.max(1, Math.floor(MAX_DRAWN / per));
 }
 
+// Every expert tied for the largest load, in index order (load: tokens per expert).
+export function busiest(load) {
+  const most = Math.max(...load), out = [];
+  for (let e = 0; e < load.length; e++) if (load[e] === most) out.push(e);
+  return out;
+}
+
 // The router's and experts' weights: a stage of their own (cached by the model under what they
 // read), so a change of top-k or the activation alone reuses them.
 export const moeWeights = {
@@ -65,6 +72,7 @@ export default {
       const dense = engine.paramCount(cfg).ffnPerLayer;
       const mix = engine.presets.includes('mixtral-8x7b') ? engine.presetConfig('mixtral-8x7b').config : null;
       return { logits: m.logits, probs: m.probs, topIndex: m.topIndex, topWeight: m.topWeight, load: m.load, out: m.out,
+        busiest: busiest(m.load),
         E, K, width: f, seed, scaled, drawn: E * (s.gated ? 3 : 2) * d * f,
         params: { total: c.ffnPerLayer, active: c.ffnPerLayer - (c.total - c.active), expert: dense, router: d * E },
         mixtral: mix && { E: mix.nExperts, K: mix.topK } };
