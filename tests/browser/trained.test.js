@@ -157,3 +157,19 @@ test('pressing_a_next_character_keeps_the_list_where_it_was', async () => {
     assert.ok(await page.evaluate((y) => scrollY !== y, y0), 'the page scrolled by what the figures above grew');
   } finally { await close(); }
 });
+
+// The button under random weights loads what it names: the whole quatrain, a token past <s>
+// selected (the rows figure has lines before it to compare).
+test('the_quatrain_button_loads_the_whole_quatrain', async () => {
+  const { page, close } = await open(env.browser, FILE_URL, 'lang=en');
+  try {
+    await ready(page);
+    await page.click('#fig-next .next-action');
+    await page.waitForFunction(() => /weights=poems/.test(location.hash), null, { timeout: 20000 });
+    await settle(page);
+    const tokens = await page.inputValue('#controls [name="tokens"]');
+    assert.strictEqual(tokens, '床前明月光，疑是地上霜。举头望明月，低头思故乡。');
+    const sel = Number(await page.$eval('#fig-rows', (f) => f.dataset.selected));
+    assert.ok(sel > 0, `the rows figure opens on a character, not on <s> (${sel})`);
+  } finally { await close(); }
+});
