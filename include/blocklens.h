@@ -98,7 +98,7 @@ bl_status bl_linear_forward(float *out, const float *x, const float *w, const fl
 /* ---- activations ---------------------------------------------------------------------- */
 typedef enum bl_activation {
     BL_ACT_RELU = 0,       /* max(0, x) */
-    BL_ACT_GELU = 1,       /* x * Phi(x), exact (erf) */
+    BL_ACT_GELU = 1,       /* x * Phi(x), exact (erf, through erfc); -0 below x = -13.146 */
     BL_ACT_GELU_TANH = 2,  /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
     BL_ACT_SILU = 3,       /* x * sigmoid(x) */
     BL_ACT_IDENTITY = 4,   /* x: the two layers collapse into one linear map */

@@ -16,8 +16,8 @@ function countBelow(a, limit) {
 // Cells the activation sets to 0 by its definition: (L*dff) 0/1 marks and their count. ReLU:
 // x <= 0. GELU (erf, tanh), SiLU, identity: x = 0 only. Gated, act(g) * up: g = 0 (SiLU and
 // GELU are 0 there and nowhere else) or up = 0. Any other exact 0 of the output is float32
-// rounding, not the function: GELU(x) below about -5.5 (1 + erf(x/sqrt 2) rounds to 0), a
-// product of two tiny numbers. Those are counted apart (underflow) and never marked; with
+// rounding, not the function: GELU(x) below x = -13.146 (the engine gives 0 where |GELU| < 2^-126),
+// a product of two tiny numbers. Those are counted apart (underflow) and never marked; with
 // gate = act(g) (gated), gateUnderflow counts its own such zeros.
 export function zeroedMarks(ffn, act, gate) {
   const h = ffn.hidden, a = ffn.activated, up = isGated(act) ? ffn.up : null, n = h.length, marks = new Uint8Array(n);
