@@ -12,7 +12,7 @@ export default {
     hint_fixed: 'Set by the trained model: {v}.',
     quick_poems: 'Tang poem model',
     nextRandom: 'Random weights predict nothing: there is no next character to show. Switch to the trained model to see what a real (small) language model expects after your text.',
-    nextUsePoems: 'Use the trained model on a quatrain by Li Bai (静夜思)',
+    nextUsePoems: 'Use the trained model on a quatrain by Li Bai, Quiet Night Thoughts',
     nextTitle: 'After \u201c{text}\u201d the model expects (temperature {T}):',
     nextCaption: 'The {k} most likely next characters ({share} of the probability; bars from 0 to 100 %).', nextPress: 'Press one to append it.',
     nextDraw: 'Append a character drawn at temperature {T}',
