@@ -29,7 +29,9 @@ const PARAMS = [
   { key: 'topk', kind: 'int', def: 2, min: 1, max: LIMITS.experts },
   // numpy streams | the trained poem model
   { key: 'weights', kind: 'enum', def: 'random', options: ['random', 'poems'] },
-  { key: 'layer', kind: 'int', def: 1, min: 1, max: LIMITS.layers },         // the trained model's block shown
+  // The trained model's block shown; its own block count is the range a bad value is told in.
+  { key: 'layer', kind: 'int', def: 1, min: 1, max: LIMITS.layers,
+    maxIn: (s) => (Object.prototype.hasOwnProperty.call(MODELS, s.weights) ? MODELS[s.weights].layers : undefined) },
   { key: 'temp', kind: 'float', def: 1, min: 0.05, max: 5 },                 // next-character temperature
   { key: 'lang', kind: 'enum', def: 'auto', options: ['auto', 'zh', 'en'] },
   { key: 'theme', kind: 'enum', def: 'auto', options: ['auto', 'light', 'dark'] }
@@ -52,8 +54,7 @@ function quote(str) {
 }
 
 // One string -> one value. Errors are codes + variables, worded later by i18n.
-// state (optional): the settings so far. A trained model's own block count is the range its
-// `layer` is told in (the parameter list allows any model's, LIMITS.layers).
+// state (optional): the settings so far, for a range told in their terms (maxIn).
 function coerce(key, raw, state) {
   const p = BY_KEY[key];
   const str = String(raw);
@@ -80,10 +81,9 @@ function coerce(key, raw, state) {
     return fail('number', { value: str });
   }
   const v = Number(t);
-  const trained = key === 'layer' && state && Object.prototype.hasOwnProperty.call(MODELS, state.weights)
-    ? MODELS[state.weights] : null;
   if (!isFinite(v) || v < p.min || v > p.max) {
-    return fail('range', { value: str, min: p.min, max: trained ? trained.layers : p.max });
+    const shown = p.maxIn && state ? p.maxIn(state) : undefined;   // (the settings' own limit, if any)
+    return fail('range', { value: str, min: p.min, max: shown === undefined ? p.max : shown });
   }
   return { value: v };
 }
