@@ -46,7 +46,9 @@ export function nextchars() {
   return { root: box, update: (b, ctx) => {
     cur = b;
     capText.textContent = b.caption || '';
-    hint.textContent = b.hint ? ' ' + b.hint : '';
+    // (No space after a full-width mark: Chinese runs on.)
+    const gap = /[\u3000-\u303f\uff00-\uffef]$/.test(b.caption || '') ? '' : ' ';
+    hint.textContent = b.hint ? gap + b.hint : '';
     cap.hidden = !b.caption;
     list.textContent = '';
     list.hidden = !b.items.length;
