@@ -59,10 +59,10 @@ function safetensors(tensors, opts = {}) {
     off += b.length;
   }
   if (opts.edit) opts.edit(header);
-  let json = JSON.stringify(header);
-  if (opts.pad === undefined) while ((8 + json.length) % 8) json += ' ';
-  else json += ' '.repeat(opts.pad);
-  const head = new TextEncoder().encode(json), out = new Uint8Array(8 + head.length + off);
+  let text = JSON.stringify(header);
+  if (opts.pad === undefined) while ((8 + text.length) % 8) text += ' ';
+  else text += ' '.repeat(opts.pad);
+  const head = new TextEncoder().encode(text), out = new Uint8Array(8 + head.length + off);
   new DataView(out.buffer).setBigUint64(0, BigInt(head.length), true);
   out.set(head, 8);
   let at = 8 + head.length;

@@ -325,6 +325,7 @@
       base = reserveModel(m, plan, dims);
       const copy = copyModel(m, arch, t, plan, base, cfg);
       await copy.reads.run(m, watch);
+      watch.check();
       copy.check();
       const model = new Model({ engine: engine, arch: arch, base: base, plan: plan, dims: dims, vocab: vocab }, cfg);
       base = 0;
