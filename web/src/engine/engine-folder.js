@@ -316,6 +316,7 @@
       for (const name of weights.names) {
         watch.check();
         const src = await sourceOf(files.get(name), open), map = await shardHeader(src);
+        if (src.release) src.release();
         maps.push(map);
         sources.push(src);
         watch.check();

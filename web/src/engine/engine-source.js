@@ -2,7 +2,8 @@
    copy asks for (a tensor's values as float32, or its bytes as stored), run at once over files in
    memory or in pieces over a Blob (blobSource) or a Node file (fileSource), in file order, with
    progress and cancelling between pieces. A source is what memorySource (engine-safetensors.js)
-   describes; the architecture never sees which one holds a tensor. */
+   describes (a file's source may have release(), called once the reads are done with it); the
+   architecture never sees which source holds a tensor. */
   /* global bytesAt, cut, decodeAt, fail, q, ST_DTYPES, TA_LENGTH, TA_SET */
   /* exported blobSource, BLOB_SIZE, fileSource, isBlob, READ_PIECE, TensorReads */
 
@@ -84,6 +85,7 @@
           done += k;
         }
       }
+      if (source.release) source.release();
     }
   };
 
@@ -118,12 +120,13 @@
   }
 
   /* The source of a file opened with Node's fs.promises (handle: a FileHandle) of `size` bytes:
-     each read fills one buffer of its own, reused (the view returned is valid until the next read). */
+     each read fills one buffer of its own, reused (the view returned is valid until the next read)
+     until release() drops it (a model of many shards holds one piece at a time). */
   function fileSource(handle, size, label) {
     let buf = null;
-    return { label: label, size: size, bytes: null, read: async function (begin, end) {
+    async function read(begin, end) {
       const n = end - begin;
-      if (!buf || buf.length < n) buf = new Uint8Array(Math.max(n, Math.min(READ_PIECE, size)));
+      if (!buf || buf.length < n) buf = new Uint8Array(n);
       for (let got = 0; got < n;) {
         const r = await handle.read(buf, got, n - got, begin + got);
         if (!r.bytesRead)
@@ -131,5 +134,6 @@
         got += r.bytesRead;
       }
       return buf.subarray(0, n);
-    } };
+    }
+    return { label: label, size: size, bytes: null, read: read, release: function () { buf = null; } };
   }
