@@ -221,7 +221,7 @@
     return r;
   }
 
-  /* What engine-model.js asks of an architecture (see GPT2 there). */
+  /* What engine-model.js asks of an architecture (see ARCHITECTURES there). */
   const GPT2 = {
     config: gpt2Config,
     /* the Model's public sizes, the config's special-token ids */
