@@ -101,13 +101,16 @@
   function tokenizerModule() {
     const g = typeof globalThis === 'object' ? globalThis : root;
     if (g[TOKENIZERS]) return g[TOKENIZERS];
-    if (typeof require === 'function' && typeof __dirname === 'string') {
-      const file = require('path').join(__dirname, 'blocklens-tokenizers.js');
-      try {
-        return require(file);
-      } catch (e) {
-        if (!e || e.code !== 'MODULE_NOT_FOUND' || String(e.message).indexOf(file) < 0) throw e;
-      }
+    if (typeof require !== 'function' || typeof __dirname !== 'string') return null;
+    let file = null;
+    try {
+      file = require('path').join(__dirname, 'blocklens-tokenizers.js');
+    } catch (e) { /* no Node path module: a bundle for a browser */ }
+    if (!file) return null;
+    try {
+      return require(file);
+    } catch (e) {
+      if (!e || e.code !== 'MODULE_NOT_FOUND' || String(e.message).indexOf(file) < 0) throw e;
     }
     return null;
   }
