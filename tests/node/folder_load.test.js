@@ -128,10 +128,42 @@ test('a_file_larger_than_one_read_loads_in_pieces_from_a_path_and_a_Blob_as_from
     const m = await bl.loadModel(source, { onProgress: (e) => events.push(e) });
     console.log(`# ${(file.length / 1e6).toFixed(1)} MB from ${what}: ${(performance.now() - t0).toFixed(0)} ms, ` +
       `${events.filter((e) => e.phase === 'weights').length} reads`);
-    assert.ok(events.filter((e) => e.phase === 'weights').length >= 2, `${what}: read in pieces`);
+    const reads = events.filter((e) => e.phase === 'weights');
+    assert.ok(reads.length >= 2, `${what}: read in pieces`);
+    reads.forEach((e, i) => assert.ok(e.bytesRead - (i ? reads[i - 1] : events[0]).bytesRead <= 32 << 20, `${what}: a piece of 32 MB at most`));
     same(m.forward(ids).logits, logits, what);
     m.free();
   }
+});
+
+test('hostile_files_are_read_through_the_intrinsics_and_a_buffer_detached_mid_load_is_refused', async () => {
+  const model = ck.randomGpt2(bl, { seed: 8 }), files = ck.folderOf(model, ck.tensorsOf(model)), ids = [0, 3, 9];
+  const ref = await bl.loadModel({ files }), want = ref.forward(ids).logits;
+  ref.free();
+  class Liar extends Uint8Array {
+    get length() { return 3; }
+    subarray() { return new Uint8Array(8); }
+    slice() { return new Uint8Array(8); }
+  }
+  class LyingBlob extends Blob {
+    slice() { return new Blob(['nonsense']); }
+    arrayBuffer() { return Promise.resolve(new ArrayBuffer(8)); }
+    get size() { return 8; }
+  }
+  const liars = Object.fromEntries(Object.entries(files).map(([k, v], i) => {
+    if (i % 2) { const l = new Liar(v.length); l.set(v); return [k, l]; }
+    return [k, new LyingBlob([v])];
+  }));
+  const m = await bl.loadModel({ files: liars });
+  same(m.forward(ids).logits, want, 'lying Uint8Arrays and Blobs: their real bytes');
+  m.free();
+  // a getter that throws, and a buffer transferred once the headers are read
+  await assert.rejects(bl.loadModel({ files: { ...files, get 'vocab.json'() { throw new TypeError('no'); } } }),
+    { message: /^BlockLens: loadModel: reading its arguments threw TypeError: no$/ });
+  const mine = { ...files, 'model.safetensors': files['model.safetensors'].slice() };
+  await assert.rejects(bl.loadModel({ files: mine }, { onProgress: (e) => {
+    if (e.phase === 'headers') structuredClone(mine['model.safetensors'].buffer, { transfer: [mine['model.safetensors'].buffer] });
+  } }), { message: /^BlockLens: model\.safetensors: its buffer was detached or resized during the load$/ });
 });
 
 /* ---- the tokenizer module's hook ------------------------------------------------------------- */
