@@ -4,7 +4,7 @@
    values (F32, F16 or BF16) decoded into the wasm heap as float32. Knows no architecture's names. */
   /* global cut, fail, show, TA_BUFFER, TA_LENGTH, TA_OFFSET, TA_SET, TA_TAG */
   /* exported bytesAt, decodeAt, headerLength, memorySource, parseHeader, parseSafetensors, plainBytes, q */
-  /* exported ST_DTYPES, ST_READS, tensorOf */
+  /* exported ST_DTYPES, tensorOf */
 
   /* safetensors dtypes this reads, in bytes per value. */
   const ST_DTYPES = { F32: 4, F16: 2, BF16: 2 };

@@ -5,7 +5,7 @@
    describes (a file's source may have release(), called once the reads are done with it); the
    architecture never sees which source holds a tensor. */
   /* global bytesAt, cut, decodeAt, fail, q, ST_DTYPES, TA_LENGTH, TA_SET */
-  /* exported blobSource, BLOB_SIZE, fileSource, isBlob, READ_PIECE, TensorReads */
+  /* exported blobSource, BLOB_SIZE, fileSource, isBlob, TensorReads */
 
   /* Bytes read at once from a Blob or a file (a tensor's value never straddles two reads). */
   const READ_PIECE = 32 << 20;
