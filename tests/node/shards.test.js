@@ -218,3 +218,37 @@ test('two_folder_loads_at_once_and_bytes_form_calls_meanwhile_give_their_own_mod
   same(mb.forward(ids).logits, wantB.forward(ids).logits, 'b');
   for (const m of [ma, mb, sync, wantB]) m.free();
 });
+
+test('randomly_corrupted_shards_and_indexes_load_or_reject_with_a_BlockLens_Error_nothing_else', async () => {
+  const f16 = ck.tensorsOf(model, { dtype: 'F16', masks: 'U8' }), base = ck.folderOf(model, f16, { shards: 3 });
+  const names = Object.keys(base).filter((n) => n !== 'config.json' && n !== 'vocab.json'), r = bl.numpyRandom(17);
+  const heap = bl.heapBytes();
+  let loaded = 0, refused = 0;
+  for (let n = 0; n < 300; n++) {
+    const u = r.rand(8), files = { ...base }, name = names[Math.floor(u[0] * names.length)], b = files[name].slice();
+    const hlen = name.endsWith('.json') ? b.length : 8 + new DataView(b.buffer).getUint32(0, true);
+    const at = n % 3 === 0 ? Math.floor(u[1] * Math.min(hlen, b.length)) : Math.floor(u[1] * b.length);   // the header or anywhere
+    b[at] ^= 1 << Math.floor(u[2] * 8);
+    if (u[3] < 0.3) b[Math.floor(u[4] * b.length)] = Math.floor(u[5] * 256);
+    files[name] = u[6] < 0.2 ? b.subarray(0, Math.floor(u[7] * b.length)) : b;
+    const source = n % 2 ? { files } : { files: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, new Blob([v])])) };
+    let m;
+    try {
+      m = await bl.loadModel(source);
+    } catch (e) {
+      assert.ok(e instanceof Error && e.message.startsWith('BlockLens: '), `run ${n} (${name}): ${e && e.stack}`);
+      refused++;
+      continue;
+    }
+    assert.equal(m.forward([0, 1, 2]).logits.length, 3 * 24);
+    m.free();
+    loaded++;
+  }
+  console.log(`# 300 corrupted sharded folders: ${loaded} loaded, ${refused} refused`);
+  assert.ok(loaded > 20 && refused > 100);
+  const a = await bl.loadModel({ files: base }), want = await bl.loadModel({ files: ck.folderOf(model, f16) });
+  same(a.forward(ids).logits, want.forward(ids).logits, 'the engine after the corruptions');
+  a.free();
+  want.free();
+  assert.equal(bl.heapBytes(), heap, 'the corrupted loads grew the heap');
+});
