@@ -41,11 +41,12 @@ set(BL_DIST ${CMAKE_SOURCE_DIR}/web/dist)
 # The wrapper's files (relinked when one changes): engine-pre.js, then these in the order they
 # are appended; at its top level a file uses only names from the files before it. Argument
 # checks, the struct layout read from the module, the Engine, a call's heap layout, running a
-# call, the calls, the format readers, GPT-2, trained models, load() and the export.
+# call, the calls, the format readers and sources, GPT-2, trained models, folders, load() and the
+# export.
 set(BL_ENGINE_DIR ${CMAKE_SOURCE_DIR}/web/src/engine)
 set(BL_ENGINE_POST_JS engine-check.js engine-abi.js engine.js engine-layout.js engine-run.js
-  engine-ffn.js engine-attention.js engine-block.js engine-safetensors.js engine-vocab.js
-  engine-gpt2.js engine-model.js engine-load.js engine-post.js)
+  engine-ffn.js engine-attention.js engine-block.js engine-safetensors.js engine-source.js
+  engine-vocab.js engine-gpt2.js engine-model.js engine-folder.js engine-load.js engine-post.js)
 list(TRANSFORM BL_ENGINE_POST_JS PREPEND ${BL_ENGINE_DIR}/)
 set(BL_ENGINE_JS ${BL_ENGINE_DIR}/engine-pre.js ${BL_ENGINE_POST_JS})
 set(BL_ENGINE_POST_FLAGS ${BL_ENGINE_POST_JS})

@@ -143,6 +143,29 @@ export interface LoadModelOptions {
   vocab: string[];
 }
 
+/** A Hugging Face model folder's files by name (as in the folder): config.json, model.safetensors
+    or model.safetensors.index.json and its shards, vocab.json (an array of strings), or
+    tokenizer.json / vocab.json + merges.txt (these need blocklens-tokenizers.js). Blobs are read
+    in pieces (Blob.slice().arrayBuffer()), never whole. */
+export interface ModelFiles {
+  files: { [name: string]: Uint8Array | ArrayBuffer | Blob };
+}
+
+/** A folder load's progress: bytes of the weights' files done with (header and data), of all of
+    them; phase 'headers' once per file, 'weights' per piece read, then 'done' (bytesRead is then
+    bytesTotal). */
+export interface LoadProgress {
+  bytesRead: number;
+  bytesTotal: number;
+  phase: 'headers' | 'weights' | 'done';
+}
+
+export interface LoadFolderOptions {
+  onProgress?: (e: LoadProgress) => void;
+  /** Once aborted, the load rejects with an Error saying it was cancelled and frees everything. */
+  signal?: AbortSignal;
+}
+
 /** One layer's intermediates (L tokens, d = n_embd, H = n_head). */
 export interface DecoderLayerResult {
   x: Float32Array;            // (L, d) the layer's input: embeddings, or the previous resid2
@@ -174,7 +197,8 @@ export interface Model {
   readonly bosId: number; readonly unkId: number;   // "<s>", "<unk>" (or the config's); -1: none
   /** Bytes of wasm heap the weights hold. */
   readonly heapBytes: number;
-  /** The id of "<s>", then one id per character (code point), "<unk>"'s for unknown ones. */
+  /** The id of "<s>", then one id per character (code point), "<unk>"'s for unknown ones; a
+      model loaded with a tokenizer (tokenizer.json): that tokenizer's ids. */
   encode(text: string): Int32Array;
   /** The vocabulary strings of ids, joined (special tokens as written: "<s>"). */
   decode(ids: ArrayLike<number>): string;
@@ -236,8 +260,17 @@ export interface Engine {
   heapBytes(): number;
   /** Parses and checks the whole file first (a truncated file, a bad header, a missing, misshapen
       or overlapping tensor, an unknown dtype, a NaN: a BlockLens Error naming it), then copies
-      the weights into the heap once; a failed load leaves nothing allocated. */
+      the weights into the heap once; a failed load leaves nothing allocated. Takes no options. */
   loadModel(options: LoadModelOptions): Model;
+  /** A Hugging Face model folder: a path (Node's fs), { files }, or a browser's FileList
+      (<input type=file webkitdirectory>: the folder prefix of webkitRelativePath is dropped) or
+      File[]. Every file's header is read and checked (across shards and against the index) before
+      the heap is taken; then each tensor is read in pieces into it. Rejects with a BlockLens Error
+      naming the file and tensor (a missing config.json, weights or shard, a truncated shard, a
+      tensor in two shards or not where the index puts it, a dtype other than F32, F16 and BF16,
+      a model_type other than gpt2, shapes against the config, a model past the heap, a tokenizer
+      that needs blocklens-tokenizers.js); a failed or cancelled load frees what it took. */
+  loadModel(folder: string | ModelFiles | FileList | File[], options?: LoadFolderOptions): Promise<Model>;
 }
 
 export interface LoadOptions {

@@ -246,7 +246,7 @@ const MALFORMED = [
   ['an unused tensor whose shape does not fit its bytes', () => { const t = randomModel().tensors; t['h.0.attn.bias'] = ['F32', [1, 1, 8, 8], new Float32Array(4)]; return safetensors(t); },
     /^BlockLens: weights: tensor "h.0.attn.bias" holds 16 bytes; \[1, 1, 8, 8\] in F32 needs 256$/],
   ['an unused tensor of no safetensors dtype', () => safetensors({ ...randomModel().tensors, extra: ['F32', [1], [0]] }, (h) => { h.extra.dtype = 'F128'; }),
-    /^BlockLens: weights: tensor "extra" in the header: its dtype "F128" is not a safetensors dtype$/],
+    /^BlockLens: weights: tensor "extra" in the header: its dtype "F128" is not a safetensors dtype \(BlockLens reads F32, F16 and BF16\)$/],
   ['an unused tensor of 4-bit values in half a byte', headerOf('{"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 12]}, ' +
     '"f4": {"dtype": "F4", "shape": [3], "data_offsets": [12, 14]}}'), /tensor "f4" holds 2 bytes; \[3\] in F4 needs 1.5/],
   ['a missing tensor', () => { const t = randomModel().tensors; delete t['h.1.mlp.c_fc.bias']; return safetensors(t); },

@@ -1,7 +1,7 @@
 /* engine-gpt2.js - GPT-2 in the engine: its config.json, its tensor names and Conv1D (in, out)
    layout mapped onto bl_decoder_forward's descriptor (c_attn split into Wq, Wk, Wv), the heap plan
    of its weights, forward and layerWeights. engine-model.js picks it by config.model_type. */
-  /* global ABI, ACTIVATIONS, decodeInto, dim, elems, fail, q, rethrow, show, tensorOf */
+  /* global ABI, ACTIVATIONS, dim, elems, fail, q, rethrow, show, tensorOf */
   /* exported GPT2 */
 
   /* GPT-2's config.json, read once: sizes, activation, eps (n_inner null: 4 n_embd). */
@@ -85,13 +85,14 @@
     return t;
   }
 
-  /* The checked tensors into the heap at float index f0, c_attn split into wq, wk, wv (its
-     column blocks); each part then checked for NaN and infinity; the layer records written. */
-  function gpt2Copy(m, bytes, t, plan, f0, cfg) {
+  /* The checked tensors into the heap at float index f0 (reads asked of `src`, a TensorReads),
+     c_attn split into wq, wk, wv (its column blocks); the layer records written. Returns the check
+     run once every read has landed: each part checked for NaN and infinity. */
+  function gpt2Copy(m, src, t, plan, f0, cfg) {
     const D = cfg.n_embd;
     const parts = [];   /* for the finite check: { at: float index, n, tensor, what } */
     function whole(tensor, at, n) {
-      decodeInto(m, bytes, tensor, 0, n, f0 + at);
+      src.f32(tensor, 0, n, f0 + at);
       parts.push({ at: f0 + at, n: n, tensor: tensor, what: '' });
     }
     whole(t.wte, plan.wte, t.wte.shape[0] * D);
@@ -106,16 +107,11 @@
       whole(w.w1, p.w1, D * F);
       whole(w.w2, p.w2, F * D);
       ['q', 'k', 'v'].forEach(function (c, j) {
-        for (let r = 0; r < D; r++) decodeInto(m, bytes, w.c_attn, r * 3 * D + j * D, D, f0 + p['w' + c] + r * D);
+        for (let r = 0; r < D; r++) src.f32(w.c_attn, r * 3 * D + j * D, D, f0 + p['w' + c] + r * D);
         parts.push({ at: f0 + p['w' + c], n: D * D, tensor: w.c_attn, what: ' (its ' + c + ' columns)' });
-        decodeInto(m, bytes, w.c_attn_b, j * D, D, f0 + p['b' + c]);
+        src.f32(w.c_attn_b, j * D, D, f0 + p['b' + c]);
         parts.push({ at: f0 + p['b' + c], n: D, tensor: w.c_attn_b, what: ' (its ' + c + ' part)' });
       });
-    });
-    parts.forEach(function (x) {
-      const bad = m._bl__first_nonfinite(x.at * 4, x.n);
-      if (bad >= 0)
-        fail('weights: tensor ' + q(x.tensor.name) + x.what + ' holds ' + m.HEAPF32[x.at + bad] + ' at value ' + bad);
     });
     const rec = (f0 * 4 + plan.records) >> 2, size = ABI.bl_decoder_layer.sizeof >> 2;
     plan.layers.forEach(function (p, l) {
@@ -123,6 +119,14 @@
         m.HEAP32[rec + l * size + (ABI.bl_decoder_layer[k] >> 2)] = (f0 + p[k]) * 4;
       });
     });
+    return function check() {
+      parts.forEach(function (x) {
+        const bad = m._bl__first_nonfinite(x.at * 4, x.n);
+        if (bad >= 0)
+          fail(x.tensor.source.label + ': tensor ' + q(x.tensor.name) + x.what + ' holds ' + m.HEAPF32[x.at + bad] +
+            ' at value ' + bad);
+      });
+    };
   }
 
   /* The outputs of one kept layer, in bl_decoder_layer_out's field order with their sizes. */
@@ -217,7 +221,7 @@
     return r;
   }
 
-  /* What engine-model.js asks of an architecture (see GPT2 there). */
+  /* What engine-model.js asks of an architecture (see ARCHITECTURES there). */
   const GPT2 = {
     config: gpt2Config,
     /* the Model's public sizes, the config's special-token ids */

@@ -1,11 +1,28 @@
-/* engine-model.js - bl.loadModel: a trained model's safetensors file, config.json and vocabulary
-   into the wasm heap once (as float32), and the Model it returns (forward, encode, decode,
-   layerWeights, free). What is particular to an architecture (config keys, tensor names, the
-   forward call) lives in its own file, engine-gpt2.js for GPT-2, picked by config.model_type. */
-  /* global args, Engine, fail, GPT2, HEAP_MAX, optionNames, outOfMemory, parseSafetensors, plainBytes, q */
-  /* global readVocab, rethrow, show, Vocab */
+/* engine-model.js - bl.loadModel's core: a trained model's config and weights into the wasm heap
+   once, and the Model it returns (forward, encode, decode, layerWeights, free). loadBytes is the
+   synchronous form ({ weights, config, vocab }); engine-folder.js adds the folder forms and
+   loadModel itself. What is particular to an architecture (config keys, tensor names, the copy,
+   the forward call) lives in its own file, engine-gpt2.js for GPT-2, picked by config.model_type. */
+  /* global args, fail, GPT2, HEAP_MAX, optionNames, outOfMemory, parseSafetensors, plainBytes, q */
+  /* global readVocab, rethrow, show, TensorReads, Vocab */
+  /* exported architectureOf, checkHeap, copyModel, loadBytes, Model, reserveModel */
 
-  /* The architectures by config.model_type; a config without one is GPT-2's. */
+  /* The architectures by config.model_type; a config without one is GPT-2's. What each one is:
+       config(c) -> cfg         the config.json read once and checked (its reader's messages)
+       describe(cfg) -> dims    { nLayers, dModel, nHeads, dFF, vocabSize, nPositions, activation,
+                                eps, bos, unk }: the Model's public sizes, the special-token ids
+       plan(cfg) -> plan        the heap layout; plan.bytes is the whole block's size
+       tensors(map, cfg) -> t   every tensor it reads, by tensorOf(map, name, shape, names) (map:
+                                name -> { dtype, shape, begin, end, source }, every shard's)
+       copy(m, src, t, plan, f0, cfg) -> check
+                                asks src (a TensorReads) for what goes where in the block at heap
+                                float index f0: src.f32(tensor, from, n, at) (n values from value
+                                `from` on, as float32, into heap float index `at`) and
+                                src.raw(tensor, from, n, at) (their bytes as stored, into heap byte
+                                `at`); nothing has landed yet when copy returns (it may write what
+                                needs no weights, such as records); check() runs once every read
+                                has landed (NaN checks); it throws to refuse the load
+       forward(state, ids, keep), layerWeights(state, l)   on a loaded Model (see Model) */
   const ARCHITECTURES = { gpt2: GPT2 };
 
   const MODEL_ARGS = optionNames(['weights', 'config', 'vocab'], function (o) {
@@ -28,30 +45,52 @@
     return ARCHITECTURES[type];
   }
 
-  /* bl.loadModel({ weights, config, vocab }) -> a Model. A failed load leaves nothing allocated.
-     The weights are read through a plain view of their buffer (plainBytes), whatever the caller's
-     Uint8Array (a subclass) says of itself. */
-  Engine.prototype.loadModel = function (o) {
+  /* A load's name in out-of-memory messages. */
+  function loadWhat(dims) {
+    return 'loadModel (n_layer ' + dims.nLayers + ', n_embd ' + dims.dModel + ', vocab_size ' + dims.vocabSize + ')';
+  }
+
+  /* Refuses a model whose heap block is past the heap's maximum: how big, and the limit. */
+  function checkHeap(plan, dims) {
+    if (plan.bytes > HEAP_MAX) outOfMemory(loadWhat(dims), plan.bytes, false);
+  }
+
+  /* The heap block of a model (checked against the maximum first): its address. */
+  function reserveModel(m, plan, dims) {
+    checkHeap(plan, dims);
+    const base = m._malloc(plan.bytes);
+    if (!base) outOfMemory(loadWhat(dims), plan.bytes, true);
+    return base;
+  }
+
+  /* The architecture's copy into the block at `base`: the reads it asks for and its check. */
+  function copyModel(m, arch, t, plan, base, cfg) {
+    const reads = new TensorReads();
+    return { reads: reads, check: arch.copy(m, reads, t, plan, base >> 2, cfg) };
+  }
+
+  /* loadModel({ weights, config, vocab }) -> a Model, synchronously. A failed load leaves nothing
+     allocated. The weights are read through a plain view of their buffer (plainBytes), whatever
+     the caller's Uint8Array (a subclass) says of itself. */
+  function loadBytes(engine, o) {
     o = args(o, 'loadModel', MODEL_ARGS);
     const bytes = plainBytes(o.weights);
     if (!bytes) fail('weights must be a Uint8Array (the bytes of a .safetensors file), not ' + show(o.weights));
     const arch = architectureOf(o.config), cfg = arch.config(o.config), dims = arch.describe(cfg);
     const vocab = new Vocab(readVocab(o.vocab, dims.vocabSize), dims.bos, dims.unk);
     const plan = arch.plan(cfg), map = parseSafetensors(bytes);
-    const t = arch.tensors(map, cfg), m = this._m;   /* every tensor checked before memory is taken */
-    const what = 'loadModel (n_layer ' + dims.nLayers + ', n_embd ' + dims.dModel + ', vocab_size ' +
-      dims.vocabSize + ')';
-    if (plan.bytes > HEAP_MAX) outOfMemory(what, plan.bytes, false);
-    const base = m._malloc(plan.bytes);
-    if (!base) outOfMemory(what, plan.bytes, true);
+    const t = arch.tensors(map, cfg), m = engine._m;   /* every tensor checked before memory is taken */
+    const base = reserveModel(m, plan, dims);
     try {
-      arch.copy(m, bytes, t, plan, base >> 2, cfg);
+      const copy = copyModel(m, arch, t, plan, base, cfg);
+      copy.reads.runNow(m);
+      copy.check();
     } catch (e) {
       m._free(base);
       throw e;
     }
-    return new Model({ engine: this, arch: arch, base: base, plan: plan, dims: dims, vocab: vocab }, cfg);
-  };
+    return new Model({ engine: engine, arch: arch, base: base, plan: plan, dims: dims, vocab: vocab }, cfg);
+  }
 
   /* Each Model's own state, out of the caller's reach: { engine, arch, base (0 once freed), plan,
      dims (the sizes forward uses), vocab }. The Model's public fields are read-only copies. */

@@ -1,9 +1,10 @@
 /* engine-safetensors.js - the safetensors format: the header parsed and checked (every tensor's
-   dtype, shape and byte range consistent, names unique, the ranges tiling the data), a tensor looked
-   up by name and shape, and its values (F32, F16 or BF16) copied into the wasm heap as float32.
-   Knows no architecture's tensor names. */
+   dtype, shape and byte range consistent, names unique, the ranges tiling the data), each entry
+   saying which source (file, shard) holds it and where; a tensor looked up by name and shape, and
+   values (F32, F16 or BF16) decoded into the wasm heap as float32. Knows no architecture's names. */
   /* global cut, fail, show, TA_BUFFER, TA_LENGTH, TA_OFFSET, TA_SET, TA_TAG */
-  /* exported decodeInto, parseSafetensors, plainBytes, q, tensorOf */
+  /* exported bytesAt, decodeAt, headerLength, memorySource, parseHeader, parseSafetensors, plainBytes, q */
+  /* exported ST_DTYPES, tensorOf */
 
   /* safetensors dtypes this reads, in bytes per value. */
   const ST_DTYPES = { F32: 4, F16: 2, BF16: 2 };
@@ -75,45 +76,62 @@
     return undefined;
   }
 
-  /* The header of a safetensors file: an 8-byte little-endian length n, n bytes of JSON (an
-     object from its first byte: tensor name -> { dtype, shape, data_offsets: [begin, end) into
-     the data after the header }, and an optional "__metadata__"), then the data. bytes: a plain
-     view (plainBytes). Returns a Map of the entries (byte ranges made absolute), every one
-     checked, used or not: a safetensors dtype, end - begin the bytes its shape needs, within the
-     data; no name twice; the ranges, sorted, tile the data with no overlap and no hole (as HF's
-     reader has it: InvalidOffset, MetadataIncompleteBuffer). */
-  function parseSafetensors(bytes) {
-    const n = TA_LENGTH.call(bytes);
-    if (n < 8)
-      fail('weights: truncated file (' + n + ' bytes): a safetensors file starts with an 8-byte header length');
+  /* Whole-file headers are at most this long (as HF's reader has it: 100 MB). */
+  const ST_HEADER_MAX = 100000000;
+  const ST_READS = 'BlockLens reads F32, F16 and BF16';
+
+  /* The header length of a safetensors file of `size` bytes from its first 8 bytes (a plain view,
+     little-endian), checked against the file's size; label: the file as messages name it. */
+  function headerLength(bytes, size, label) {
+    if (size < 8)
+      fail(label + ': truncated file (' + size + ' bytes): a safetensors file starts with an 8-byte header length');
     const hlen = (bytes[0] | bytes[1] << 8 | bytes[2] << 16) + bytes[3] * 16777216 +
       (bytes[4] | bytes[5] << 8 | bytes[6] << 16) * 4294967296 + bytes[7] * 72057594037927936;
-    if (hlen > n - 8)
-      fail('weights: the header length (' + hlen + ' bytes) runs past the end of the file (' + n +
+    if (hlen > size - 8)
+      fail(label + ': the header length (' + hlen + ' bytes) runs past the end of the file (' + size +
         ' bytes): truncated or not a safetensors file');
+    if (hlen > ST_HEADER_MAX)
+      fail(label + ': the header length (' + hlen + ' bytes) is past the ' + ST_HEADER_MAX +
+        ' bytes safetensors allows');
+    return hlen;
+  }
+
+  /* The header of a safetensors file: an 8-byte little-endian length n, n bytes of JSON (an
+     object from its first byte: tensor name -> { dtype, shape, data_offsets: [begin, end) into
+     the data after the header }, and an optional "__metadata__"), then the data. json: a plain
+     view of the n bytes of JSON; size: the file's bytes; source: where the file's bytes are
+     (engine-source.js), its label naming it in messages. Returns a Map of the entries
+     { dtype, shape, begin, end (absolute byte offsets in the file), source }, every one checked,
+     used or not: a safetensors dtype, end - begin the bytes its shape needs, within the data; no
+     name twice; the ranges, sorted, tile the data with no overlap and no hole (as HF's reader has
+     it: InvalidOffset, MetadataIncompleteBuffer). The Map's label names the file too. */
+  function parseHeader(json, size, source) {
+    const label = source.label, hlen = TA_LENGTH.call(json);
     let text, header;
     try {
       const copy = new Uint8Array(hlen);   /* a copy: TextDecoder refuses shared memory */
-      TA_SET.call(copy, bytesAt(bytes, 8, hlen));
+      TA_SET.call(copy, json);
       text = TEXT.decode(copy);
     } catch (e) {
-      fail('weights: the header is not UTF-8 text');
+      fail(label + ': the header is not UTF-8 text');
     }
     try {
       header = JSON.parse(text);
     } catch (e) {
-      fail('weights: the header is not JSON (' + cut(String(e.message)) + ')');
+      fail(label + ': the header is not JSON (' + cut(String(e.message)) + ')');
     }
     if (header === null || typeof header !== 'object' || Array.isArray(header))
-      fail('weights: the header is ' + show(header) + ', not a JSON object of tensors');
+      fail(label + ': the header is ' + show(header) + ', not a JSON object of tensors');
     if (text.charCodeAt(0) !== 123)
-      fail('weights: the header starts with ' + JSON.stringify(text.charAt(0)) + ', not "{" (as safetensors requires)');
+      fail(label + ': the header starts with ' + JSON.stringify(text.charAt(0)) +
+        ', not "{" (as safetensors requires)');
     const twice = repeatedName(text);
-    if (twice !== undefined) fail('weights: the header names tensor ' + q(twice) + ' twice (safetensors forbids it)');
-    const start = 8 + hlen, size = n - start, map = new Map(), spans = [];
+    if (twice !== undefined) fail(label + ': the header names tensor ' + q(twice) + ' twice (safetensors forbids it)');
+    const start = 8 + hlen, data = size - start, map = new Map(), spans = [];
+    map.label = label;
     Object.keys(header).forEach(function (name) {
       if (name === '__metadata__') return;
-      const e = header[name], bad = 'weights: tensor ' + q(name) + ' in the header: ';
+      const e = header[name], bad = label + ': tensor ' + q(name) + ' in the header: ';
       if (e === null || typeof e !== 'object' || Array.isArray(e)) fail(bad + show(e) + ', not an object');
       if (typeof e.dtype !== 'string') fail(bad + 'its dtype is ' + show(e.dtype) + ', not a string');
       if (!Array.isArray(e.shape) || !e.shape.every(function (d) { return Number.isSafeInteger(d) && d >= 0; }))
@@ -123,16 +141,16 @@
           o[0] > o[1])
         fail(bad + 'data_offsets must be [begin, end] with 0 <= begin <= end, not ' +
           cut(JSON.stringify(o) || show(o)));
-      if (o[1] > size)
-        fail('weights: tensor ' + q(name) + ' has data_offsets [' + o[0] + ', ' + o[1] +
-          '], past the end of the data (' + size + ' bytes): truncated file?');
+      if (o[1] > data)
+        fail(label + ': tensor ' + q(name) + ' has data_offsets [' + o[0] + ', ' + o[1] +
+          '], past the end of the data (' + data + ' bytes): truncated file?');
       if (!Object.prototype.hasOwnProperty.call(ST_BITS, e.dtype))
-        fail(bad + 'its dtype ' + q(e.dtype) + ' is not a safetensors dtype');
+        fail(bad + 'its dtype ' + q(e.dtype) + ' is not a safetensors dtype (' + ST_READS + ')');
       const bits = e.shape.reduce(function (a, b) { return a * b; }, 1) * ST_BITS[e.dtype];
       if (bits / 8 !== o[1] - o[0])
-        fail('weights: tensor ' + q(name) + ' holds ' + (o[1] - o[0]) + ' bytes; [' + e.shape.join(', ') + '] in ' +
+        fail(label + ': tensor ' + q(name) + ' holds ' + (o[1] - o[0]) + ' bytes; [' + e.shape.join(', ') + '] in ' +
           e.dtype + ' needs ' + bits / 8);
-      map.set(name, { dtype: e.dtype, shape: e.shape, begin: start + o[0], end: start + o[1] });
+      map.set(name, { dtype: e.dtype, shape: e.shape, begin: start + o[0], end: start + o[1], source: source });
       spans.push({ begin: o[0], end: o[1], name: name });
     });
     /* sorted by begin (then end), each range begins where the one before ends, the last ends the data */
@@ -140,42 +158,58 @@
     let at = 0, a = null;
     spans.forEach(function (b) {
       if (b.begin < at)
-        fail('weights: tensors ' + q(a.name) + ' [' + a.begin + ', ' + a.end + ') and ' +
+        fail(label + ': tensors ' + q(a.name) + ' [' + a.begin + ', ' + a.end + ') and ' +
           q(b.name) + ' [' + b.begin + ', ' + b.end + ') overlap');
       if (b.begin > at)
-        fail('weights: data bytes [' + at + ', ' + b.begin + ') ' + (a ? 'between tensors ' + q(a.name) + ' and '
+        fail(label + ': data bytes [' + at + ', ' + b.begin + ') ' + (a ? 'between tensors ' + q(a.name) + ' and '
           : 'before tensor ') + q(b.name) + ' are no tensor\'s: safetensors forbids holes');
       at = b.end;
       a = b;
     });
-    if (at < size)
-      fail('weights: data bytes [' + at + ', ' + size + ') ' +
+    if (at < data)
+      fail(label + ': data bytes [' + at + ', ' + data + ') ' +
         (a ? 'after tensor ' + q(a.name) : 'of a file of no tensors') + ' are no tensor\'s: safetensors forbids holes');
     return map;
   }
 
-  /* The entry of tensor `full` (its whole name), checked: present (else the message says `names`,
-     the names the architecture reads), a dtype this reads, the expected shape (its size was
-     checked with the header). */
+  /* The source of a file whose bytes are all in memory (a plain view): reads need no waiting. A
+     source is { label (the file as messages name it), size (bytes), bytes (the plain view, or null),
+     read(begin, end) (else: a Promise of a plain view of those bytes, valid until the next read) }. */
+  function memorySource(bytes, label) {
+    return { label: label, size: TA_LENGTH.call(bytes), bytes: bytes, read: null };
+  }
+
+  /* A whole safetensors file in memory (a plain view, plainBytes): its header parsed and checked
+     (parseHeader), its tensors' source the bytes themselves, named `label` (default "weights"). */
+  function parseSafetensors(bytes, label) {
+    const source = memorySource(bytes, label || 'weights'), n = source.size;
+    const hlen = headerLength(bytes, n, source.label);
+    return parseHeader(bytesAt(bytes, 8, hlen), n, source);
+  }
+
+  /* The entry of tensor `full` (its whole name) in `map` (parseHeader's, or the shards' merged),
+     checked: present (else the message says `names`, the names the architecture reads), a dtype
+     this reads, the expected shape (its size was checked with the header). */
   function tensorOf(map, full, shape, names) {
     const t = map.get(full);
-    if (!t) fail('weights: no tensor ' + q(full) + ' (' + names + ')');
+    if (!t) fail((map.label || 'weights') + ': no tensor ' + q(full) + ' (' + names + ')');
+    const label = t.source.label;
     if (!Object.prototype.hasOwnProperty.call(ST_DTYPES, t.dtype))
-      fail('weights: tensor ' + q(full) + ' has dtype ' + q(t.dtype) + '; BlockLens reads F32, F16 and BF16');
+      fail(label + ': tensor ' + q(full) + ' has dtype ' + q(t.dtype) + '; ' + ST_READS);
     if (t.shape.join() !== shape.join() || t.shape.length !== shape.length)
-      fail('weights: tensor ' + q(full) + ' has shape [' + t.shape.join(', ') + '], expected [' +
+      fail(label + ': tensor ' + q(full) + ' has shape [' + t.shape.join(', ') + '], expected [' +
         shape.join(', ') + ']');
     t.name = full;
     return t;
   }
 
-  /* n values of tensor t from value `from` on, as float32 into heap float index `at`; bytes: the
-     plain view parseSafetensors read. */
-  function decodeInto(m, bytes, t, from, n, at) {
-    let b = t.begin + from * ST_DTYPES[t.dtype], f32 = m.HEAPF32, i;
-    if (t.dtype === 'F32') {
+  /* n values of dtype `dtype` at byte b of the plain view `bytes` (any alignment), as float32 into
+     heap float index `at`: F32 copied, F16 and BF16 up-cast exactly. */
+  function decodeAt(m, bytes, b, dtype, n, at) {
+    let f32 = m.HEAPF32, i;
+    if (dtype === 'F32') {
       TA_SET.call(m.HEAPU8, bytesAt(bytes, b, n * 4), at * 4);   /* both little-endian */
-    } else if (t.dtype === 'F16') {
+    } else if (dtype === 'F16') {
       const table = f16Table();
       for (i = 0; i < n; i++, b += 2) f32[at + i] = table[bytes[b] | bytes[b + 1] << 8];
     } else {   /* BF16: the top half of a float32 */

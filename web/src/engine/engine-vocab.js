@@ -1,8 +1,10 @@
 /* engine-vocab.js - a model's vocabulary (one string per token id) and its character-level
    tokenizer: encode (text -> "<s>" and one id per character), decode, and the check of an id
-   list. Knows no architecture. */
-  /* global fail, q, rethrow, show, TA_LENGTH, TA_TAG */
-  /* exported readVocab, Vocab */
+   list; or the tokenizer module's tokenizer (blocklens-tokenizers.js, looked up when a folder
+   needs it) behind the same interface. Knows no architecture. */
+  /* global require, __dirname */
+  /* global cut, fail, q, rethrow, show, TA_LENGTH, TA_TAG */
+  /* exported readVocab, tokenizerOf, Vocab */
 
   /* The vocabulary: vocab_size distinct strings; id = index. */
   function readVocab(v, size) {
@@ -88,4 +90,73 @@
     } catch (e) {
       rethrow(e, fn);
     }
+  };
+
+  /* ---- the tokenizer module (web/dist/blocklens-tokenizers.js, built from web/src/tokenizer/) ----
+     It registers itself at globalThis[Symbol.for('blocklens.tokenizers')] (a browser: a <script>
+     before the load) or is require()d from beside this file (Node), on first need only. Its
+     fromFiles(files) (file name -> Uint8Array) returns { encode(text) -> ids, decode(ids) -> string,
+     piece(id) -> { text, bytes } } or throws. */
+  const TOKENIZERS = Symbol.for('blocklens.tokenizers');
+  function tokenizerModule() {
+    const g = typeof globalThis === 'object' ? globalThis : root;
+    if (g[TOKENIZERS]) return g[TOKENIZERS];
+    if (typeof require !== 'function' || typeof __dirname !== 'string') return null;
+    let file = null;
+    try {
+      file = require('path').join(__dirname, 'blocklens-tokenizers.js');
+    } catch (e) { /* no Node path module: a bundle for a browser */ }
+    if (!file) return null;
+    try {
+      return require(file);
+    } catch (e) {
+      if (!e || e.code !== 'MODULE_NOT_FOUND' || String(e.message).indexOf(file) < 0) throw e;
+    }
+    return null;
+  }
+
+  /* The vocabulary of a tokenizer the module makes of `files` (what makes the folder need it:
+     `why`), for a model of `size` token ids; bos / unk: the config's ids. */
+  function tokenizerOf(files, why, size, bos, unk) {
+    const mod = tokenizerModule();
+    if (!mod || typeof mod.fromFiles !== 'function')
+      fail('the folder\'s tokenizer (' + why + ') needs the tokenizer module: load blocklens-tokenizers.js first ' +
+        '(a <script> before this one in a page; in Node it is found beside blocklens.js)');
+    let tok;
+    try {
+      tok = mod.fromFiles(files);
+    } catch (e) {
+      const err = new Error('BlockLens: the tokenizer module refused the folder\'s tokenizer (' + why + '): ' +
+        cut(String(e && e.message)));
+      err.cause = e;
+      throw err;
+    }
+    if (!tok || typeof tok.encode !== 'function' || typeof tok.decode !== 'function' || typeof tok.piece !== 'function')
+      fail('internal: the tokenizer module\'s fromFiles gave no { encode, decode, piece }');
+    return new TokenizerVocab(tok, size, bos, unk);
+  }
+
+  /* A tokenizer behind Vocab's interface: list[i] is piece i's text ('' past the tokenizer's own
+     vocabulary, where a model pads its embeddings); encode gives the tokenizer's ids as they are. */
+  function TokenizerVocab(tok, size, bos, unk) {
+    const list = new Array(size);
+    for (let i = 0; i < size; i++) {
+      let p = null;
+      try {
+        p = tok.piece(i);
+      } catch (e) { /* an id the tokenizer has not */ }
+      list[i] = p && typeof p.text === 'string' ? p.text : '';
+    }
+    this.tok = tok;
+    this.list = list;
+    this.bosId = Number.isInteger(bos) && bos >= 0 && bos < size ? bos : -1;
+    this.unkId = Number.isInteger(unk) && unk >= 0 && unk < size ? unk : -1;
+  }
+  TokenizerVocab.prototype.idList = Vocab.prototype.idList;
+  TokenizerVocab.prototype.encode = function (text) {
+    if (typeof text !== 'string') fail('encode expects a string, not ' + show(text));
+    return this.idList(this.tok.encode(text), 'encode (the tokenizer\'s ids)', 0);
+  };
+  TokenizerVocab.prototype.decode = function (ids) {
+    return String(this.tok.decode(Array.from(this.idList(ids, 'decode', 0))));
   };

@@ -1,0 +1,162 @@
+// checkpoint.js - Hugging Face model folders written at test time: a safetensors writer (any
+// dtype, data at any alignment), shards with model.safetensors.index.json, and a small random
+// GPT-2 whose F16 and BF16 files hold rounded values and whose F32 file holds exactly those
+// values up-cast (so that every dtype must give the same logits, bit for bit).
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+
+const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);
+
+/* float32 -> float16 bits, rounded to nearest even (overflow to infinity). */
+function toF16(v) {
+  f32[0] = v;
+  const x = u32[0], s = (x >>> 16) & 0x8000, e = (x >>> 23) & 0xff, f = x & 0x7fffff;
+  if (e === 0xff) return s | 0x7c00 | (f ? 0x200 : 0);
+  const a = Math.abs(f32[0]);
+  if (a >= 65520) return s | 0x7c00;
+  if (a < 2 ** -14) {   // subnormal: a multiple of 2^-24, rounded half to even (exact in double)
+    const k = a * 2 ** 24, lo = Math.floor(k), frac = k - lo;
+    return s | (frac > 0.5 || (frac === 0.5 && (lo & 1)) ? lo + 1 : lo);
+  }
+  let m = (f >>> 13), rest = f & 0x1fff, ex = e - 127 + 15;
+  if (rest > 0x1000 || (rest === 0x1000 && (m & 1))) m++;
+  if (m === 0x400) { m = 0; ex++; }
+  return s | (ex << 10) | m;
+}
+function fromF16(h) {
+  const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 31, f = h & 1023;
+  return e === 0 ? s * f * 2 ** -24 : e === 31 ? (f ? NaN : s * Infinity) : s * (1 + f / 1024) * 2 ** (e - 15);
+}
+/* float32 -> bfloat16 bits, rounded to nearest even. */
+function toBF16(v) {
+  f32[0] = v;
+  const x = u32[0];
+  return ((x + 0x7fff + ((x >>> 16) & 1)) >>> 16) & 0xffff;
+}
+function fromBF16(h) { u32[0] = h << 16; return f32[0]; }
+
+/* values (numbers) as the bytes of dtype: F32, F16, BF16 (rounded), U8 / BOOL / I8 (as integers). */
+function tensorBytes(dtype, values) {
+  if (values instanceof Uint8Array) return values;
+  if (dtype === 'F32') return new Uint8Array(Float32Array.from(values).buffer);
+  if (dtype === 'F16' || dtype === 'BF16')
+    return new Uint8Array(Uint16Array.from(values, dtype === 'F16' ? toF16 : toBF16).buffer);
+  if (dtype === 'U8' || dtype === 'BOOL' || dtype === 'I8') return Uint8Array.from(values, (v) => v & 255);
+  throw new Error(`checkpoint.js writes no ${dtype}`);
+}
+
+/* tensors: { name: [dtype, shape, values or bytes] } -> a .safetensors file. opts.edit(header)
+   may change the header; opts.pad: spaces after the JSON (default: to a multiple of 8; any
+   number puts the data, so every tensor, at that alignment). */
+function safetensors(tensors, opts = {}) {
+  const header = { __metadata__: { format: 'pt' } }, parts = [];
+  let off = 0;
+  for (const [name, [dtype, shape, values]] of Object.entries(tensors)) {
+    const b = tensorBytes(dtype, values);
+    header[name] = { dtype, shape, data_offsets: [off, off + b.length] };
+    parts.push(b);
+    off += b.length;
+  }
+  if (opts.edit) opts.edit(header);
+  let text = JSON.stringify(header);
+  if (opts.pad === undefined) while ((8 + text.length) % 8) text += ' ';
+  else text += ' '.repeat(opts.pad);
+  const head = new TextEncoder().encode(text), out = new Uint8Array(8 + head.length + off);
+  new DataView(out.buffer).setBigUint64(0, BigInt(head.length), true);
+  out.set(head, 8);
+  let at = 8 + head.length;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+}
+
+/* A random GPT-2 (GPT-2's names, Conv1D (in, out)): { config, vocab, values: name -> [shape,
+   Float64Array] }; values from bl.numpyRandom, scaled. */
+function randomGpt2(bl, { seed = 7, nLayer = 2, D = 16, H = 2, F = 32, P = 16, V = 24, activation = 'gelu_new' } = {}) {
+  const r = bl.numpyRandom(seed), values = {};
+  const put = (name, shape, scale = 0.5, offset = 0) => {
+    const n = shape.reduce((a, b) => a * b, 1);
+    values[name] = [shape, r.randn(n).map((v) => offset + v * scale)];
+  };
+  put('wte.weight', [V, D]);
+  put('wpe.weight', [P, D], 0.1);
+  for (let l = 0; l < nLayer; l++) {
+    const h = `h.${l}.`;
+    put(h + 'ln_1.weight', [D], 0.1, 1);
+    put(h + 'ln_1.bias', [D], 0.05);
+    put(h + 'attn.c_attn.weight', [D, 3 * D], 0.3);
+    put(h + 'attn.c_attn.bias', [3 * D], 0.05);
+    put(h + 'attn.c_proj.weight', [D, D], 0.3);
+    put(h + 'attn.c_proj.bias', [D], 0.05);
+    put(h + 'ln_2.weight', [D], 0.1, 1);
+    put(h + 'ln_2.bias', [D], 0.05);
+    put(h + 'mlp.c_fc.weight', [D, F], 0.3);
+    put(h + 'mlp.c_fc.bias', [F], 0.05);
+    put(h + 'mlp.c_proj.weight', [F, D], 0.2);
+    put(h + 'mlp.c_proj.bias', [D], 0.05);
+  }
+  put('ln_f.weight', [D], 0.1, 1);
+  put('ln_f.bias', [D], 0.05);
+  const vocab = ['<s>', '<unk>'];
+  for (let i = 2; i < V; i++) vocab.push(String.fromCodePoint(0x4e00 + i));
+  const config = { model_type: 'gpt2', n_embd: D, n_layer: nLayer, n_head: H, n_positions: P, vocab_size: V,
+    activation_function: activation, layer_norm_epsilon: 1e-5, n_inner: F, bos_token_id: 0, unk_token_id: 1 };
+  return { config, vocab, values };
+}
+
+/* The model's values as stored in `dtype` (rounded) and, exactly, as float32 read them back. */
+function rounded(v, dtype) {
+  if (dtype === 'F16') return v.map((x) => fromF16(toF16(x)));
+  if (dtype === 'BF16') return v.map((x) => fromBF16(toBF16(x)));
+  return Float32Array.from(v);
+}
+
+/* The tensors of a model's file: { name: [dtype, shape, values] }. opts: dtype (default F32),
+   roundedAs (store F32 values rounded to that dtype: the exact up-cast reference), prefix
+   ('transformer.'), masks (HF's causal-mask buffers h.N.attn.bias / masked_bias: a dtype). */
+function tensorsOf(model, { dtype = 'F32', roundedAs = null, prefix = '', masks = null } = {}) {
+  const t = {}, P = model.config.n_positions;
+  for (const [name, [shape, v]] of Object.entries(model.values))
+    t[prefix + name] = [dtype, shape, roundedAs ? rounded(v, roundedAs) : v];
+  if (masks)
+    for (let l = 0; l < model.config.n_layer; l++) {
+      const tri = Array.from({ length: P * P }, (_, i) => (i % P <= Math.floor(i / P) ? 1 : 0));
+      t[`${prefix}h.${l}.attn.bias`] = [masks, [1, 1, P, P], masks === 'U8' || masks === 'BOOL' ? tri : tri.map(Number)];
+      t[`${prefix}h.${l}.attn.masked_bias`] = [masks === 'U8' || masks === 'BOOL' ? 'F32' : masks, [], [-1e4]];
+    }
+  return t;
+}
+
+/* The files of a folder: config.json, vocab.json (the poem model's format: an array of strings)
+   and the weights, as one model.safetensors or `shards` files with an index. */
+function folderOf(model, tensors, { shards = 1, pad } = {}) {
+  const files = { 'config.json': json(model.config), 'vocab.json': json(model.vocab) };
+  if (shards === 1) files['model.safetensors'] = safetensors(tensors, { pad });
+  else Object.assign(files, sharded(tensors, shards, { pad }));
+  return files;
+}
+
+/* tensors split in `n` shards (consecutive names, as HF writes them) and their index. */
+function sharded(tensors, n, opts = {}) {
+  const names = Object.keys(tensors), per = Math.ceil(names.length / n), files = {}, weightMap = {};
+  for (let s = 0; s < n; s++) {
+    const file = `model-${String(s + 1).padStart(5, '0')}-of-${String(n).padStart(5, '0')}.safetensors`;
+    const part = {};
+    for (const name of names.slice(s * per, (s + 1) * per)) { part[name] = tensors[name]; weightMap[name] = file; }
+    files[file] = safetensors(part, opts);
+  }
+  files['model.safetensors.index.json'] = json({ metadata: { total_size: 0 }, weight_map: weightMap });
+  return files;
+}
+
+function json(v) { return new TextEncoder().encode(JSON.stringify(v)); }
+
+/* Writes files ({ name: bytes }) into a fresh folder under dir. */
+function writeFolder(dir, files) {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [name, bytes] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), bytes);
+  return dir;
+}
+
+module.exports = { toF16, fromF16, toBF16, fromBF16, safetensors, randomGpt2, tensorsOf, folderOf, sharded, json,
+  writeFolder, rounded };
