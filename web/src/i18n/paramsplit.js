@@ -13,6 +13,7 @@ export default {
     'preset_transformer-base': 'Transformer base (2017)', 'preset_transformer-big': 'Transformer big (2017)',
     'preset_bert-base': 'BERT-base', preset_gpt2: 'GPT-2 (small)', 'preset_llama-2-7b': 'Llama-2-7B (SwiGLU)',
     'preset_mixtral-8x7b': 'Mixtral-8x7B (8 experts, top-2)',
+    'preset_qwen2-0.5b': 'Qwen2-0.5B (q/k/v biases)', preset_poems: 'the Tang-poem model (this page)',
     presetsNote: 'The printed totals are rounded, and for the 2017 Transformer no single reading of the paper gives exactly 65M or 213M. The exact column is computed from each architecture\'s description. The FFN share of the whole model is lower than the 2/3 inside a block because the embeddings count too.'
   },
   zh: {
@@ -28,6 +29,7 @@ export default {
     'preset_transformer-base': '原始 Transformer base（2017）', 'preset_transformer-big': '原始 Transformer big（2017）',
     'preset_bert-base': 'BERT-base', preset_gpt2: 'GPT-2（small）', 'preset_llama-2-7b': 'Llama-2-7B（SwiGLU）',
     'preset_mixtral-8x7b': 'Mixtral-8x7B（8 个专家，选 2 个）',
+    'preset_qwen2-0.5b': 'Qwen2-0.5B（q/k/v 带偏置）', preset_poems: '唐诗模型（本页）',
     presetsNote: '公开数字都是约数；2017 年原始 Transformer 的 65M 和 213M，按论文的任何一种读法都算不出完全相同的数。“精确总数”一列按各模型的结构描述计算。FFN 占整个模型的比例低于 Block 内的 2/3，是因为词嵌入也要算进去。'
   }
 };
