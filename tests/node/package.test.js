@@ -29,30 +29,32 @@ function promised(code) {
   });
 }
 
+// tools/test's scalar pass preloads a file by a path relative to the checkout: not in the project.
+const ENV = Object.assign({}, process.env);
+delete ENV.NODE_OPTIONS;
+
 let project;
 // A fresh project with the packed tarball installed: its folder.
 function install() {
   if (project) return project;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-package-'));
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: root, encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'ignore'] });
+  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: root, env: ENV,
+    encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   const tgz = path.join(dir, JSON.parse(out)[0].filename);
   project = path.join(dir, 'reader');
   fs.mkdirSync(project);
   fs.writeFileSync(path.join(project, 'package.json'), '{ "name": "reader", "version": "1.0.0", "private": true }\n');
   execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tgz],
-    { cwd: project, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    { cwd: project, env: ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   return project;
 }
 test.after(() => { if (project) fs.rmSync(path.dirname(project), { recursive: true, force: true }); });
 
 // Runs code in the project (or a subfolder of it); returns what it printed.
 function run(code, { esm = false, cwd = install() } = {}) {
-  const env = Object.assign({}, process.env);
-  delete env.NODE_OPTIONS;   // tools/test's scalar pass preloads a file by a path relative to the checkout
   const file = path.join(cwd, esm ? 'example.mjs' : 'example.js');
   fs.writeFileSync(file, code);
-  const r = spawnSync(process.execPath, [file], { cwd, env, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [file], { cwd, env: ENV, encoding: 'utf8' });
   assert.equal(r.status, 0, `the example failed in the installed project:\n${r.stderr.slice(-1200)}`);
   return r.stdout;
 }
