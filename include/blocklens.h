@@ -331,6 +331,13 @@ bl_status bl_decoder_forward(const bl_decoder_desc *desc, const bl_decoder_out *
    Encoder / decoder-only stacks use n_layers; an encoder-decoder (the original Transformer)
    adds n_dec_layers decoder layers that also carry cross-attention and a third norm. */
 typedef enum bl_norm_kind { BL_NORM_LAYER = 0, BL_NORM_RMS = 1 } bl_norm_kind;
+/* Which attention projections carry a bias (bl_model_config.attn_bias; 0 and 1 read as the
+   false / true they were before the third value). */
+typedef enum bl_attn_bias {
+    BL_ATTN_BIAS_NONE = 0,      /* Llama, Mistral */
+    BL_ATTN_BIAS_ALL = 1,       /* q, k, v and o (BERT, GPT-2, the 2017 Transformer) */
+    BL_ATTN_BIAS_QKV = 2        /* q, k and v only, o without (Qwen2) */
+} bl_attn_bias;
 
 typedef struct bl_model_config {
     int64_t vocab;              /* token embedding rows */
@@ -341,7 +348,8 @@ typedef struct bl_model_config {
     int64_t d_ff;               /* per expert */
     int gated;                  /* 1: three FFN matrices (SwiGLU/GeGLU) */
     bl_norm_kind norm;          /* layer norm has gamma and beta, rms norm gamma only */
-    int attn_bias, ffn_bias;    /* linear layers carry biases */
+    int attn_bias;              /* a bl_attn_bias: which attention projections carry biases */
+    int ffn_bias;               /* the FFN's matrices carry biases */
     int embed_norm;             /* a norm right after the embeddings (BERT) */
     int final_norm;             /* a norm after the last layer (GPT-2, Llama) */
     int lm_head;                /* 1: a separate output projection d_model x vocab (untied) */
@@ -365,8 +373,9 @@ typedef struct bl_param_count {
 bl_status bl_config_param_count(const bl_model_config *cfg, bl_param_count *out, bl_error *err);
 
 /* Named presets: "transformer-base", "transformer-big", "bert-base", "gpt2",
-   "llama-2-7b", "mixtral-8x7b". printed_total is the paper's / model card's figure
-   (rounded where the source rounds), 0 if none. */
+   "llama-2-7b", "mixtral-8x7b", "qwen2-0.5b", "poems" (the page's trained model,
+   web/models/poems). printed_total is the paper's / model card's figure (rounded where the
+   source rounds), 0 if none. */
 int bl_preset_count(void);
 const char *bl_preset_name(int index);
 bl_status bl_preset_config(const char *name, bl_model_config *cfg, int64_t *printed_total,

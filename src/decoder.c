@@ -127,6 +127,14 @@ bl_status bl_decoder_forward(const bl_decoder_desc *d, const bl_decoder_out *o, 
                                    err));
     bl__gemm(o->logits, d->vocab, NULL, hidden, D, d->wte, D, 1, NULL, L, D, d->vocab,
              BL_ACT_IDENTITY);
+    /* finite weights can still overflow float32 on the way: say so rather than return Inf/NaN */
+    for (size_t i = 0, V = (size_t)d->vocab, nl = (size_t)L * V; i < nl; i++) {
+        float v = o->logits[i];
+        if (v - v != 0.0f)
+            return bl__fail(err, BL_ERR_VALUE, "logit of token %d, vocabulary entry %d is %s: "
+                            "float32 overflowed inside the model", (int)(i / V), (int)(i % V),
+                            v != v ? "NaN" : "infinite");
+    }
     bl__ok(err);
     return BL_OK;
 }

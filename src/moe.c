@@ -108,6 +108,14 @@ bl_status bl_moe_forward(const bl_moe_desc *d, const bl_moe_out *o, float *works
     float *eo = act + (size_t)L * F * (gated ? 2 : 1);
 
     bl__matmul(logits, d->x, d->wr, NULL, L, D, E);   /* (L, D) @ (D, E) */
+    /* finite x and Wr can still overflow float32 here: an Inf or NaN logit would give NaN
+       weights (and a NaN first in a row would win the ranking), so it is refused, named,
+       before any routing or output is written */
+    for (size_t i = 0, n = (size_t)L * (size_t)E; i < n; i++)
+        if (logits[i] - logits[i] != 0.0f)
+            return bl__fail(err, BL_ERR_VALUE, "router logit of token %d, expert %d is %s: "
+                            "x @ Wr overflows float32", (int)(i / (size_t)E), (int)(i % (size_t)E),
+                            logits[i] != logits[i] ? "NaN" : "infinite");
     for (int i = 0; i < L; i++) {
         const float *lg = logits + (size_t)i * E;
         route(o->top_index + (size_t)i * K, o->top_weight + (size_t)i * K, lg, E, K);

@@ -46,6 +46,9 @@ static bl_status check_config(const bl_model_config *c, bl_error *err) {
     if (c->norm != BL_NORM_LAYER && c->norm != BL_NORM_RMS)
         return bl__fail(err, BL_ERR_VALUE, "norm (%d) must be BL_NORM_LAYER or BL_NORM_RMS",
                         (int)c->norm);
+    if (c->attn_bias < BL_ATTN_BIAS_NONE || c->attn_bias > BL_ATTN_BIAS_QKV)
+        return bl__fail(err, BL_ERR_VALUE, "attn_bias (%d) must be BL_ATTN_BIAS_NONE, "
+                        "BL_ATTN_BIAS_ALL or BL_ATTN_BIAS_QKV", c->attn_bias);
     return BL_OK;
 }
 
@@ -58,9 +61,11 @@ bl_status bl_config_param_count(const bl_model_config *c, bl_param_count *out, b
     int64_t kv_dim = mul(&a, c->n_kv_heads ? c->n_kv_heads : c->n_heads, d / c->n_heads);
     int64_t norm = c->norm == BL_NORM_LAYER ? mul(&a, 2, d) : d;
 
-    /* one attention sublayer: q and o are d x d, k and v are d x kv_dim */
+    /* one attention sublayer: q and o are d x d, k and v are d x kv_dim; biases of
+       q, k, v (d + 2 kv_dim) and of o (d) */
     int64_t attn = mul(&a, mul(&a, 2, d), add(&a, d, kv_dim));
-    if (c->attn_bias) attn = add(&a, attn, mul(&a, 2, add(&a, d, kv_dim)));
+    if (c->attn_bias != BL_ATTN_BIAS_NONE) attn = add(&a, attn, add(&a, d, mul(&a, 2, kv_dim)));
+    if (c->attn_bias == BL_ATTN_BIAS_ALL) attn = add(&a, attn, d);
     /* one expert (or the dense FFN): 2 or 3 matrices d x d_ff */
     int64_t expert = mul(&a, mul(&a, c->gated ? 3 : 2, d), c->d_ff);
     if (c->ffn_bias) expert = add(&a, expert, add(&a, mul(&a, c->gated ? 2 : 1, c->d_ff), d));
@@ -125,6 +130,18 @@ static const preset_t presets[] = {
      {.vocab = 32000, .d_model = 4096, .n_layers = 32, .n_heads = 32, .n_kv_heads = 8,
       .d_ff = 14336, .gated = 1, .norm = BL_NORM_RMS, .final_norm = 1, .lm_head = 1,
       .n_experts = 8, .top_k = 2}, 46700000000},
+    /* Qwen2-0.5B: SwiGLU, RMSNorm, rotary positions, 14 heads sharing 2 KV heads, biases on
+       q, k and v only, tied head; the model card's total is 494,032,768. */
+    {"qwen2-0.5b",
+     {.vocab = 151936, .d_model = 896, .n_layers = 24, .n_heads = 14, .n_kv_heads = 2,
+      .d_ff = 4864, .gated = 1, .norm = BL_NORM_RMS, .attn_bias = BL_ATTN_BIAS_QKV,
+      .final_norm = 1}, 494032768},
+    /* The page's trained model (web/models/poems, GPT-2's layout): 3,436 characters, 64
+       positions, 2 pre-LN layers, ReLU FFN, biases everywhere, tied head; its config.json
+       records 324,096 parameters, as many as its safetensors file holds. */
+    {"poems",
+     {.vocab = 3436, .max_positions = 64, .d_model = 64, .n_layers = 2, .n_heads = 4,
+      .d_ff = 256, .attn_bias = BL_ATTN_BIAS_ALL, .ffn_bias = 1, .final_norm = 1}, 324096},
 };
 #define N_PRESETS ((int)(sizeof presets / sizeof presets[0]))
 
@@ -147,5 +164,5 @@ bl_status bl_preset_config(const char *name, bl_model_config *cfg, int64_t *prin
         }
     return bl__fail(err, BL_ERR_PRESET,
                     "unknown preset \"%.40s\" (known: transformer-base, transformer-big, "
-                    "bert-base, gpt2, llama-2-7b, mixtral-8x7b)", name);
+                    "bert-base, gpt2, llama-2-7b, mixtral-8x7b, qwen2-0.5b, poems)", name);
 }

@@ -120,11 +120,14 @@ static bl_status config_from_doubles(bl_model_config *c, const double *f, bl_err
         if (!(f[i] >= 0.0 && f[i] < 9007199254740992.0) || f[i] != (double)(int64_t)f[i])
             return bl__fail(err, BL_ERR_VALUE, "config field %d (%g) must be a whole number >= 0",
                             i, f[i]);
+    if (f[10] > BL_ATTN_BIAS_QKV)   /* attn_bias: a bl_attn_bias */
+        return bl__fail(err, BL_ERR_VALUE, "config field 10 (attn_bias, %g) must be 0, 1 or 2",
+                        f[10]);
     *c = (bl_model_config){
         .vocab = (int64_t)f[0], .max_positions = (int64_t)f[1], .type_vocab = (int64_t)f[2],
         .d_model = (int64_t)f[3], .n_layers = (int64_t)f[4], .n_heads = (int64_t)f[5],
         .n_kv_heads = (int64_t)f[6], .d_ff = (int64_t)f[7], .gated = f[8] != 0,
-        .norm = f[9] != 0 ? BL_NORM_RMS : BL_NORM_LAYER, .attn_bias = f[10] != 0,
+        .norm = f[9] != 0 ? BL_NORM_RMS : BL_NORM_LAYER, .attn_bias = (int)f[10],
         .ffn_bias = f[11] != 0, .embed_norm = f[12] != 0, .final_norm = f[13] != 0,
         .lm_head = f[14] != 0, .pooler = f[15] != 0, .n_experts = (int64_t)f[16],
         .top_k = (int64_t)f[17], .n_dec_layers = (int64_t)f[18]};

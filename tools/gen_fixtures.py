@@ -626,11 +626,12 @@ class Attention(nn.Module):
         d, H = c["d_model"], c["n_heads"]
         kv = c["n_kv_heads"] or H
         dkv = kv * (d // H)
-        bias = c["attn_bias"]
+        # attn_bias: False, True (q, k, v and o) or "qkv" (q, k and v only, as in Qwen2)
+        bias, o_bias = bool(c["attn_bias"]), c["attn_bias"] is True
         self.q = nn.Linear(d, d, bias=bias, device="meta")
         self.k = nn.Linear(d, dkv, bias=bias, device="meta")
         self.v = nn.Linear(d, dkv, bias=bias, device="meta")
-        self.o = nn.Linear(d, d, bias=bias, device="meta")
+        self.o = nn.Linear(d, d, bias=o_bias, device="meta")
 
 
 class Expert(nn.Module):
@@ -758,6 +759,13 @@ def gen_params():
                                 n_kv_heads=8, d_ff=14336, gated=True, norm="rms",
                                 final_norm=True, lm_head=True, n_experts=8, top_k=2),
          46700000000, 46702792704),
+        ("qwen2-0.5b", config(vocab=151936, d_model=896, n_layers=24, n_heads=14, n_kv_heads=2,
+                              d_ff=4864, gated=True, norm="rms", attn_bias="qkv",
+                              final_norm=True),
+         494032768, 494032768),   # the model card's total, exactly
+        ("poems", config(vocab=3436, max_positions=64, d_model=64, n_layers=2, n_heads=4,
+                         d_ff=256, attn_bias=True, ffn_bias=True, final_norm=True),
+         324096, 324096),   # web/models/poems: its config.json and its safetensors file
     ]
     customs = [
         ("tiny_relu_bias", config(vocab=7, d_model=8, n_layers=1, n_heads=2, d_ff=32,
@@ -771,6 +779,9 @@ def gen_params():
         ("small_gqa_attn_bias", config(vocab=10, d_model=16, n_layers=2, n_heads=4,
                                        n_kv_heads=2, d_ff=24, gated=True, norm="rms",
                                        attn_bias=True, final_norm=True, lm_head=True)),
+        ("small_gqa_qkv_bias_only", config(vocab=10, d_model=16, n_layers=2, n_heads=4,
+                                           n_kv_heads=2, d_ff=24, gated=True, norm="rms",
+                                           attn_bias="qkv", final_norm=True)),
         ("small_moe_4experts_top2", config(vocab=9, d_model=8, n_layers=2, n_heads=2,
                                            n_kv_heads=1, d_ff=12, gated=True, norm="rms",
                                            final_norm=True, lm_head=True, n_experts=4,

@@ -3,7 +3,8 @@
 
 export type FloatArray = Float32Array | Float64Array | number[];
 export type Activation = 'relu' | 'gelu' | 'gelu_tanh' | 'silu' | 'identity' | 'swiglu' | 'geglu';
-export type PresetName = 'transformer-base' | 'transformer-big' | 'bert-base' | 'gpt2' | 'llama-2-7b' | 'mixtral-8x7b';
+export type PresetName = 'transformer-base' | 'transformer-big' | 'bert-base' | 'gpt2' | 'llama-2-7b' | 'mixtral-8x7b'
+  | 'qwen2-0.5b' | 'poems';
 
 export interface NumpyRandom {
   readonly seed: number;
@@ -110,7 +111,9 @@ export interface EncoderLayerResult {
 export interface ModelConfig {
   vocab?: number; maxPositions?: number; typeVocab?: number;
   dModel: number; nLayers?: number; nHeads: number; nKvHeads?: number; dFF: number;
-  gated?: boolean; norm?: 'layer' | 'rms'; attnBias?: boolean; ffnBias?: boolean;
+  gated?: boolean; norm?: 'layer' | 'rms';
+  /** true / 'all': q, k, v and o carry biases; 'qkv': q, k and v only (Qwen2); false / 'none' */
+  attnBias?: boolean | 0 | 1 | 'all' | 'qkv' | 'none'; ffnBias?: boolean;
   embedNorm?: boolean; finalNorm?: boolean; lmHead?: boolean; pooler?: boolean;
   nExperts?: number; topK?: number; nDecLayers?: number;
 }

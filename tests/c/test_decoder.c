@@ -516,6 +516,26 @@ static void decoder_matches_the_poem_fixture(void) {
     free(cfg_text);
 }
 
+/* Finite weights whose products overflow float32 (a final norm's gamma of 3e38): the logits
+   would hold Inf or NaN; the decoder refuses them and names the first one. */
+static void decoder_refuses_logits_that_overflow_float32(void) {
+    model m = make_model(1, 8, 2, 16, 5, 4, 3, BL_ACT_RELU, 0);
+    for (int c = 0; c < 8; c++) ((float *)m.d.lnf_gamma)[c] = 3e38f;
+    float *logits = malloc(sizeof(float) * 3 * 5);
+    float *ws = malloc(sizeof(float) * bl_decoder_workspace_size(&m.d));
+    bl_decoder_out o = {.logits = logits};
+    bl_error err;
+    CHECK_STATUS(bl_decoder_forward(&m.d, &o, ws, &err), BL_ERR_VALUE);
+    printf("     %s\n", err.message);
+    CHECK(strstr(err.message, "logit of token 0, vocabulary entry ") != NULL);
+    CHECK(strstr(err.message, "float32 overflowed") != NULL);
+    for (int c = 0; c < 8; c++) ((float *)m.d.lnf_gamma)[c] = 1.0f;   /* and back: it runs */
+    CHECK_STATUS(bl_decoder_forward(&m.d, &o, ws, &err), BL_OK);
+    free(ws);
+    free(logits);
+    free_model(&m);
+}
+
 int main(void) {
     bl_run("decoder_matches_plain_loops_with_gelu_tanh", decoder_matches_plain_loops_with_gelu_tanh);
     bl_run("decoder_matches_plain_loops_with_relu_and_default_norms_and_biases",
@@ -526,5 +546,6 @@ int main(void) {
     bl_run("decoder_workspace_size_follows_the_sizes", decoder_workspace_size_follows_the_sizes);
     bl_run("decoder_refuses_every_bad_argument_by_name", decoder_refuses_every_bad_argument_by_name);
     bl_run("decoder_matches_the_poem_fixture", decoder_matches_the_poem_fixture);
+    bl_run("decoder_refuses_logits_that_overflow_float32", decoder_refuses_logits_that_overflow_float32);
     return bl_summary();
 }

@@ -353,6 +353,30 @@ static void moe_treats_each_token_alone(void) {
 }
 
 /* Each refusal names its argument and leaves every output untouched. */
+/* Finite x and Wr whose product overflows float32: x @ Wr gives Inf, or NaN (Inf - Inf), for
+   one token. Without the check a NaN logit at expert 0 won the ranking (no comparison with a
+   NaN is true, so nothing replaced it) and the weights came out NaN. */
+static void moe_refuses_router_logits_that_overflow_float32(void) {
+    for (int nan = 0; nan <= 1; nan++) {
+        weights w;
+        bl_moe_desc d = make(&w, 40, 5, 4, 6, 4, 2, BL_ACT_RELU, 0);
+        /* token 3: x = (1e30, 1e30, 0, 0); Wr rows 0 and 1 at expert 0: 1e30 and +-1e30 */
+        for (int c = 0; c < 4; c++) w.x[3 * 4 + c] = c < 2 ? 1e30f : 0.0f;
+        w.wr[0 * 4 + 0] = 1e30f;
+        w.wr[1 * 4 + 0] = nan ? -1e30f : 1e30f;
+        outs r = alloc_outs(&d);
+        for (int i = 0; i < 5 * 2; i++) r.top_index[i] = -7;
+        bl_moe_out o = view(&r);
+        bl_error err;
+        CHECK_STATUS(run(&d, &o, &err), BL_ERR_VALUE);
+        printf("     %s\n", err.message);
+        CHECK(strstr(err.message, nan ? "token 3, expert 0 is NaN" : "token 3, expert 0 is infinite"));
+        for (int i = 0; i < 5 * 2; i++) CHECK(r.top_index[i] == -7);   /* nothing routed */
+        free_outs(&r);
+        free_weights(&w);
+    }
+}
+
 static void moe_rejects_bad_arguments_with_a_message(void) {
     weights w;
     bl_moe_desc good = make(&w, 80, 5, 6, 12, 4, 2, BL_ACT_RELU, 1), d;
@@ -454,6 +478,8 @@ int main(void) {
     bl_run("moe_top2_matches_a_plain_loop", moe_top2_matches_a_plain_loop);
     bl_run("moe_gated_matches_a_plain_loop", moe_gated_matches_a_plain_loop);
     bl_run("moe_ties_go_to_the_lower_expert_index", moe_ties_go_to_the_lower_expert_index);
+    bl_run("moe_refuses_router_logits_that_overflow_float32",
+           moe_refuses_router_logits_that_overflow_float32);
     bl_run("moe_weights_sum_to_one_and_load_counts_every_choice",
            moe_weights_sum_to_one_and_load_counts_every_choice);
     bl_run("moe_single_expert_equals_bl_ffn_forward", moe_single_expert_equals_bl_ffn_forward);

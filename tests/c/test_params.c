@@ -3,6 +3,12 @@
 #include <string.h>
 #include "harness.h"
 
+/* attn_bias in a fixture: false, true (q, k, v and o) or "qkv" (q, k and v only). */
+static int attn_bias_of(const cJSON *p) {
+    const char *s = fx_str(p, "attn_bias");
+    return s ? (strcmp(s, "qkv") == 0 ? BL_ATTN_BIAS_QKV : -1) : fx_int(p, "attn_bias", 0);
+}
+
 static void config_of(const cJSON *p, bl_model_config *c) {
     *c = (bl_model_config){
         .vocab = (int64_t)fx_num(p, "vocab", 0), .max_positions = (int64_t)fx_num(p, "max_positions", 0),
@@ -11,7 +17,7 @@ static void config_of(const cJSON *p, bl_model_config *c) {
         .n_kv_heads = (int64_t)fx_num(p, "n_kv_heads", 0), .d_ff = (int64_t)fx_num(p, "d_ff", 0),
         .gated = fx_int(p, "gated", 0),
         .norm = (fx_str(p, "norm") && strcmp(fx_str(p, "norm"), "rms") == 0) ? BL_NORM_RMS : BL_NORM_LAYER,
-        .attn_bias = fx_int(p, "attn_bias", 0), .ffn_bias = fx_int(p, "ffn_bias", 0),
+        .attn_bias = attn_bias_of(p), .ffn_bias = fx_int(p, "ffn_bias", 0),
         .embed_norm = fx_int(p, "embed_norm", 0), .final_norm = fx_int(p, "final_norm", 0),
         .lm_head = fx_int(p, "lm_head", 0), .pooler = fx_int(p, "pooler", 0),
         .n_experts = (int64_t)fx_num(p, "n_experts", 0), .top_k = (int64_t)fx_num(p, "top_k", 0),
@@ -81,6 +87,46 @@ static void presets_reproduce_published_totals(void) {
     bl_preset_config("mixtral-8x7b", &c, NULL, NULL);
     bl_config_param_count(&c, &p, NULL);
     CHECK(p.total == 46702792704LL && p.active == 12879925248LL);
+    bl_preset_config("qwen2-0.5b", &c, NULL, NULL);
+    bl_config_param_count(&c, &p, NULL);
+    CHECK(p.total == 494032768LL);
+    bl_preset_config("poems", &c, NULL, NULL);
+    bl_config_param_count(&c, &p, NULL);
+    CHECK(p.total == 324096);
+}
+
+/* Qwen2's q, k and v carry biases, o does not: the card's 494,032,768 lies between no
+   attention biases and biases on all four projections, d_model per layer from either. */
+static void attn_bias_qkv_leaves_the_output_projection_without(void) {
+    bl_model_config c;
+    bl_param_count qkv, all, none;
+    CHECK_STATUS(bl_preset_config("qwen2-0.5b", &c, NULL, NULL), BL_OK);
+    CHECK(c.attn_bias == BL_ATTN_BIAS_QKV);
+    CHECK_STATUS(bl_config_param_count(&c, &qkv, NULL), BL_OK);
+    c.attn_bias = BL_ATTN_BIAS_ALL;
+    CHECK_STATUS(bl_config_param_count(&c, &all, NULL), BL_OK);
+    c.attn_bias = BL_ATTN_BIAS_NONE;
+    CHECK_STATUS(bl_config_param_count(&c, &none, NULL), BL_OK);
+    /* q 896 + k 128 + v 128 per layer; o adds 896 more */
+    CHECK(qkv.attention_per_layer - none.attention_per_layer == 896 + 2 * 128);
+    CHECK(all.attention_per_layer - qkv.attention_per_layer == 896);
+    CHECK(qkv.total == 494032768LL && none.total == 494005120LL && all.total == 494054272LL);
+    printf("     qwen2-0.5b: no attention bias %lld, q/k/v %lld, q/k/v/o %lld\n",
+           (long long)none.total, (long long)qkv.total, (long long)all.total);
+
+    /* The poem model: 324,096 with its biases, 322,944 without any */
+    CHECK_STATUS(bl_preset_config("poems", &c, NULL, NULL), BL_OK);
+    CHECK_STATUS(bl_config_param_count(&c, &all, NULL), BL_OK);
+    c.attn_bias = BL_ATTN_BIAS_NONE, c.ffn_bias = 0;
+    CHECK_STATUS(bl_config_param_count(&c, &none, NULL), BL_OK);
+    CHECK(all.total == 324096 && none.total == 322944);
+
+    bl_error err;
+    c.attn_bias = 3;
+    CHECK_STATUS(bl_config_param_count(&c, &all, &err), BL_ERR_VALUE);
+    CHECK(strstr(err.message, "attn_bias (3)") != NULL);
+    c.attn_bias = -1;
+    CHECK_STATUS(bl_config_param_count(&c, &all, &err), BL_ERR_VALUE);
 }
 
 static void params_reject_bad_configs(void) {
@@ -138,6 +184,8 @@ static void params_overflow_is_a_status_not_undefined_behaviour(void) {
 int main(void) {
     bl_run("params_match_torch_module_counts", params_match_torch_module_counts);
     bl_run("presets_reproduce_published_totals", presets_reproduce_published_totals);
+    bl_run("attn_bias_qkv_leaves_the_output_projection_without",
+           attn_bias_qkv_leaves_the_output_projection_without);
     bl_run("params_reject_bad_configs", params_reject_bad_configs);
     bl_run("params_overflow_is_a_status_not_undefined_behaviour",
            params_overflow_is_a_status_not_undefined_behaviour);

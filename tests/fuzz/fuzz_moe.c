@@ -76,6 +76,17 @@ static FZ_QUIET void expert_ref(const bl_moe_desc *d, int e, const double *x, do
     for (int c = 0; c < D; c++) tol[c] += fz_sum_tol(F, r->abs_o[c]);
 }
 
+/* 1 when every router logit x @ Wr (the engine's product) is finite: the engine refuses others. */
+static FZ_QUIET int logits_finite(const bl_moe_desc *d) {
+    size_t n = (size_t)d->L * (size_t)d->n_experts;
+    float *lg = fz_alloc(sizeof(float) * n);
+    FZ_CHECK(bl_linear_forward(lg, d->x, d->wr, NULL, d->L, d->d_model, d->n_experts, NULL) == BL_OK,
+             "linear refused");
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(lg[i])) return 0;
+    return 1;
+}
+
 static FZ_QUIET void check(const bl_moe_desc *d, const bl_moe_out *o, int raw) {
     int L = d->L, D = d->d_model, E = d->n_experts, K = d->top_k;
     /* the engine's logits: bl_linear_forward runs the same product */
@@ -205,6 +216,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const bl_moe_desc *dp = drop == 9 ? NULL : &d;
     const bl_moe_out *op = drop == 10 ? NULL : &o;
     bl_status want = fz_moe_status(dp, op, ws);
+    if (want == BL_OK && !logits_finite(&d)) want = BL_ERR_VALUE;   /* x @ Wr overflowed */
     bl_error err;
     bl_status st = bl_moe_forward(dp, op, ws, no_err ? NULL : &err);
     fz_check_status("bl_moe_forward", st, want, no_err ? NULL : &err);

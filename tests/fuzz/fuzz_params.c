@@ -38,6 +38,7 @@ static bl_status check_of(const bl_model_config *c) {
     if (c->n_experts ? (c->top_k < 1 || c->top_k > c->n_experts) : c->top_k != 0)
         return BL_ERR_SHAPE;
     if (c->norm != BL_NORM_LAYER && c->norm != BL_NORM_RMS) return BL_ERR_VALUE;
+    if (c->attn_bias < BL_ATTN_BIAS_NONE || c->attn_bias > BL_ATTN_BIAS_QKV) return BL_ERR_VALUE;
     return BL_OK;
 }
 
@@ -52,7 +53,8 @@ static FZ_QUIET int reference(const bl_model_config *c, int64_t out[9]) {
     i128 d = c->d_model, kv = m(c->n_kv_heads ? c->n_kv_heads : c->n_heads, d / c->n_heads);
     i128 norm = c->norm == BL_NORM_LAYER ? 2 * d : d;
     i128 attn = s(m(2 * d, d), m(2 * d, kv));
-    if (c->attn_bias) attn = s(attn, 2 * d + 2 * kv);
+    if (c->attn_bias) attn = s(attn, d + 2 * kv);            /* q, k, v */
+    if (c->attn_bias == BL_ATTN_BIAS_ALL) attn = s(attn, d);  /* and o */
     i128 expert = m(m(c->gated ? 3 : 2, d), c->d_ff);
     if (c->ffn_bias) expert = s(expert, m(c->gated ? 2 : 1, c->d_ff) + d);
     i128 ffn = expert, idle = 0;
@@ -88,7 +90,9 @@ static void count(fz_in *in) {
     c.n_kv_heads = value(in), c.d_ff = value(in), c.gated = truth(in);
     unsigned nb = fz_byte(in);   /* norm: 0 or 1, or any int */
     c.norm = (bl_norm_kind)(nb % 8 == 7 ? (int)fz_u32(in) : (int)(nb & 1));
-    c.attn_bias = truth(in), c.ffn_bias = truth(in), c.embed_norm = truth(in);
+    unsigned ab = fz_byte(in);   /* attn_bias: none, all, q/k/v only, or any int */
+    c.attn_bias = ab % 8 == 7 ? (int)fz_u32(in) : (int)(ab % 3);
+    c.ffn_bias = truth(in), c.embed_norm = truth(in);
     c.final_norm = truth(in), c.lm_head = truth(in), c.pooler = truth(in);
     c.n_experts = value(in), c.top_k = value(in), c.n_dec_layers = value(in);
     unsigned fix = fz_byte(in);   /* make the shape valid more often than chance would */
@@ -121,8 +125,8 @@ static void count(fz_in *in) {
 
 static void presets(fz_in *in) {
     int n = bl_preset_count();
-    FZ_CHECK(n == 6, "bl_preset_count %d", n);
-    int index = fz_byte(in) & 1 ? (int)fz_u32(in) : (int)fz_byte(in) % 8 - 1;
+    FZ_CHECK(n == 8, "bl_preset_count %d", n);
+    int index = fz_byte(in) & 1 ? (int)fz_u32(in) : (int)fz_byte(in) % 10 - 1;
     const char *name = bl_preset_name(index);
     FZ_CHECK((name != NULL) == (index >= 0 && index < n), "bl_preset_name(%d)", index);
     /* a name: a preset's, cut or extended, or bytes from the input; exact-size copy */

@@ -600,3 +600,15 @@ test('the_shipped_poem_model_matches_its_float64_fixture_ids_logits_every_interm
   assert.ok(layersCompared >= 1, 'the fixture gives at least one layer\'s intermediates');
   m.free();
 });
+
+test('logits_that_overflow_float32_throw_an_Error_naming_the_token_not_Inf_or_NaN', () => {
+  // Finite weights whose products pass float32's 3.4e38: ln_f's gamma at 3e38 (an F32 file).
+  const model = randomModel({ nLayer: 1 });
+  model.tensors['ln_f.weight'][2] = new Array(8).fill(3e38);
+  const m = load(model);
+  assert.throws(() => m.forward([0, 4, 5]), /^Error: BlockLens: logit of token 0, vocabulary entry \d+ is (infinite|NaN): float32 overflowed inside the model/);
+  m.free();
+  const ok = load(randomModel({ nLayer: 1 }));   // the engine keeps working
+  assert.ok(ok.forward([0, 4, 5]).logits.every(Number.isFinite));
+  ok.free();
+});

@@ -129,3 +129,20 @@ test('moe_refuses_bad_arguments_with_errors_that_name_them_and_keeps_working', (
   assert.equal(bl.heapBytes(), heap, 'nothing was allocated for the refused calls');
   assert.deepEqual(bl.moe(good), before);
 });
+
+test('router_logits_that_overflow_float32_throw_naming_the_token_and_expert_never_a_NaN_top_1', () => {
+  // Finite x and Wr: token 3's logit for expert 0 is 1e30 * 1e30 + 1e30 * (+-1e30): Inf, or
+  // Inf - Inf = NaN (which, first in its row, used to win the top-1 with NaN weights).
+  for (const [sign, what] of [[1, 'infinite'], [-1, 'NaN']]) {
+    const L = 5, D = 4, F = 6, E = 4, r = bl.numpyRandom(3);
+    const x = r.randnF32(L * D), Wr = r.randnF32(D * E);
+    x.set([1e30, 1e30, 0, 0], 3 * D);
+    Wr[0] = 1e30;
+    Wr[E] = sign * 1e30;
+    const args = { L, dModel: D, dFF: F, nExperts: E, topK: 2, x, Wr, W1: r.randnF32(E * D * F), W2: r.randnF32(E * F * D) };
+    assert.throws(() => bl.moe(args), new RegExp(`^Error: BlockLens: router logit of token 3, expert 0 is ${what}: x @ Wr overflows float32`));
+    x.set([0, 0, 0, 0], 3 * D);   // and the same call with a finite product runs
+    const ok = bl.moe(args);
+    assert.ok(ok.topWeight.every(Number.isFinite) && ok.logits.every(Number.isFinite));
+  }
+});

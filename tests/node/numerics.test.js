@@ -2,7 +2,9 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { BlockLens, fixture, assertClose, jsInputs } = require('./helpers.js');
+const fs = require('node:fs');
+const path = require('node:path');
+const { BlockLens, fixture, assertClose, jsInputs, root } = require('./helpers.js');
 
 let bl;
 test.before(async () => { bl = await BlockLens.load(); });
@@ -106,4 +108,40 @@ test('paramCount_matches_torch_module_counts_and_the_published_totals', () => {
   assert.equal(bl.paramCount('gpt2').total, 124439808);
   assert.equal(bl.paramCount('llama-2-7b').total, 6738415616);
   assert.equal(bl.paramCount('mixtral-8x7b').active, 12879925248);
+  assert.equal(bl.paramCount('qwen2-0.5b').total, 494032768);
+  assert.equal(bl.paramCount('poems').total, 324096);
+});
+
+test('attnBias_qkv_gives_Qwen2_its_published_total_true_and_false_count_as_before', () => {
+  const qwen = bl.presetConfig('qwen2-0.5b').config;
+  assert.equal(qwen.attnBias, 'qkv');
+  assert.equal(bl.paramCount(qwen).total, 494032768);   // the model card's figure, exactly
+  // All or nothing, the only choices before, miss it by d_model per layer either way.
+  const D = 896, KV = 128, L = 24;
+  assert.equal(bl.paramCount({ ...qwen, attnBias: true }).total, 494032768 + L * D);
+  assert.equal(bl.paramCount({ ...qwen, attnBias: false }).total, 494032768 - L * (D + 2 * KV));
+  for (const [v, same] of [['all', true], [1, true], ['none', false], [0, false]])
+    assert.equal(bl.paramCount({ ...qwen, attnBias: v }).total, bl.paramCount({ ...qwen, attnBias: same }).total, String(v));
+  for (const bad of [2, 'q', 'QKV', null, 0.5])
+    assert.throws(() => bl.paramCount({ ...qwen, attnBias: bad }), /^Error: BlockLens: attnBias must be true \(q, k, v and o\), "qkv" \(q, k and v only\) or false, not /);
+  // Every preset's config counts its own total (the config round-trips, 'qkv' included).
+  for (const name of bl.presets) assert.equal(bl.paramCount(bl.presetConfig(name).config).total, bl.paramCount(name).total, name);
+});
+
+test('the_poem_models_config_counts_what_its_safetensors_file_holds_324096', () => {
+  const dir = path.join(root, 'web', 'models', 'poems');
+  const bytes = fs.readFileSync(path.join(dir, 'model.safetensors'));
+  const header = JSON.parse(bytes.subarray(8, 8 + Number(bytes.readBigUInt64LE(0))).toString('utf8'));
+  let inFile = 0;
+  for (const [name, t] of Object.entries(header)) if (name !== '__metadata__') inFile += t.shape.reduce((a, b) => a * b, 1);
+  const c = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
+  // GPT-2's config.json as a paramCount config: learned positions, final norm, tied head, biases everywhere.
+  const config = { vocab: c.vocab_size, maxPositions: c.n_positions, dModel: c.n_embd, nLayers: c.n_layer,
+    nHeads: c.n_head, dFF: c.n_inner, attnBias: true, ffnBias: true, finalNorm: true };
+  assert.equal(inFile, 324096);
+  assert.equal(c.blocklens.parameters, 324096);
+  assert.equal(bl.paramCount(config).total, inFile);
+  assert.equal(bl.paramCount('poems').total, inFile);
+  for (const k of Object.keys(config))
+    assert.equal(bl.presetConfig('poems').config[k], config[k] === true ? 1 : config[k], `poems preset ${k}`);
 });

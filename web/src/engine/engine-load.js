@@ -11,6 +11,11 @@
     return r;
   });
 
+  /* attnBias's values and their bl_attn_bias codes: true / false as before, 'qkv' for Qwen2's
+     biases on q, k and v only ('all' and 'none' spell out the other two). */
+  const ATTN_BIAS = [undefined, false, 0, 'none', true, 1, 'all', 'qkv'];
+  const ATTN_BIAS_CODE = [0, 0, 0, 0, 1, 1, 1, 2];
+
   /* Parameter counts of a config object or a preset name. */
   Engine.prototype.paramCount = function (c) {
     const self = this;
@@ -38,6 +43,11 @@
         if (v === 'rms') return 1;
         fail(typeof v === 'string' ? 'norm "' + cut(v) + '" must be "layer" or "rms"'
           : 'norm must be "layer" or "rms", not ' + show(v));
+      }
+      if (k === 'attnBias') {   /* which projections: bl_attn_bias (none 0, all 1, q/k/v only 2) */
+        const at = ATTN_BIAS.indexOf(v);
+        if (at >= 0) return ATTN_BIAS_CODE[at];
+        fail('attnBias must be true (q, k, v and o), "qkv" (q, k and v only) or false, not ' + show(v));
       }
       if (v === undefined || v === false) return 0;
       if (v === true) return 1;
@@ -74,7 +84,7 @@
       const config = {};
       CONFIG_KEYS.forEach(function (k, i) {
         const v = m.HEAPF64[(base >> 3) + i];
-        config[k] = k === 'norm' ? (v ? 'rms' : 'layer') : v;
+        config[k] = k === 'norm' ? (v ? 'rms' : 'layer') : k === 'attnBias' && v === 2 ? 'qkv' : v;
       });
       return { config: config, printedTotal: m.HEAPF64[printed >> 3] };
     });

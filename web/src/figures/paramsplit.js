@@ -2,8 +2,31 @@
    current sizes, then whole real models (embeddings, attention, FFN, norms, the rest) with exact
    totals from the engine next to the rounded figure their paper or model card prints. */
 import * as F from '../draw/format.js';
+import { presetShares } from '../model/stages/paramsplit.js';
 
 const PARTS = ['embeddings', 'attention', 'ffn', 'norms', 'other'];
+
+// The notes under the table, each sentence about the rows it names, its numbers from their counts:
+// which rows have 2/3 of the layers' weights in the FFN and why the others differ; why FFN / all
+// is lower in every row.
+function presetNotes(presets, t, lang) {
+  const s = presetShares(presets), by = new Map(presets.map((p) => [p.name, p]));
+  const names = (list) => {
+    const l = list.map((n) => t('preset_' + n));
+    if (lang === 'zh' || l.length < 2) return l.join('\u3001');
+    return l.slice(0, -1).join(', ') + ' and ' + l[l.length - 1];
+  };
+  const notes = [{ type: 'note', text: t('presetsTwoThirds', { names: names(s.twoThirds) }) }];
+  const tr = by.get('transformer-base'), qwen = by.get('qwen2-0.5b'), mix = by.get('mixtral-8x7b');
+  if (tr && qwen && mix)
+    notes.push({ type: 'note', text: t('presetsOtherShares', { tr: F.pct(s.layer[tr.name]),
+      qwen: F.pct(s.layer[qwen.name]), heads: qwen.config.nHeads, kv: qwen.config.nKvHeads,
+      wide: (qwen.config.dFF / qwen.config.dModel).toFixed(1), mix: F.pct(s.layer[mix.name]),
+      experts: mix.config.nExperts }) });
+  notes.push({ type: 'note', text: t('presetsOutside', { least: t('preset_' + s.least),
+    leastShare: F.pct(s.outside[s.least]), most: t('preset_' + s.most), mostShare: F.pct(s.outside[s.most]) }) });
+  return notes;
+}
 
 export default {
   view: 'paramsplit',
@@ -36,7 +59,8 @@ export default {
           { label: t('colModel') }, { label: t('colSplit'), bar: true }, { label: t('colTotal'), num: true },
           { label: t('colPrinted'), num: true }, { label: t('colFfnShare'), num: true },
           { label: t('colFfnLayer'), num: true }], rows },
-        { type: 'note', text: t('presetsNote') }
+        { type: 'note', text: t('presetsNote') },
+        ...presetNotes(res.presets, t, ctx.lang)
       ]
     };
   }

@@ -3,7 +3,7 @@ export default {
   en: {
     h_norms: 'LayerNorm, BatchNorm, RMSNorm: which axis?',
     p_norms_1: 'A norm rescales numbers by statistics taken over a group of them, and the three differ only in the group. LayerNorm takes each token\'s row: the mean μ and standard deviation σ of its d_model features, so each token is normalised on its own. BatchNorm takes each feature\'s column: that feature\'s mean and deviation across tokens (here the L tokens of one sentence stand in for a batch). RMSNorm, used by Llama, takes the row like LayerNorm but skips the mean: it only divides by the root mean square.',
-    p_norms_2: 'That is why Transformers use LayerNorm: like the FFN, it treats every position alone. Perturb one token and LayerNorm changes that row only, while BatchNorm changes every row, because the perturbed token sits in every column it averages. No learned scale or shift (γ, β) is applied here, so what you see is the normalisation itself.',
+    p_norms_2: 'Perturb one token and LayerNorm changes that row only, while BatchNorm changes every row, because the perturbed token sits in every column it averages. That difference of axis is what the figure shows; the reasons Transformers pick LayerNorm follow from it but are not the same thing. Its statistics come from the token alone, never from the other examples of a batch, so the model computes the same function in training and at inference (BatchNorm uses the current batch\'s statistics while training and running averages afterwards). And sentences of any length need nothing special, whereas BatchNorm averages each feature over a batch of sequences, which must first be padded to one length, the padding entering its statistics unless it is masked out. No learned scale or shift (γ, β) is applied here, so what you see is the normalisation itself.',
     normsAxesHead: 'One x ({L} × {d}), grouped two ways: LayerNorm and RMSNorm take each of the {L} rows (one token, {d} values), BatchNorm each of the {d} columns (one feature, {L} values). Each group gets its own statistics, drawn as strips along its axis.',
     normsPerToken: 'per token (row)', normsPerFeature: 'per feature (column)',
     normsAxisRows: 'rows', normsAxisCols: 'columns',
@@ -26,7 +26,7 @@ export default {
   zh: {
     h_norms: 'LayerNorm、BatchNorm、RMSNorm：沿哪个轴？',
     p_norms_1: '归一化就是用一组数的统计量来缩放这组数，这三种的区别只在于“一组”怎么取。LayerNorm 取每个 token 的一行：对它的 d_model 个特征求均值 μ 和标准差 σ，每个 token 各自归一化。BatchNorm 取每个特征的一列：这个特征在所有 token 上的均值和标准差（这里用一句话的 L 个 token 充当一个 batch）。Llama 使用的 RMSNorm 和 LayerNorm 一样按行，但不减均值，只除以均方根。',
-    p_norms_2: '这就是 Transformer 选用 LayerNorm 的原因：它和 FFN 一样，逐个位置单独处理。扰动一个 token，LayerNorm 只改变那一行；BatchNorm 却改变每一行，因为被扰动的 token 出现在它求平均的每一列里。这里没有乘可学习的缩放和平移（γ、β），看到的就是归一化本身。',
+    p_norms_2: '扰动一个 token，LayerNorm 只改变那一行；BatchNorm 却改变每一行，因为被扰动的 token 出现在它求平均的每一列里。图里看到的是这种轴的差别；Transformer 选用 LayerNorm 的理由由此而来，但并不等同于它。一是 LayerNorm 的统计量只取自这个 token 本身，与同一 batch 里的其他样本无关，所以训练和推理时模型算的是同一个函数（BatchNorm 训练时用当前 batch 的统计量，推理时换成训练中累积的滑动平均）。二是句子长短不一也不用特别处理；BatchNorm 要在一批序列上按特征求平均，得先把它们补齐（padding）到同一长度，补上的位置除非另行屏蔽，还会混进统计量。这里没有乘可学习的缩放和平移（γ、β），看到的就是归一化本身。',
     normsAxesHead: '同一个 x（{L} × {d}），两种分组：LayerNorm 和 RMSNorm 按 {L} 行分组（每组是一个 token 的 {d} 个值），BatchNorm 按 {d} 列分组（每组是一个特征的 {L} 个值）。每组各有自己的统计量，画成沿该轴的色条。',
     normsPerToken: '按 token（行）', normsPerFeature: '按特征（列）',
     normsAxisRows: '行', normsAxisCols: '列',

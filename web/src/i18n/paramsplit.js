@@ -13,7 +13,11 @@ export default {
     'preset_transformer-base': 'Transformer base (2017)', 'preset_transformer-big': 'Transformer big (2017)',
     'preset_bert-base': 'BERT-base', preset_gpt2: 'GPT-2 (small)', 'preset_llama-2-7b': 'Llama-2-7B (SwiGLU)',
     'preset_mixtral-8x7b': 'Mixtral-8x7B (8 experts, top-2)',
-    presetsNote: 'The printed totals are rounded, and for the 2017 Transformer no single reading of the paper gives exactly 65M or 213M. The exact column is computed from each architecture\'s description. The FFN share of the whole model is lower than the 2/3 inside a block because the embeddings count too.'
+    'preset_qwen2-0.5b': 'Qwen2-0.5B (q/k/v biases)', preset_poems: 'the Tang-poem model (this page)',
+    presetsNote: 'The printed totals are rounded, and for the 2017 Transformer no single reading of the paper gives exactly 65M or 213M. The exact column is computed from each architecture\'s description.',
+    presetsTwoThirds: 'FFN / (FFN + attention) is 2/3 (within half a point) for {names}: in each of their layers one attention of 4·d² weights meets an FFN of about 8·d².',
+    presetsOtherShares: 'It is {tr} for the 2017 Transformer, whose decoder layers add a second attention (cross-attention) to the same FFN; {qwen} for Qwen2-0.5B, whose {heads} query heads share {kv} key/value heads (a smaller attention) and whose gated FFN is {wide}·d wide; {mix} for Mixtral, where each layer holds {experts} whole FFNs, one per expert.',
+    presetsOutside: 'FFN / all is lower than that in every row: the embeddings, the norms and any untied output head or pooler lie outside the layers, from {leastShare} of the parameters in {least} to {mostShare} in {most}.'
   },
   zh: {
     h_paramsplit: '参数都在哪里',
@@ -28,6 +32,10 @@ export default {
     'preset_transformer-base': '原始 Transformer base（2017）', 'preset_transformer-big': '原始 Transformer big（2017）',
     'preset_bert-base': 'BERT-base', preset_gpt2: 'GPT-2（small）', 'preset_llama-2-7b': 'Llama-2-7B（SwiGLU）',
     'preset_mixtral-8x7b': 'Mixtral-8x7B（8 个专家，选 2 个）',
-    presetsNote: '公开数字都是约数；2017 年原始 Transformer 的 65M 和 213M，按论文的任何一种读法都算不出完全相同的数。“精确总数”一列按各模型的结构描述计算。FFN 占整个模型的比例低于 Block 内的 2/3，是因为词嵌入也要算进去。'
+    'preset_qwen2-0.5b': 'Qwen2-0.5B（q/k/v 带偏置）', preset_poems: '唐诗模型（本页）',
+    presetsNote: '公开数字都是约数；2017 年原始 Transformer 的 65M 和 213M，按论文的任何一种读法都算不出完全相同的数。“精确总数”一列按各模型的结构描述计算。',
+    presetsTwoThirds: '{names}的 FFN / (FFN + 注意力) 是 2/3（误差不到半个百分点）：它们每一层都是一个 4·d² 权重的注意力加一个约 8·d² 权重的 FFN。',
+    presetsOtherShares: '2017 年原始 Transformer 是 {tr}：它的解码器层在同样的 FFN 之外还多一个注意力（交叉注意力）；Qwen2-0.5B 是 {qwen}：{heads} 个查询头共用 {kv} 个键/值头，注意力更小，门控 FFN 又宽到 {wide}·d；Mixtral 是 {mix}：每层有 {experts} 个完整的 FFN，一个专家一个。',
+    presetsOutside: '每一行的 FFN / 全部 都比这个比例低：词嵌入、各个归一化层，以及不共享的输出层或 pooler 都不在层内，占全部参数的比例从 {least}的 {leastShare} 到 {most}的 {mostShare}。'
   }
 };
