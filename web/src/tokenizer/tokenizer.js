@@ -10,6 +10,7 @@ import { fixPreTokenizer, fixTokenizerJson } from './fixes.js';
 
 const MODELS = ['BPE'];   // the model types whose ids are checked against Hugging Face's (tests/node/tokenizer*)
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const UTF8_LOSSY = new TextDecoder('utf-8', { ignoreBOM: true });   // keeps a U+FEFF at the start
 const ENC = new TextEncoder();
 
 // GPT-2's byte -> printable character map (bytes_to_unicode), reversed: character -> byte.
@@ -108,6 +109,16 @@ class Tokenizer {
   encode(textIn) {
     if (typeof textIn !== 'string') throw new Error('encode expects a string, not ' + describe(textIn));
     return this._hf.encode(textIn).ids.slice();
+  }
+
+  /* text -> the pieces the model encodes one by one, as text: after the normalizer and the
+     pre-tokenizer, added tokens not cut out (tokenizer_splits.test.js holds them to Oniguruma's). */
+  pretokenize(textIn) {
+    if (typeof textIn !== 'string') throw new Error('pretokenize expects a string, not ' + describe(textIn));
+    const hf = this._hf, normal = hf.normalizer ? hf.normalizer(textIn) : textIn;
+    const pieces = hf.pre_tokenizer ? hf.pre_tokenizer(normal, { section_index: 0 }) : [normal];
+    if (!this._byteLevel) return pieces;
+    return pieces.map((p) => UTF8_LOSSY.decode(Uint8Array.from(p, (c) => UNICODE_TO_BYTE.get(c))));
   }
 
   /* ids -> text, as Hugging Face's tokenizer.decode(ids) (special tokens kept). */
