@@ -53,3 +53,36 @@ export function fixPreTokenizer(p) {
   if (Array.isArray(p.tokenizers)) p.tokenizers.forEach(fixPreTokenizer);
   if (p.byte_encoder && p.pattern instanceof RegExp) p.pattern = BYTE_LEVEL_RE;
 }
+
+/* The library's decoder tree, repaired in place: ByteFallback turns a run of <0xNN> tokens that
+   is not valid UTF-8 into one U+FFFD per byte, as the Rust library does (TextDecoder would give
+   one per maximal invalid sequence). */
+export function fixDecoder(d) {
+  if (!d) return;
+  if (Array.isArray(d.decoders)) d.decoders.forEach(fixDecoder);
+  if (d.config && d.config.type === 'ByteFallback') d.decode_chain = byteFallbackChain;
+}
+
+const STRICT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const BYTE_TOKEN = /^<0x([0-9A-Fa-f]{2})>$/;
+
+function byteFallbackChain(tokens) {
+  const out = [];
+  let run = [];
+  const flush = () => {
+    if (!run.length) return;
+    try {
+      out.push(STRICT.decode(Uint8Array.from(run)));
+    } catch (e) {
+      for (let i = 0; i < run.length; i++) out.push('\ufffd');
+    }
+    run = [];
+  };
+  for (const t of tokens) {
+    const m = BYTE_TOKEN.exec(t);
+    if (m) run.push(parseInt(m[1], 16));
+    else { flush(); out.push(t); }
+  }
+  flush();
+  return out;
+}

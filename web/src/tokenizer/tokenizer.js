@@ -6,7 +6,7 @@
      t.encode('Hello') -> [9906]; t.decode([9906]) -> 'Hello'; t.piece(9906) -> { text, bytes } */
 import { Tokenizer as HFTokenizer } from '@huggingface/tokenizers';
 import { FILE_NAMES, describe, gpt2TokenizerJson, json, text } from './files.js';
-import { fixPreTokenizer, fixTokenizerJson } from './fixes.js';
+import { fixDecoder, fixPreTokenizer, fixTokenizerJson } from './fixes.js';
 
 const MODELS = ['BPE'];   // the model types whose ids are checked against Hugging Face's (tests/node/tokenizer*)
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -92,6 +92,7 @@ class Tokenizer {
       throw new Error('tokenizer.json: ' + e.message, { cause: e });
     }
     fixPreTokenizer(hf.pre_tokenizer);
+    fixDecoder(hf.decoder);
     this._hf = hf;
     this._vocab = hf.model.vocab;                  // id -> token string (added tokens included)
     this._added = new Map(tj.added_tokens.map((t) => [t.id, t]));
