@@ -1,7 +1,9 @@
 /* tokenizer/fixes.js - where @huggingface/tokenizers 0.2.0 splits text differently from Hugging
    Face's Rust tokenizers (whose regular expressions are Oniguruma's), the repair: applied to the
    tokenizer.json before the library reads it, or to the pre-tokenizers it built. Each was found
-   by comparing splits with Oniguruma itself (tools/tokenizer/splits.js). */
+   by comparing splits with Oniguruma itself (tools/tokenizer/splits.js) or with the Rust
+   library's source and its unit tests (tokenizer_rust_rules.test.js). */
+import { charMatches, cut, invert, regexMatches } from './split.js';
 
 // Letters whose Unicode simple case folding reaches outside ASCII (CaseFolding.txt): Oniguruma's
 // (?i:'s) also matches "'ſ" (U+017F), (?i:k) the Kelvin sign; the library folds ASCII only.
@@ -53,20 +55,64 @@ export function fixTokenizerJson(tj) {
 // them, Unicode White_Space: JavaScript's \s adds U+FEFF and leaves out U+0085.
 const BYTE_LEVEL_RE = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\p{White_Space}\p{L}\p{N}]+|\p{White_Space}+(?!\P{White_Space})|\p{White_Space}+/gu;
 
-/* The library's pre-tokenizer tree, repaired in place: the ByteLevel pattern above. */
-export function fixPreTokenizer(p) {
-  if (!p) return;
-  if (Array.isArray(p.tokenizers)) p.tokenizers.forEach(fixPreTokenizer);
-  if (p.byte_encoder && p.pattern instanceof RegExp) p.pattern = BYTE_LEVEL_RE;
+const NUMERIC = /\p{N}/u;                                         // char::is_numeric: Nd, Nl, No
+const PUNCT = /[!-/:-@[-`{-~]|\p{P}/u;                             // is_ascii_punctuation || is_punctuation
+
+/* The library's pre-tokenizer tree (p) repaired in place, walked beside the tokenizer.json it
+   was built from (c): ByteLevel gets the pattern above; Split keeps the text between matches and
+   follows its behavior and invert (the library keeps only matches where invert is set and reads
+   every behavior but Removed as Isolated); Digits splits at every numeric character, not only
+   ASCII digits; Punctuation isolates each punctuation character (the library keeps runs);
+   Metaspace splits before each "▁" unless split is false and reads add_prefix_space: false as
+   prepend_scheme "never" (the library ignores both). */
+export function fixPreTokenizer(p, c) {
+  if (!p || !c) return;
+  if (c.type === 'Sequence') {
+    (p.tokenizers || []).forEach((x, i) => fixPreTokenizer(x, (c.pretokenizers || [])[i]));
+  } else if (c.type === 'ByteLevel' && p.pattern instanceof RegExp) {
+    p.pattern = BYTE_LEVEL_RE;
+  } else if (c.type === 'Split' && p.pattern instanceof RegExp) {
+    const re = p.pattern;
+    p.pre_tokenize_text = (text) => {
+      const found = regexMatches(text, re);
+      return cut(text, c.invert ? invert(found) : found, c.behavior);
+    };
+  } else if (c.type === 'Digits') {
+    const behavior = c.individual_digits ? 'Isolated' : 'Contiguous';
+    p.pre_tokenize_text = (text) => cut(text, charMatches(text, (ch) => NUMERIC.test(ch)), behavior);
+  } else if (c.type === 'Punctuation') {
+    p.pre_tokenize_text = (text) => cut(text, charMatches(text, (ch) => PUNCT.test(ch)), c.behavior || 'Isolated');
+  } else if (c.type === 'Metaspace') {
+    const m = metaspace(c);
+    p.pre_tokenize_text = (text, options) => {
+      let s = text.split(' ').join(m.rep);
+      const first = !options || !options.section_index;
+      if (!s.startsWith(m.rep) && (m.scheme === 'always' || (m.scheme === 'first' && first))) s = m.rep + s;
+      return m.split ? cut(s, charMatches(s, (ch) => ch === m.rep), 'MergedWithNext') : [s];
+    };
+  }
 }
 
-/* The library's decoder tree, repaired in place: ByteFallback turns a run of <0xNN> tokens that
-   is not valid UTF-8 into one U+FFFD per byte, as the Rust library does (TextDecoder would give
-   one per maximal invalid sequence). */
-export function fixDecoder(d) {
-  if (!d) return;
-  if (Array.isArray(d.decoders)) d.decoders.forEach(fixDecoder);
-  if (d.config && d.config.type === 'ByteFallback') d.decode_chain = byteFallbackChain;
+// A Metaspace's settings as the Rust library reads them: split defaults to true, prepend_scheme to
+// "always"; add_prefix_space: false means "never" (Rust requires a "never" beside it).
+function metaspace(c) {
+  const rep = c.replacement || '\u2581';
+  const scheme = c.add_prefix_space === false ? 'never' : c.prepend_scheme || 'always';
+  return { rep, scheme, split: c.split !== false };
+}
+
+/* The library's decoder tree (d) repaired in place, beside its tokenizer.json (c): ByteFallback
+   turns a run of <0xNN> tokens that is not valid UTF-8 into one U+FFFD per byte (TextDecoder
+   gives one per invalid sequence); Metaspace drops every "▁" of the first token unless
+   prepend_scheme is "never" (the library drops one leading space, always). */
+export function fixDecoder(d, c) {
+  if (!d || !c) return;
+  if (c.type === 'Sequence') (d.decoders || []).forEach((x, i) => fixDecoder(x, (c.decoders || [])[i]));
+  else if (c.type === 'ByteFallback') d.decode_chain = byteFallbackChain;
+  else if (c.type === 'Metaspace') {
+    const m = metaspace(c);
+    d.decode_chain = (tokens) => tokens.map((t, i) => t.split(m.rep).join(i === 0 && m.scheme !== 'never' ? '' : ' '));
+  }
 }
 
 const STRICT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

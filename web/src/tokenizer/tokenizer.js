@@ -82,17 +82,18 @@ function checkJson(tj) {
 /* The Tokenizer: encode, decode, piece, vocabSize, specials (see the file's header). */
 class Tokenizer {
   constructor(tj, config) {
-    let hf;
+    let hf, fixed;
     try {
       // transformers reads clean_up_tokenization_spaces from tokenizer_config.json, false if unset
       // (since 4.45); the library's own default is true.
-      hf = new HFTokenizer(fixTokenizerJson(tj), Object.assign({}, config || {},
+      fixed = fixTokenizerJson(tj);
+      hf = new HFTokenizer(fixed, Object.assign({}, config || {},
         { clean_up_tokenization_spaces: !!(config && config.clean_up_tokenization_spaces) }));
     } catch (e) {
       throw new Error('tokenizer.json: ' + e.message, { cause: e });
     }
-    fixPreTokenizer(hf.pre_tokenizer);
-    fixDecoder(hf.decoder);
+    fixPreTokenizer(hf.pre_tokenizer, fixed.pre_tokenizer);
+    fixDecoder(hf.decoder, fixed.decoder);
     this._hf = hf;
     this._vocab = hf.model.vocab;                  // id -> token string (added tokens included)
     this._added = new Map(tj.added_tokens.map((t) => [t.id, t]));
