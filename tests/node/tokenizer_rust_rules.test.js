@@ -99,3 +99,17 @@ test('byte_fallback_decodes_bad_utf8_one_replacement_per_byte_as_byte_fallback_r
   assert.equal(t.decode([1, 2, 3, 0]), '叫a');
   assert.equal(t.decode([6]), '<0xE5>x');
 });
+
+test('fuse_unk_joins_unknown_characters_within_a_word_as_bpe_model_rs', () => {
+  const model = (fuse) => ({ type: 'BPE', unk_token: '<unk>', fuse_unk: fuse, vocab: { '<unk>': 0, a: 1 }, merges: [] });
+  const pre_tokenizer = { type: 'WhitespaceSplit' };
+  assert.deepEqual(ours({ pre_tokenizer, model: model(true) }).encode('xx yy a xa'), [0, 0, 1, 0, 1]);
+  assert.deepEqual(ours({ pre_tokenizer, model: model(false) }).encode('xx yy a xa'), [0, 0, 0, 0, 1, 0, 1]);
+  assert.deepEqual(lib({ pre_tokenizer, model: model(true) }).encode('xx yy a xa').ids, [0, 1, 0, 1], 'the library fuses across words');
+  // an unk_token missing from the vocabulary is an error when it is needed (Rust: UnkTokenOutOfVocabulary)
+  const broken = ours({ model: { type: 'BPE', unk_token: '<unk>', vocab: { a: 0 }, merges: [] } });
+  assert.deepEqual(broken.encode('aa'), [0, 0]);
+  assert.throws(() => broken.encode('ab'), { message: /^encode: the text has a character outside the vocabulary, whose unk_token "<unk>" is not in it$/ });
+  assert.throws(() => ours({ model: { type: 'BPE', vocab: { a: 0 }, merges: [], continuing_subword_prefix: '##' } }),
+    { message: /^tokenizer\.json: a BPE with continuing_subword_prefix "##" is not supported$/ });
+});

@@ -138,3 +138,16 @@ function byteFallbackChain(tokens) {
   flush();
   return out;
 }
+
+/* The library's BPE model repaired in place: with fuse_unk, consecutive unknown characters
+   become one unk_token within each pre-tokenized word, as Rust's merge_word does (the library
+   fuses across the words of a whole section). */
+export function fixModel(model, c) {
+  if (!model || !c || c.type !== 'BPE' || !c.fuse_unk) return;
+  const unk = c.unk_token;
+  model._call = (words) => words.flatMap((w) => {
+    const out = [];
+    for (const t of model.encode([w])) if (!(t === unk && out[out.length - 1] === unk)) out.push(t);
+    return out;
+  });
+}

@@ -6,7 +6,7 @@
      t.encode('Hello') -> [9906]; t.decode([9906]) -> 'Hello'; t.piece(9906) -> { text, bytes } */
 import { Tokenizer as HFTokenizer } from '@huggingface/tokenizers';
 import { FILE_NAMES, describe, gpt2TokenizerJson, json, text } from './files.js';
-import { fixDecoder, fixPreTokenizer, fixTokenizerJson } from './fixes.js';
+import { fixDecoder, fixModel, fixPreTokenizer, fixTokenizerJson } from './fixes.js';
 
 const MODELS = ['BPE'];   // the model types whose ids are checked against Hugging Face's (tests/node/tokenizer*)
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -70,6 +70,10 @@ function checkJson(tj) {
     throw new Error('tokenizer.json: model.vocab must be an object { token: id }');
   }
   if (!Array.isArray(m.merges)) throw new Error('tokenizer.json: model.merges must be an array');
+  if (m.continuing_subword_prefix) {
+    throw new Error('tokenizer.json: a BPE with continuing_subword_prefix ' +
+      JSON.stringify(m.continuing_subword_prefix) + ' is not supported');
+  }
   if (tj.added_tokens != null && !Array.isArray(tj.added_tokens)) {
     throw new Error('tokenizer.json: added_tokens must be an array');
   }
@@ -94,9 +98,11 @@ class Tokenizer {
     }
     fixPreTokenizer(hf.pre_tokenizer, fixed.pre_tokenizer);
     fixDecoder(hf.decoder, fixed.decoder);
+    fixModel(hf.model, fixed.model);
     this._hf = hf;
     this._vocab = hf.model.vocab;                  // id -> token string (added tokens included)
     this._added = new Map(tj.added_tokens.map((t) => [t.id, t]));
+    this._unk = tj.model.unk_token;
     this._byteLevel = components(tj.decoder, 'decoders', []).some((d) => d.type === 'ByteLevel');
     this._byteFallback = !!tj.model.byte_fallback;
     const meta = components(tj.decoder, 'decoders', []).map((d) =>
@@ -110,7 +116,12 @@ class Tokenizer {
   /* text -> ids, as Hugging Face's tokenizer(text).input_ids (add_special_tokens: true). */
   encode(textIn) {
     if (typeof textIn !== 'string') throw new Error('encode expects a string, not ' + describe(textIn));
-    return this._hf.encode(textIn).ids.slice();
+    const ids = this._hf.encode(textIn).ids;
+    if (ids.some((id) => id === undefined)) {   // as Rust's UnkTokenOutOfVocabulary
+      throw new Error('encode: the text has a character outside the vocabulary, whose unk_token ' +
+        JSON.stringify(this._unk) + ' is not in it');
+    }
+    return ids.slice();
   }
 
   /* text -> the pieces the model encodes one by one, as text: after the normalizer and the
