@@ -113,3 +113,16 @@ test('fuse_unk_joins_unknown_characters_within_a_word_as_bpe_model_rs', () => {
   assert.throws(() => ours({ model: { type: 'BPE', vocab: { a: 0 }, merges: [], continuing_subword_prefix: '##' } }),
     { message: /^tokenizer\.json: a BPE with continuing_subword_prefix "##" is not supported$/ });
 });
+
+test('prepend_leaves_empty_text_and_strip_strips_white_space_as_normalizers_rs', () => {
+  const model = { type: 'BPE', unk_token: '<unk>', vocab: { '<unk>': 0, '\u2581': 1, a: 2, '\ufeff': 3 }, merges: [] };
+  const normalizer = { type: 'Sequence', normalizers: [{ type: 'Strip', strip_left: true, strip_right: true },
+    { type: 'Prepend', prepend: '\u2581' }] };
+  const t = ours({ normalizer, model });
+  assert.deepEqual(t.encode('  '), [], 'stripped to nothing, nothing is prepended');
+  assert.deepEqual(lib({ normalizer, model }).encode('  ').ids, [1], 'the library prepends to the empty text');
+  assert.deepEqual(t.encode('\u0085a\ufeff'), [1, 2, 3], 'U+0085 is White_Space, U+FEFF is not');
+  assert.deepEqual(lib({ normalizer, model }).encode('\u0085a\ufeff').ids, [1, 0, 2]);
+  assert.throws(() => ours({ normalizer: { type: 'Precompiled', precompiled_charsmap: '' } }),
+    { message: /^tokenizer\.json: the Precompiled normalizer \(a SentencePiece charsmap\) is not supported$/ });
+});

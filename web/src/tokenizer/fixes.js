@@ -151,3 +151,21 @@ export function fixModel(model, c) {
     return out;
   });
 }
+
+const LEADING_SPACE = /^\p{White_Space}+/u, TRAILING_SPACE = /\p{White_Space}+$/u;
+
+/* The library's normalizer tree (n) repaired in place, beside its tokenizer.json (c): Prepend
+   leaves an empty text empty, and Strip strips White_Space (char::is_whitespace; JavaScript's
+   trim also strips U+FEFF and keeps U+0085). */
+export function fixNormalizer(n, c) {
+  if (!n || !c) return;
+  if (c.type === 'Sequence') (n.normalizers || []).forEach((x, i) => fixNormalizer(x, (c.normalizers || [])[i]));
+  else if (c.type === 'Prepend') n.normalize = (text) => (text ? (c.prepend || '') + text : text);
+  else if (c.type === 'Strip') {
+    n.normalize = (text) => {
+      if (c.strip_left) text = text.replace(LEADING_SPACE, '');
+      if (c.strip_right) text = text.replace(TRAILING_SPACE, '');
+      return text;
+    };
+  }
+}

@@ -6,7 +6,7 @@
      t.encode('Hello') -> [9906]; t.decode([9906]) -> 'Hello'; t.piece(9906) -> { text, bytes } */
 import { Tokenizer as HFTokenizer } from '@huggingface/tokenizers';
 import { FILE_NAMES, describe, gpt2TokenizerJson, json, text } from './files.js';
-import { fixDecoder, fixModel, fixPreTokenizer, fixTokenizerJson } from './fixes.js';
+import { fixDecoder, fixModel, fixNormalizer, fixPreTokenizer, fixTokenizerJson } from './fixes.js';
 
 const MODELS = ['BPE'];   // the model types whose ids are checked against Hugging Face's (tests/node/tokenizer*)
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -70,6 +70,9 @@ function checkJson(tj) {
     throw new Error('tokenizer.json: model.vocab must be an object { token: id }');
   }
   if (!Array.isArray(m.merges)) throw new Error('tokenizer.json: model.merges must be an array');
+  if (components(tj.normalizer, 'normalizers', []).some((n) => n.type === 'Precompiled')) {
+    throw new Error('tokenizer.json: the Precompiled normalizer (a SentencePiece charsmap) is not supported');
+  }
   if (m.continuing_subword_prefix) {
     throw new Error('tokenizer.json: a BPE with continuing_subword_prefix ' +
       JSON.stringify(m.continuing_subword_prefix) + ' is not supported');
@@ -99,6 +102,7 @@ class Tokenizer {
     fixPreTokenizer(hf.pre_tokenizer, fixed.pre_tokenizer);
     fixDecoder(hf.decoder, fixed.decoder);
     fixModel(hf.model, fixed.model);
+    fixNormalizer(hf.normalizer, fixed.normalizer);
     this._hf = hf;
     this._vocab = hf.model.vocab;                  // id -> token string (added tokens included)
     this._added = new Map(tj.added_tokens.map((t) => [t.id, t]));
