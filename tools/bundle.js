@@ -6,6 +6,8 @@
      web/dist/blocklens-worker.js   the compute Worker a served page starts (loads the engine beside it)
      web/dist/blocklens-element.js  ONE file for bloggers: the engine, the figures, the styles and
                                     <block-lens>; it defines one global, BlockLens
+     web/dist/blocklens-tokenizers.js  a model folder's tokenizer (web/src/tokenizer, with
+                                    @huggingface/tokenizers), loaded only when a model is opened
    The Worker's code is also inlined as a string, for the Blob Worker of a page opened from a file.
    Usage: node tools/bundle.js [--sizes] [--watch]   (tools/build runs it after the wasm build). */
 'use strict';
@@ -48,7 +50,7 @@ function engineBanner() {
     fs.readFileSync(path.join(DIST, 'blocklens.js'), 'utf8');
 }
 
-// The four bundles' esbuild options.
+// The bundles' esbuild options.
 async function targets() {
   const define = { __WORKER_CODE__: JSON.stringify(await workerCode()), __ELEMENT_CSS__: JSON.stringify(shadowCSS()) };
   const one = (entry, out, extra) => Object.assign({}, COMMON, { entryPoints: [path.join(SRC, entry)],
@@ -57,7 +59,10 @@ async function targets() {
     one('page.js', 'blocklens-page.js'),
     one('embed.js', 'blocklens-embed.js'),
     one('worker-file.js', 'blocklens-worker.js'),
-    one('element.js', 'blocklens-element.js', { banner: { js: engineBanner() } })
+    one('element.js', 'blocklens-element.js', { banner: { js: engineBanner() } }),
+    // Sets module.exports under Node's require (entries/tokenizers.js tests typeof module first).
+    one('tokenizers.js', 'blocklens-tokenizers.js', { logOverride: { 'commonjs-variable-in-esm': 'silent' },
+      banner: { js: '/* BlockLens tokenizers: @huggingface/tokenizers (Apache-2.0, (c) Hugging Face) for a model folder. */' } })
   ];
 }
 
@@ -108,7 +113,8 @@ async function watch() {
 async function main(argv) {
   if (argv.includes('--watch')) return watch();
   await bundle();
-  for (const f of ['blocklens-page.js', 'blocklens-embed.js', 'blocklens-worker.js', 'blocklens-element.js']) {
+  for (const f of ['blocklens-page.js', 'blocklens-embed.js', 'blocklens-worker.js', 'blocklens-element.js',
+    'blocklens-tokenizers.js']) {
     const s = sizes(path.join(DIST, f));
     console.log(`built web/dist/${f} (${s.raw} bytes, ${s.gzip} gzipped)`);
   }
