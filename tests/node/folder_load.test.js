@@ -172,10 +172,18 @@ const TOKENIZERS = Symbol.for('blocklens.tokenizers');
 test('a_folder_with_tokenizer_json_needs_the_tokenizer_module_and_says_to_load_it', async () => {
   const model = ck.randomGpt2(bl, { seed: 6 }), files = ck.folderOf(model, ck.tensorsOf(model));
   delete globalThis[TOKENIZERS];
-  await assert.rejects(bl.loadModel({ files: { ...files, 'tokenizer.json': ck.json({ model: {} }) } }),
-    { message: /^BlockLens: the folder's tokenizer \(tokenizer\.json\) needs the tokenizer module: load blocklens-tokenizers\.js first/ });
-  await assert.rejects(bl.loadModel({ files: { ...files, 'merges.txt': ck.json('') } }),
-    { message: /tokenizer \(vocab\.json and merges\.txt\) needs the tokenizer module/ });
+  // an engine copied alone into a folder: no blocklens-tokenizers.js beside it
+  const alone = fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-alone-'));
+  try {
+    fs.copyFileSync(path.join(root, 'web', 'dist', 'blocklens.js'), path.join(alone, 'blocklens.js'));
+    const lone = await require(path.join(alone, 'blocklens.js')).load();
+    await assert.rejects(lone.loadModel({ files: { ...files, 'tokenizer.json': ck.json({ model: {} }) } }),
+      { message: /^BlockLens: the folder's tokenizer \(tokenizer\.json\) needs the tokenizer module: load blocklens-tokenizers\.js first/ });
+    await assert.rejects(lone.loadModel({ files: { ...files, 'merges.txt': ck.json('') } }),
+      { message: /tokenizer \(vocab\.json and merges\.txt\) needs the tokenizer module/ });
+  } finally {
+    fs.rmSync(alone, { recursive: true, force: true });
+  }
   const seen = [];
   globalThis[TOKENIZERS] = {
     fromFiles(given) {
