@@ -19,6 +19,7 @@ async function pickerPage() {
   page.on('pageerror', (e) => errors.push(e.message));
   await page.setContent('<input type="file" id="dir" webkitdirectory><input type="file" id="some" multiple>');
   await page.addScriptTag({ path: path.join(WEB, 'dist', 'blocklens.js') });
+  await page.addScriptTag({ path: path.join(WEB, 'dist', 'blocklens-tokenizers.js') });   // the folder has tokenizer.json
   return { page, errors };
 }
 
@@ -46,7 +47,7 @@ test('a_folder_picked_with_webkitdirectory_loads_from_its_FileList_with_progress
   const { page, errors } = await pickerPage();
   await page.setInputFiles('#dir', POEMS);
   const r = await page.evaluate(loadPicked(), 'dir');
-  assert.deepEqual(r.names, ['poems/config.json', 'poems/model.safetensors', 'poems/vocab.json']);
+  assert.deepEqual(r.names, ['poems/config.json', 'poems/model.safetensors', 'poems/tokenizer.json', 'poems/vocab.json']);
   assert.ok(r.same && r.n === 6 * 3436, 'the logits of the bytes form, bit for bit');
   assert.deepEqual(r.events.map((e) => e.phase), ['headers', 'weights', 'done']);
   assert.ok(r.events.every((e) => e.bytesTotal === 650480));
