@@ -5,7 +5,9 @@
    by the MR x NR micro-kernel, whose accumulators live in vector registers. Bias and
    activation are applied in the epilogue of the last K slice, so the hidden layer is
    written once and never re-read. Packing A measured slower: its copies cost more than
-   the broadcasts from four streams that the hardware prefetches anyway. */
+   the broadcasts from four streams that the hardware prefetches anyway. B may also be F16 or
+   BF16 (a checkpoint's own weights): it is up-cast exactly to float32 while it is packed, so
+   the micro-kernel and every float32 path stay as they are. */
 #include <math.h>
 #include "bl_internal.h"
 #include "kernel_simd.h"
@@ -71,6 +73,71 @@ static void pack_b(float *bp, const float *b, int ldb, int trans_b, int kc, int 
             for (int c = 0; c < NR; c++) {
                 const float *col = c < cols ? b + (size_t)(j0 + c) * ldb : NULL;
                 for (int k = 0; k < kc; k++) bp[k * NR + c] = col ? col[k] : 0.0f;
+            }
+        }
+    }
+}
+
+/* The exact float32 value of a float16 (every one is a float32: subnormals are m 2^-24). */
+float bl__f16_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 31u, m = h & 1023u, bits;
+    if (e == 0) {
+        float f = (float)m * 0x1p-24f;
+        return sign ? -f : f;
+    }
+    bits = e == 31 ? sign | 0x7f800000u | (m << 13) : sign | ((e + 112u) << 23) | (m << 13);
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static inline float bf16_to_f32(uint16_t h) {   /* the top half of a float32 */
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* Value i of a weight array of type dt, as float32. */
+float bl__weight_at(const void *w, bl_dtype dt, size_t i) {
+    if (dt == BL_DTYPE_F32) return ((const float *)w)[i];
+    uint16_t h = ((const uint16_t *)w)[i];
+    return dt == BL_DTYPE_F16 ? bl__f16_to_f32(h) : bf16_to_f32(h);
+}
+
+/* out[0:n] = w[from : from + n] up-cast to float32. */
+void bl__weights_to_f32(float *out, const void *w, bl_dtype dt, size_t from, size_t n) {
+    if (dt == BL_DTYPE_F32) {
+        memcpy(out, (const float *)w + from, n * sizeof(float));
+    } else if (dt == BL_DTYPE_BF16) {
+        const uint16_t *h = (const uint16_t *)w + from;
+        for (size_t i = 0; i < n; i++) out[i] = bf16_to_f32(h[i]);
+    } else {
+        const uint16_t *h = (const uint16_t *)w + from;
+        for (size_t i = 0; i < n; i++) out[i] = bl__f16_to_f32(h[i]);
+    }
+}
+
+/* pack_b for a 16-bit B (dt F16 or BF16), up-cast on the way: same panels, same zero padding.
+   b points at element (0, 0) of the block in 16-bit values; ldb counts values. */
+static void pack_b_16(float *bp, const uint16_t *b, bl_dtype dt, int ldb, int trans_b, int kc,
+                      int nc) {
+    for (int j0 = 0; j0 < nc; j0 += NR, bp += (size_t)kc * NR) {
+        int cols = nc - j0 < NR ? nc - j0 : NR;
+        for (int c = 0; c < NR; c++) {
+            if (c >= cols) {
+                for (int k = 0; k < kc; k++) bp[k * NR + c] = 0.0f;
+            } else if (trans_b) {   /* column j0 + c of B is row j0 + c of b: k-contiguous */
+                const uint16_t *col = b + (size_t)(j0 + c) * ldb;
+                if (dt == BL_DTYPE_BF16)
+                    for (int k = 0; k < kc; k++) bp[k * NR + c] = bf16_to_f32(col[k]);
+                else
+                    for (int k = 0; k < kc; k++) bp[k * NR + c] = bl__f16_to_f32(col[k]);
+            } else {
+                const uint16_t *col = b + j0 + c;
+                for (int k = 0; k < kc; k++)
+                    bp[k * NR + c] = dt == BL_DTYPE_BF16 ? bf16_to_f32(col[(size_t)k * ldb])
+                                                         : bl__f16_to_f32(col[(size_t)k * ldb]);
             }
         }
     }
@@ -150,8 +217,9 @@ static void tile_out(float *c, int ldc, float *pre, const float *t, const float 
     }
 }
 
-void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const float *b, int ldb,
-              int trans_b, const float *bias, int M, int K, int N, bl_activation act) {
+void bl__gemm_typed(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
+                    bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
+                    bl_activation act) {
     float bp[KC * NC] __attribute__((aligned(16)));
     float t[MR * NR] __attribute__((aligned(16)));
 #if BL_HAS_FMA
@@ -161,8 +229,9 @@ void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const floa
         int nc = N - jc < NC ? N - jc : NC;
         for (int pc = 0; pc < K; pc += KC) {
             int kc = K - pc < KC ? K - pc : KC, first = pc == 0, last = pc + kc == K;
-            const float *bsrc = trans_b ? b + (size_t)jc * ldb + pc : b + (size_t)pc * ldb + jc;
-            pack_b(bp, bsrc, ldb, trans_b, kc, nc);
+            size_t at = trans_b ? (size_t)jc * ldb + pc : (size_t)pc * ldb + jc;
+            if (bt == BL_DTYPE_F32) pack_b(bp, (const float *)b + at, ldb, trans_b, kc, nc);
+            else pack_b_16(bp, (const uint16_t *)b + at, bt, ldb, trans_b, kc, nc);
             for (int i = 0; i < M; i += MR) {
                 int rows = M - i < MR ? M - i : MR;
                 for (int j = 0; j < nc; j += NR) {
@@ -180,6 +249,11 @@ void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const floa
             }
         }
     }
+}
+
+void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const float *b, int ldb,
+              int trans_b, const float *bias, int M, int K, int N, bl_activation act) {
+    bl__gemm_typed(c, ldc, pre, a, lda, b, BL_DTYPE_F32, ldb, trans_b, bias, M, K, N, act);
 }
 
 void bl__matmul_act(float *out, float *pre, const float *x, const float *w, const float *b,
