@@ -341,7 +341,7 @@ def gpt2_variant():
     c = {"activation_function": "gelu_new", "architectures": ["GPT2LMHeadModel"],
          "attn_pdrop": 0.1, "bos_token_id": 0, "embd_pdrop": 0.1, "eos_token_id": 0,
          "initializer_range": 0.02, "layer_norm_epsilon": 1e-05, "model_type": "gpt2",
-         "n_ctx": P, "n_embd": D, "n_head": H, "n_inner": None, "n_layer": NL, "n_positions": P,
+         "n_ctx": P, "n_embd": D, "n_head": H, "n_inner": F, "n_layer": NL, "n_positions": P,
          "reorder_and_upcast_attn": False, "resid_pdrop": 0.1, "scale_attn_by_inverse_layer_idx":
          False, "scale_attn_weights": True, "summary_activation": None,
          "summary_first_dropout": 0.1, "summary_proj_to_labels": True,
