@@ -2,11 +2,11 @@
    into the wasm heap once (as float32), and the Model it returns (forward, encode, decode,
    layerWeights, free). What is particular to an architecture (config keys, tensor names, the
    forward call) lives in its own file, engine-gpt2.js for GPT-2, picked by config.model_type. */
-  /* global args, Engine, fail, GPT2, HEAP_MAX, optionNames, outOfMemory, parseSafetensors, plainBytes, q */
+  /* global args, Engine, fail, GPT2, HEAP_MAX, LLAMA, optionNames, outOfMemory, parseSafetensors, plainBytes, q */
   /* global readVocab, rethrow, show, Vocab */
 
   /* The architectures by config.model_type; a config without one is GPT-2's. */
-  const ARCHITECTURES = { gpt2: GPT2 };
+  const ARCHITECTURES = { gpt2: GPT2, llama: LLAMA, mistral: LLAMA, qwen2: LLAMA, qwen3: LLAMA };
 
   const MODEL_ARGS = optionNames(['weights', 'config', 'vocab'], function (o) {
     return { weights: o.weights, config: o.config, vocab: o.vocab };
@@ -38,7 +38,7 @@
     const arch = architectureOf(o.config), cfg = arch.config(o.config), dims = arch.describe(cfg);
     const vocab = new Vocab(readVocab(o.vocab, dims.vocabSize), dims.bos, dims.unk);
     const plan = arch.plan(cfg), map = parseSafetensors(bytes);
-    const t = arch.tensors(map, cfg), m = this._m;   /* every tensor checked before memory is taken */
+    const t = arch.tensors(map, cfg, plan), m = this._m;   /* every tensor checked before memory is taken */
     const what = 'loadModel (n_layer ' + dims.nLayers + ', n_embd ' + dims.dModel + ', vocab_size ' +
       dims.vocabSize + ')';
     if (plan.bytes > HEAP_MAX) outOfMemory(what, plan.bytes, false);
@@ -70,6 +70,7 @@
     Object.freeze(v.list);
     const fields = { config: Object.freeze(cfg), vocab: v.list, nLayers: d.nLayers, dModel: d.dModel,
       nHeads: d.nHeads, dFF: d.dFF, vocabSize: d.vocabSize, nPositions: d.nPositions, activation: d.activation,
+      nKvHeads: d.nKvHeads || d.nHeads, headDim: d.headDim || d.dModel / d.nHeads,
       eps: d.eps, heapBytes: state.plan.bytes, bosId: v.bosId, unkId: v.unkId };
     for (const k in fields) Object.defineProperty(this, k, { value: fields[k], enumerable: true });
   }
