@@ -36,6 +36,19 @@ float bl__act(float v, bl_activation act) {
     return v4_act(v4_splat(v), act)[0];   /* the epilogue's formulas, bit for bit */
 }
 
+/* Four k-contiguous rows r0..r3 (columns g..g+3 of B, k..k+3) stored as four k-rows of a panel
+   at p (row stride NR): a 4 x 4 transpose. */
+static inline __attribute__((always_inline)) void store_t4(float *p, v4 r0, v4 r1, v4 r2, v4 r3) {
+    v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
+    v4 t1 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
+    v4 t2 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+    v4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+    v4_store(p + 0 * NR, __builtin_shufflevector(t0, t1, 0, 1, 4, 5));
+    v4_store(p + 1 * NR, __builtin_shufflevector(t0, t1, 2, 3, 6, 7));
+    v4_store(p + 2 * NR, __builtin_shufflevector(t2, t3, 0, 1, 4, 5));
+    v4_store(p + 3 * NR, __builtin_shufflevector(t2, t3, 2, 3, 6, 7));
+}
+
 /* Packs B[0:kc, 0:nc] into NR-wide panels: bp[p][k][0:NR], missing columns zero.
    trans_b: B is given transposed, element (k, j) at b[j * ldb + k]. */
 static void pack_b(float *bp, const float *b, int ldb, int trans_b, int kc, int nc) {
@@ -55,18 +68,9 @@ static void pack_b(float *bp, const float *b, int ldb, int trans_b, int kc, int 
             for (int c = 0; c < NR; c++) col[c] = b + (size_t)(j0 + c) * ldb;
             int k = 0;
             for (; k + 4 <= kc; k += 4)
-                for (int g = 0; g < NR; g += 4) {
-                    v4 r0 = v4_load(col[g] + k), r1 = v4_load(col[g + 1] + k);
-                    v4 r2 = v4_load(col[g + 2] + k), r3 = v4_load(col[g + 3] + k);
-                    v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
-                    v4 t1 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
-                    v4 t2 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
-                    v4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
-                    v4_store(bp + (k + 0) * NR + g, __builtin_shufflevector(t0, t1, 0, 1, 4, 5));
-                    v4_store(bp + (k + 1) * NR + g, __builtin_shufflevector(t0, t1, 2, 3, 6, 7));
-                    v4_store(bp + (k + 2) * NR + g, __builtin_shufflevector(t2, t3, 0, 1, 4, 5));
-                    v4_store(bp + (k + 3) * NR + g, __builtin_shufflevector(t2, t3, 2, 3, 6, 7));
-                }
+                for (int g = 0; g < NR; g += 4)
+                    store_t4(bp + k * NR + g, v4_load(col[g] + k), v4_load(col[g + 1] + k),
+                             v4_load(col[g + 2] + k), v4_load(col[g + 3] + k));
             for (; k < kc; k++)
                 for (int c = 0; c < NR; c++) bp[k * NR + c] = col[c][k];
         } else {
@@ -118,28 +122,41 @@ void bl__weights_to_f32(float *out, const void *w, bl_dtype dt, size_t from, siz
     }
 }
 
-/* pack_b for a 16-bit B (dt F16 or BF16), up-cast on the way: same panels, same zero padding.
-   b points at element (0, 0) of the block in 16-bit values; ldb counts values. */
-static void pack_b_16(float *bp, const uint16_t *b, bl_dtype dt, int ldb, int trans_b, int kc,
-                      int nc) {
+/* Four bfloat16 values as float32: widened, shifted into the top half. */
+typedef uint16_t v4u16 __attribute__((vector_size(8)));
+static inline v4 v4_load_bf16(const uint16_t *p) {
+    v4u16 h;
+    memcpy(&h, p, sizeof h);
+    return (v4)(__builtin_convertvector(h, v4i) << 16);
+}
+
+/* pack_b for a 16-bit B (dt F16 or BF16), up-cast on the way: the same panels and zero padding.
+   b points at element (0, 0) of the block, in 16-bit values; ldb counts values. Full panels of
+   a transposed BF16 B (x @ W^T of a checkpoint's weights) go four at a time through pack_b's
+   4 x 4 transposes; the rest is one compact scalar loop (not inlined, so as not to double the
+   kernel's code in the page). */
+static __attribute__((noinline)) void pack_b_16(float *bp, const uint16_t *b, bl_dtype dt,
+                                                int ldb, int trans_b, int kc, int nc) {
+    size_t sk = trans_b ? 1 : (size_t)ldb, sj = trans_b ? (size_t)ldb : 1;   /* strides of k, j */
+    int bf = dt == BL_DTYPE_BF16;
     for (int j0 = 0; j0 < nc; j0 += NR, bp += (size_t)kc * NR) {
-        int cols = nc - j0 < NR ? nc - j0 : NR;
-        for (int c = 0; c < NR; c++) {
-            if (c >= cols) {
-                for (int k = 0; k < kc; k++) bp[k * NR + c] = 0.0f;
-            } else if (trans_b) {   /* column j0 + c of B is row j0 + c of b: k-contiguous */
-                const uint16_t *col = b + (size_t)(j0 + c) * ldb;
-                if (dt == BL_DTYPE_BF16)
-                    for (int k = 0; k < kc; k++) bp[k * NR + c] = bf16_to_f32(col[k]);
-                else
-                    for (int k = 0; k < kc; k++) bp[k * NR + c] = bl__f16_to_f32(col[k]);
-            } else {
-                const uint16_t *col = b + j0 + c;
-                for (int k = 0; k < kc; k++)
-                    bp[k * NR + c] = dt == BL_DTYPE_BF16 ? bf16_to_f32(col[(size_t)k * ldb])
-                                                         : bl__f16_to_f32(col[(size_t)k * ldb]);
+        int cols = nc - j0 < NR ? nc - j0 : NR, k = 0;
+        if (bf && trans_b && cols == NR)
+            for (; k + 4 <= kc; k += 4)
+                for (int g = 0; g < NR; g += 4) {
+                    const uint16_t *r = b + (size_t)(j0 + g) * ldb + k;
+                    store_t4(bp + k * NR + g, v4_load_bf16(r), v4_load_bf16(r + ldb),
+                             v4_load_bf16(r + 2 * (size_t)ldb), v4_load_bf16(r + 3 * (size_t)ldb));
+                }
+        for (; k < kc; k++)
+            for (int c = 0; c < NR; c++) {
+                float v = 0.0f;
+                if (c < cols) {
+                    uint16_t h = b[(size_t)k * sk + (size_t)(j0 + c) * sj];
+                    v = bf ? bf16_to_f32(h) : bl__f16_to_f32(h);
+                }
+                bp[k * NR + c] = v;
             }
-        }
     }
 }
 
