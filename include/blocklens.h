@@ -404,9 +404,9 @@ typedef struct bl_llama_desc {
     int max_positions;                  /* 0 = no limit; else L must be at most it */
     float eps;                          /* rms_norm_eps of every norm; 0 means 1e-6 */
     bl_dtype dtype;                     /* of every weight: F32 (0, the default), F16, BF16 */
-    float rope_theta;                   /* 0 means 10000 */
+    float rope_theta;                   /* 0 means 10000; else >= 1 */
     bl_rope_type rope_type;
-    float rope_factor;                  /* llama3: factor (> 0) */
+    float rope_factor;                  /* llama3: factor (>= 1, as HF checks it) */
     float rope_low_freq_factor;         /* llama3: low_freq_factor (> 0) */
     float rope_high_freq_factor;        /* llama3: high_freq_factor (> low_freq_factor) */
     int rope_original_max_positions;    /* llama3: original_max_position_embeddings (>= 1) */

@@ -59,6 +59,9 @@ void bl__softmax_row(float *w, const float *s, int L, int last, const unsigned c
 /* rope.c: the cos / sin tables (L, head_dim / 2) of d's RoPE settings (checked by the caller),
    and out (L, heads * head_dim) = x rotated per head (HF's rotate_half pairs c, c + half). */
 void bl__rope_table(float *cos_t, float *sin_t, const bl_llama_desc *d, int L, int head_dim);
+/* The double math under them: e^x for x in [-700, 0]; cos and sin of a in [0, 2^20). */
+double bl__exp_neg(double x);
+void bl__cos_sin(double a, double *c, double *s);
 void bl__rope_apply(float *out, const float *x, const float *cos_t, const float *sin_t, int L,
                     int heads, int head_dim);
 

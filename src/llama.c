@@ -55,6 +55,12 @@ static bl_status check_positive(bl_error *err, const char *name, float v) {
     return BL_OK;
 }
 
+static bl_status check_at_least_1(bl_error *err, const char *name, float v) {
+    if (!(v >= 1.0f) || isinf(v))
+        return bl__fail(err, BL_ERR_VALUE, "%s (%g) must be a finite number >= 1", name, (double)v);
+    return BL_OK;
+}
+
 /* Every check that needs only the sizes and settings, in the order the header documents. */
 static bl_status check_sizes(const bl_llama_desc *d, bl_error *err) {
     BL__CHECK(bl__check_dim(err, "n_layers", d->n_layers));
@@ -91,9 +97,11 @@ static bl_status check_sizes(const bl_llama_desc *d, bl_error *err) {
         return bl__fail(err, BL_ERR_VALUE, "dtype (%d) is not one of 0..%d (F32, F16, BF16)",
                         (int)d->dtype, BL_DTYPE_COUNT - 1);
     BL__CHECK(check_positive(err, "eps", d->eps == 0.0f ? 1e-6f : d->eps));
-    BL__CHECK(check_positive(err, "rope_theta", d->rope_theta == 0.0f ? 1e4f : d->rope_theta));
+    /* theta >= 1 and factor >= 1 (HF's own check of llama3) keep every inv_freq <= 1, so the
+       angles stay below 2^16 (rope.c's cos / sin) */
+    BL__CHECK(check_at_least_1(err, "rope_theta", d->rope_theta == 0.0f ? 1e4f : d->rope_theta));
     if (d->rope_type == BL_ROPE_LLAMA3) {
-        BL__CHECK(check_positive(err, "rope_factor", d->rope_factor));
+        BL__CHECK(check_at_least_1(err, "rope_factor", d->rope_factor));
         BL__CHECK(check_positive(err, "rope_low_freq_factor", d->rope_low_freq_factor));
         BL__CHECK(check_positive(err, "rope_high_freq_factor", d->rope_high_freq_factor));
         if (!(d->rope_high_freq_factor > d->rope_low_freq_factor))

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
+#include "bl_internal.h"   /* rope.c's math */
 
 /* ---- a Hugging Face folder ------------------------------------------------------------- */
 #define MAX_TENSORS 64
@@ -325,6 +326,25 @@ static void llama_logits_do_not_depend_on_later_tokens(void) {
     close_folder(f);
 }
 
+/* rope.c's own exp, cos and sin (no libm in the page's wasm) against libm's, over the range
+   they serve: exponents of theta^(-2c/hd) for theta up to 1e9, angles up to position 65535. */
+static void rope_math_matches_libm(void) {
+    double worst_e = 0, worst_t = 0;
+    for (double x = -48.0; x <= 0.0; x += 0.00731) {
+        double want = exp(x), rel = fabs(bl__exp_neg(x) - want) / want;
+        if (rel > worst_e) worst_e = rel;
+    }
+    for (double a = 0.0; a < 65536.0; a += 0.618034 * (1.0 + a / 4096.0)) {
+        double c, s;
+        bl__cos_sin(a, &c, &s);
+        double e = fmax(fabs(c - cos(a)), fabs(s - sin(a)));
+        if (e > worst_t) worst_t = e;
+    }
+    printf("       exp: max relative error %.3g; cos, sin: max error %.3g\n", worst_e, worst_t);
+    CHECK(worst_e < 1e-15);
+    CHECK(worst_t < 1e-11);   /* a itself is only known to 65536 x 2^-53 = 7e-12 */
+}
+
 /* ---- refusals ------------------------------------------------------------------------------ */
 /* d is refused with `status` and a message containing `part`; nothing is written to logits. */
 static void expect_refused(const bl_llama_desc *d, const bl_llama_out *o, bl_status status,
@@ -373,7 +393,11 @@ static void llama_refuses_bad_arguments_naming_them(void) {
     d = m.d; d.rope_original_max_positions = 0;
     expect_refused(&d, &o, BL_ERR_VALUE, "rope_original_max_positions (0)");
     d = m.d; d.rope_theta = -1.0f;
-    expect_refused(&d, &o, BL_ERR_VALUE, "rope_theta (-1)");
+    expect_refused(&d, &o, BL_ERR_VALUE, "rope_theta (-1) must be a finite number >= 1");
+    d = m.d; d.rope_theta = 0.5f;
+    expect_refused(&d, &o, BL_ERR_VALUE, "rope_theta (0.5)");
+    d = m.d; d.rope_factor = 0.5f;
+    expect_refused(&d, &o, BL_ERR_VALUE, "rope_factor (0.5) must be a finite number >= 1");
     d = m.d; d.eps = NAN;
     expect_refused(&d, &o, BL_ERR_VALUE, "eps (nan)");
     d = m.d; d.L = 0;
@@ -415,6 +439,7 @@ int main(void) {
     bl_run("mistral_one_kv_head_f32_matches_torch", mistral_one_kv_head_f32_matches_torch);
     bl_run("bf16_weights_give_the_bits_of_their_f32_upcast", bf16_weights_give_the_bits_of_their_f32_upcast);
     bl_run("llama_logits_do_not_depend_on_later_tokens", llama_logits_do_not_depend_on_later_tokens);
+    bl_run("rope_math_matches_libm", rope_math_matches_libm);
     bl_run("llama_refuses_bad_arguments_naming_them", llama_refuses_bad_arguments_naming_them);
     return bl_summary();
 }

@@ -166,6 +166,8 @@ test('bad_llama_configs_are_refused_naming_the_key_and_the_engine_still_works', 
     /config\.rope_scaling\.rope_type "linear" \(a string\) is not supported \(BlockLens reads "default" and "llama3"\)/);
   refused({ ...c, rope_scaling: { type: 'dynamic', factor: 2 } }, /config\.rope_scaling\.type "dynamic" .*is not supported/);
   refused({ ...c, rope_scaling: { ...c.rope_scaling, factor: undefined } }, /config\.rope_scaling\.factor is missing/);
+  refused({ ...c, rope_scaling: { ...c.rope_scaling, factor: 0.5 } }, /config\.rope_scaling\.factor \(0\.5\) must be at least 1/);
+  refused({ ...c, rope_theta: 0.5 }, /config\.rope_theta \(0\.5\) must be at least 1/);
   refused({ ...c, rope_scaling: { ...c.rope_scaling, high_freq_factor: 0.5 } },
     /config\.rope_scaling\.high_freq_factor \(0\.5\) must be above low_freq_factor \(1\)/);
   refused({ ...q3.config, rope_parameters: { rope_type: 'yarn', factor: 4 } },

@@ -43,6 +43,8 @@
     const where = r.rope_scaling != null ? 'config.rope_scaling' : 'config.rope_parameters';
     const theta = positive(r.rope_theta != null ? r.rope_theta : p && p.rope_theta,
       r.rope_theta != null ? 'config.rope_theta' : 'config.rope_parameters.rope_theta', 10000);
+    if (theta < 1) fail((r.rope_theta != null ? 'config.rope_theta' : 'config.rope_parameters.rope_theta') + ' (' +
+      theta + ') must be at least 1');
     const rope = { type: 0, theta: theta, factor: 0, low: 0, high: 0, original: 0 };
     if (s == null) return rope;
     const type = s.rope_type != null ? s.rope_type : s.type != null ? s.type : 'default';
@@ -57,6 +59,7 @@
     [['factor', rope.factor], ['low_freq_factor', rope.low], ['high_freq_factor', rope.high]].forEach(function (k) {
       if (k[1] === undefined) fail(where + '.' + k[0] + ' is missing (rope_type "llama3" needs it)');
     });
+    if (rope.factor < 1) fail(where + '.factor (' + rope.factor + ') must be at least 1 (as transformers checks it)');
     if (!(rope.high > rope.low))
       fail(where + '.high_freq_factor (' + rope.high + ') must be above low_freq_factor (' + rope.low + ')');
     rope.original = dim(s.original_max_position_embeddings, where + '.original_max_position_embeddings');
