@@ -121,6 +121,10 @@ test('a_llama_model_describes_its_heads_and_keeps_bf16_weights_in_half_the_heap'
     assert.equal(q3.headDim, 8);
     assert.equal(q3.eps, 1e-6);
     assert.ok(b.heapBytes < a.heapBytes * 0.55, `BF16 ${b.heapBytes} bytes vs F32 ${a.heapBytes}`);
+    // the config as read, frozen through its rope settings (forward reads them)
+    assert.deepEqual(a.config.rope, { type: 1, theta: 500000, factor: 8, low: 1, high: 4, original: 256 });
+    assert.ok(Object.isFrozen(a.config) && Object.isFrozen(a.config.rope));
+    assert.equal(q3.config.rope.theta, 1000000);   // from rope_parameters
   } finally {
     a.free(); b.free(); q3.free();
   }

@@ -112,7 +112,7 @@
     return { model_type: r.model_type, hidden_size: D, intermediate_size: r.intermediate_size,
       num_hidden_layers: r.num_hidden_layers, num_attention_heads: H, num_key_value_heads: KVH, head_dim: hd,
       vocab_size: V, max_position_embeddings: r.max_position_embeddings, n_positions: P,
-      rms_norm_eps: positive(r.rms_norm_eps, 'config.rms_norm_eps', 1e-6), rope: ropeOf(r),
+      rms_norm_eps: positive(r.rms_norm_eps, 'config.rms_norm_eps', 1e-6), rope: Object.freeze(ropeOf(r)),
       tie_word_embeddings: bool(r.tie_word_embeddings, 'config.tie_word_embeddings', false),
       qkv_bias: kind.qwen2Bias || attnBias, o_bias: !kind.qwen2Bias && attnBias,
       mlp_bias: bool(r.mlp_bias, 'config.mlp_bias', false), qk_norm: kind.qkNorm,
