@@ -76,17 +76,19 @@ static bl_status check_sizes(const bl_llama_desc *d, bl_error *err) {
         return bl__fail(err, BL_ERR_SIZE, "max_positions (%d) must be 0 (no limit) or positive",
                         d->max_positions);
     BL__CHECK(bl__check_dim(err, "L", d->L));
+    /* Q and KV in ints only once KV <= Q <= BL_MAX_DIM: n_kv_heads divides n_heads */
     int hd = d->head_dim ? d->head_dim : d->d_model / d->n_heads;
-    if ((uint64_t)d->n_heads * (uint64_t)hd > BL_MAX_DIM)   /* before dims_of forms Q in an int */
+    int kvh = d->n_kv_heads ? d->n_kv_heads : d->n_heads;
+    if ((uint64_t)d->n_heads * (uint64_t)hd > BL_MAX_DIM)
         return bl__fail(err, BL_ERR_SIZE, "n_heads * head_dim (%d x %d) must be at most %d",
                         d->n_heads, hd, BL_MAX_DIM);
-    dims z = dims_of(d);
     if (d->head_dim == 0 && d->d_model % d->n_heads != 0)
         return bl__fail(err, BL_ERR_SHAPE, "d_model (%d) must be divisible by n_heads (%d) when "
                         "head_dim is 0", d->d_model, d->n_heads);
-    if (z.H % z.KVH != 0)
+    if (d->n_heads % kvh != 0)
         return bl__fail(err, BL_ERR_SHAPE, "n_heads (%d) must be divisible by n_kv_heads (%d)",
-                        z.H, z.KVH);
+                        d->n_heads, kvh);
+    dims z = dims_of(d);
     if (z.hd % 2 != 0)
         return bl__fail(err, BL_ERR_SHAPE, "head_dim (%d) must be even (RoPE pairs its values)",
                         z.hd);

@@ -378,6 +378,8 @@ static void llama_refuses_bad_arguments_naming_them(void) {
     m.ids[2] = 0;
     d = m.d; d.n_kv_heads = 3;
     expect_refused(&d, &o, BL_ERR_SHAPE, "n_heads (4) must be divisible by n_kv_heads (3)");
+    d = m.d; d.n_heads = 1; d.n_kv_heads = 65535; d.head_dim = 65535;   /* KV would pass 2^31 */
+    expect_refused(&d, &o, BL_ERR_SHAPE, "n_heads (1) must be divisible by n_kv_heads (65535)");
     d = m.d; d.head_dim = 7;
     expect_refused(&d, &o, BL_ERR_SHAPE, "head_dim (7) must be even");
     d = m.d; d.head_dim = 0; d.d_model = 18;
