@@ -152,6 +152,16 @@ test('layer_weights_are_the_files_values_up_cast_in_their_out_in_layout', () => 
   }
 });
 
+test('a_llama_3_1_context_of_131072_positions_loads_and_reads_up_to_65536_tokens', () => {
+  const f = folder('llama'), model = load(f, { ...f.config, max_position_embeddings: 131072 });
+  try {
+    assert.equal(model.nPositions, 65536);
+    assert.equal(model.config.max_position_embeddings, 131072);
+  } finally {
+    model.free();
+  }
+});
+
 test('a_mistral_sliding_window_bounds_the_tokens_it_reads', () => {
   const f = folder('mistral'), model = load(f, { ...f.config, sliding_window: 4 });
   try {
@@ -184,7 +194,8 @@ test('bad_llama_configs_are_refused_naming_the_key_and_the_engine_still_works', 
   refused({ ...c, head_dim: undefined, hidden_size: 18 }, /config\.hidden_size \(18\) must be divisible by config\.num_attention_heads/);
   refused({ ...c, rms_norm_eps: -1 }, /config\.rms_norm_eps \(-1\) must be a positive number/);
   refused({ ...c, vocab_size: 0 }, /config\.vocab_size \(0\) must be an integer between 1 and/);
-  refused({ ...c, max_position_embeddings: 'long' }, /config\.max_position_embeddings must be an integer/);
+  refused({ ...c, max_position_embeddings: 'long' }, /config\.max_position_embeddings \("long" \(a string\)\) must be a whole number >= 1/);
+  refused({ ...c, max_position_embeddings: 0 }, /config\.max_position_embeddings \(0\) must be a whole number >= 1/);
   refused({ ...c, tie_word_embeddings: 'yes' }, /config\.tie_word_embeddings must be true or false/);
   refused({ ...c, attention_bias: true }, /weights: no tensor "model\.layers\.0\.self_attn\.q_proj\.bias"/);
   refused({ ...c, num_hidden_layers: 3 }, /weights: no tensor "model\.layers\.2\.input_layernorm\.weight"/);

@@ -30,6 +30,12 @@
       fail(name + ' (' + (typeof v === 'number' ? v : show(v)) + ') must be a positive number that float32 can hold');
     return v;
   }
+  /* A whole number >= 1 of any size (config key `name`). */
+  function wholePositive(v, name) {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)
+      fail(name + ' (' + (typeof v === 'number' ? v : show(v)) + ') must be a whole number >= 1');
+    return v;
+  }
   function bool(v, name, fallback) {
     if (v == null) return fallback;
     if (typeof v !== 'boolean') fail(name + ' must be true or false, not ' + show(v));
@@ -84,8 +90,10 @@
       rethrow(e, 'loadModel');
     }
     const kind = LLAMA_KINDS[r.model_type];
-    ['hidden_size', 'intermediate_size', 'num_hidden_layers', 'num_attention_heads',
-      'max_position_embeddings'].forEach(function (k) { dim(r[k], 'config.' + k); });
+    ['hidden_size', 'intermediate_size', 'num_hidden_layers', 'num_attention_heads'].forEach(function (k) {
+      dim(r[k], 'config.' + k);
+    });
+    wholePositive(r.max_position_embeddings, 'config.max_position_embeddings');
     const V = r.vocab_size;
     if (typeof V !== 'number' || !Number.isInteger(V) || V < 1 || V > MAX_ELEMS)
       fail('config.vocab_size (' + (typeof V === 'number' ? V : show(V)) + ') must be an integer between 1 and ' +
@@ -104,9 +112,11 @@
     if (act !== 'silu')
       fail('config.hidden_act ' + show(act) + ' is not supported (the Llama family\'s FFN is SwiGLU: "silu")');
     const attnBias = bool(r.attention_bias, 'config.attention_bias', false);
-    let P = r.max_position_embeddings;
+    /* the tokens a forward reads: the engine's limit (L <= 65536, Llama 3.1 says 131072), and
+       Mistral's sliding window, below which full causal attention is exact */
+    let P = Math.min(r.max_position_embeddings, 65536);
     if (kind.window === 'sliding_window' && r.sliding_window != null)
-      P = Math.min(P, dim(r.sliding_window, 'config.sliding_window'));   /* exact up to the window */
+      P = Math.min(P, wholePositive(r.sliding_window, 'config.sliding_window'));
     if (kind.window === 'use_sliding_window' && bool(r.use_sliding_window, 'config.use_sliding_window', false))
       fail('config.use_sliding_window true is not supported (BlockLens computes full causal attention)');
     return { model_type: r.model_type, hidden_size: D, intermediate_size: r.intermediate_size,
