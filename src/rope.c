@@ -13,7 +13,7 @@ double bl__exp_neg(double x) {
     const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
     double n = floor(x / M_LN2 + 0.5), r = (x - n * ln2_hi) - n * ln2_lo, t = 1.0, e = 1.0;
     for (int k = 1; k <= 14; k++) e += t *= r / k;
-    for (; n < 0; n++) e *= 0.5;
+    for (int i = (int)-n; i > 0; i--) e *= 0.5;
     return e;
 }
 
