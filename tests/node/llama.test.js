@@ -20,8 +20,9 @@ function header(bytes) {
   return { json: JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n))), start: 8 + n };
 }
 
-/* The shards of a folder as one safetensors file: the same tensors, bytes and header entries. */
-function merged(files) {
+/* The shards of a folder as one safetensors file: the same tensors, bytes and header entries;
+   edit(entry) may replace an entry's dtype and data first. */
+function merged(files, edit) {
   const entries = [];
   for (const bytes of files) {
     const { json, start } = header(bytes);
@@ -30,6 +31,7 @@ function merged(files) {
       entries.push({ name, dtype: e.dtype, shape: e.shape, data: bytes.subarray(start + e.data_offsets[0], start + e.data_offsets[1]) });
     }
   }
+  if (edit) entries.forEach(edit);
   const head = { __metadata__: { format: 'pt' } };
   let off = 0;
   for (const e of entries) { head[e.name] = { dtype: e.dtype, shape: e.shape, data_offsets: [off, off + e.data.length] }; off += e.data.length; }
@@ -150,6 +152,43 @@ test('layer_weights_are_the_files_values_up_cast_in_their_out_in_layout', () => 
   } finally {
     q2.free();
   }
+});
+
+test('a_file_of_mixed_dtypes_is_kept_as_f32_and_gives_the_same_logits', () => {
+  const f = folder('llama-bf16'), ids = f.reference.ids;
+  // model.norm.weight as F32 (its exact values), every other tensor BF16
+  const mixed = merged([f.weights], (e) => {
+    if (e.name !== 'model.norm.weight') return;
+    const bits = new Uint16Array(e.data.slice().buffer);
+    e.dtype = 'F32';
+    e.data = new Uint8Array(new Uint32Array(Array.from(bits, (h) => h << 16)).buffer);
+  });
+  const a = load(f), b = bl.loadModel({ weights: mixed, config: f.config, vocab: f.vocab });
+  try {
+    assert.ok(b.heapBytes > 1.9 * a.heapBytes, `mixed ${b.heapBytes} bytes vs BF16 ${a.heapBytes}`);
+    assert.deepEqual(b.forward(ids, { layers: [] }).logits, a.forward(ids, { layers: [] }).logits);
+  } finally {
+    a.free(); b.free();
+  }
+});
+
+test('a_nan_in_bf16_or_f16_weights_is_refused_naming_the_tensor', () => {
+  for (const [name, nan] of [['llama-bf16', 0x7fc0], ['qwen3', 0xff80]]) {
+    const f = folder(name), bad = merged([f.weights], (e) => {
+      if (e.name !== 'model.layers.1.mlp.up_proj.weight') return;
+      e.data = e.data.slice();
+      new DataView(e.data.buffer).setUint16(2 * 5, nan, true);
+    });
+    assert.throws(() => bl.loadModel({ weights: bad, config: f.config, vocab: f.vocab }),
+      /weights: tensor "model\.layers\.1\.mlp\.up_proj\.weight" holds a NaN or an infinity at value 5/);
+  }
+  const q2 = folder('qwen2'), bad = merged([q2.weights], (e) => {   // F16 (its shards merged): +infinity
+    if (e.name !== 'model.embed_tokens.weight') return;
+    e.data = e.data.slice();
+    new DataView(e.data.buffer).setUint16(2 * 7, 0x7c00, true);
+  });
+  assert.throws(() => bl.loadModel({ weights: bad, config: q2.config, vocab: q2.vocab }),
+    /weights: tensor "model\.embed_tokens\.weight" holds a NaN or an infinity at value 7/);
 });
 
 test('a_llama_3_1_context_of_131072_positions_loads_and_reads_up_to_65536_tokens', () => {
