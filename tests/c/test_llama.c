@@ -307,6 +307,160 @@ static void bf16_weights_give_the_bits_of_their_f32_upcast(void) {
     close_folder(f);
 }
 
+/* ---- past one attention block: a plain double forward ---------------------------------------- */
+/* y (L, N) = x (L, K) @ W^T + b, W (N, K) float32 (nn.Linear), in double. */
+static void ref_lin(double *y, const double *x, const float *w, const float *b, int L, int K, int N) {
+    for (int i = 0; i < L; i++)
+        for (int j = 0; j < N; j++) {
+            double acc = b ? b[j] : 0.0;
+            for (int k = 0; k < K; k++) acc += x[(size_t)i * K + k] * w[(size_t)j * K + k];
+            y[(size_t)i * N + j] = acc;
+        }
+}
+/* rows of d values normed in place, weight g (d, NULL = 1) */
+static void ref_rms(double *x, const float *g, int rows, int d, double eps) {
+    for (int i = 0; i < rows; i++) {
+        double *r = x + (size_t)i * d, ss = 0;
+        for (int c = 0; c < d; c++) ss += r[c] * r[c];
+        double rstd = 1.0 / sqrt(ss / d + eps);
+        for (int c = 0; c < d; c++) r[c] *= rstd * (g ? g[c] : 1.0);
+    }
+}
+/* HF's forward from the header's formulas with libm in double: logits (L, vocab); F32 weights. */
+static void ref_llama(double *logits, const bl_llama_desc *d) {
+    int L = d->L, D = d->d_model, H = d->n_heads, KVH = d->n_kv_heads, hd = d->head_dim, F = d->d_ff;
+    int Q = H * hd, KV = KVH * hd, half = hd / 2;
+    double *h = calloc((size_t)L * D, 8), *n = calloc((size_t)L * D, 8), *q = calloc((size_t)L * Q, 8);
+    double *k = calloc((size_t)L * KV, 8), *v = calloc((size_t)L * KV, 8), *ctx = calloc((size_t)L * Q, 8);
+    double *o = calloc((size_t)L * D, 8), *g = calloc((size_t)L * F, 8), *u = calloc((size_t)L * F, 8);
+    double *freq = calloc((size_t)half, 8), *w = calloc((size_t)L, 8);
+    for (int c = 0; c < half; c++) {   /* HF's _compute_llama3_parameters */
+        double f = pow(d->rope_theta, -2.0 * c / hd), wl = 2 * M_PI / f, old = d->rope_original_max_positions;
+        double lo = d->rope_low_freq_factor, hi = d->rope_high_freq_factor, fac = d->rope_factor;
+        if (d->rope_type == BL_ROPE_LLAMA3) {
+            if (wl > old / lo) f /= fac;
+            else if (wl >= old / hi) {
+                double sm = (old / wl - lo) / (hi - lo);
+                f = (1 - sm) * f / fac + sm * f;
+            }
+        }
+        freq[c] = f;
+    }
+    for (int i = 0; i < L; i++)
+        for (int c = 0; c < D; c++) h[(size_t)i * D + c] = ((const float *)d->embed)[(size_t)d->ids[i] * D + c];
+    for (int l = 0; l < d->n_layers; l++) {
+        const bl_llama_layer *y = &d->layers[l];
+        memcpy(n, h, (size_t)L * D * 8);
+        ref_rms(n, y->attn_norm, L, D, d->eps);
+        ref_lin(q, n, y->wq, y->bq, L, D, Q);
+        ref_lin(k, n, y->wk, y->bk, L, D, KV);
+        ref_lin(v, n, y->wv, y->bv, L, D, KV);
+        if (y->q_norm) ref_rms(q, y->q_norm, L * H, hd, d->eps);
+        if (y->k_norm) ref_rms(k, y->k_norm, L * KVH, hd, d->eps);
+        for (int i = 0; i < L; i++)   /* rotate_half */
+            for (int t = 0; t < H + KVH; t++) {
+                double *r = t < H ? q + (size_t)i * Q + t * hd : k + (size_t)i * KV + (t - H) * hd;
+                for (int c = 0; c < half; c++) {
+                    double a = r[c], b = r[c + half], cs = cos(i * freq[c]), sn = sin(i * freq[c]);
+                    r[c] = a * cs - b * sn;
+                    r[c + half] = b * cs + a * sn;
+                }
+            }
+        for (int hh = 0; hh < H; hh++) {
+            int gg = hh / (H / KVH);
+            for (int i = 0; i < L; i++) {
+                double m = -INFINITY, sum = 0;
+                for (int j = 0; j <= i; j++) {
+                    double sc = 0;
+                    for (int c = 0; c < hd; c++) sc += q[(size_t)i * Q + hh * hd + c] * k[(size_t)j * KV + gg * hd + c];
+                    w[j] = sc / sqrt((double)hd);
+                    if (w[j] > m) m = w[j];
+                }
+                for (int j = 0; j <= i; j++) sum += w[j] = exp(w[j] - m);
+                for (int c = 0; c < hd; c++) {
+                    double acc = 0;
+                    for (int j = 0; j <= i; j++) acc += w[j] / sum * v[(size_t)j * KV + gg * hd + c];
+                    ctx[(size_t)i * Q + hh * hd + c] = acc;
+                }
+            }
+        }
+        ref_lin(o, ctx, y->wo, y->bo, L, Q, D);
+        for (size_t i = 0; i < (size_t)L * D; i++) h[i] += o[i];
+        memcpy(n, h, (size_t)L * D * 8);
+        ref_rms(n, y->ffn_norm, L, D, d->eps);
+        ref_lin(g, n, y->w_gate, y->b_gate, L, D, F);
+        ref_lin(u, n, y->w_up, y->b_up, L, D, F);
+        for (size_t i = 0; i < (size_t)L * F; i++) g[i] = g[i] / (1 + exp(-g[i])) * u[i];
+        ref_lin(o, g, y->w_down, y->b_down, L, F, D);
+        for (size_t i = 0; i < (size_t)L * D; i++) h[i] += o[i];
+    }
+    ref_rms(h, d->final_norm, L, D, d->eps);
+    ref_lin(logits, h, d->lm_head ? d->lm_head : d->embed, NULL, L, D, d->vocab);
+    free(h); free(n); free(q); free(k); free(v); free(ctx); free(o); free(g); free(u); free(freq); free(w);
+}
+
+static uint32_t lcg = 2024u;
+static float *rnd(size_t n, float scale, float offset) {   /* uniform in offset + [-scale, scale) */
+    float *p = malloc(n * sizeof(float));
+    for (size_t i = 0; i < n; i++) {
+        lcg = lcg * 1664525u + 1013904223u;
+        p[i] = offset + ((float)(lcg >> 8) / 16777216.0f * 2.0f - 1.0f) * scale;
+    }
+    return p;
+}
+
+/* L 150: three blocks of query rows (QB 64), with and without kept scores, every option on. */
+static void llama_past_one_attention_block_matches_plain_double_loops(void) {
+    enum { NL = 2, D = 16, H = 4, KVH = 2, HD = 8, F = 24, V = 40, L = 150 };
+    const int Q = H * HD, KV = KVH * HD;
+    bl_llama_layer lay[NL];
+    int32_t ids[L];
+    for (int i = 0; i < L; i++) ids[i] = (int32_t)((i * 7 + 3) % V);
+    for (int l = 0; l < NL; l++) {
+        float s = 1.0f / sqrtf((float)D);
+        lay[l] = (bl_llama_layer){
+            .attn_norm = rnd(D, 0.2f, 1), .wq = rnd((size_t)Q * D, 2 * s, 0), .bq = rnd(Q, 0.1f, 0),
+            .wk = rnd((size_t)KV * D, 2 * s, 0), .bk = rnd(KV, 0.1f, 0), .wv = rnd((size_t)KV * D, s, 0),
+            .bv = rnd(KV, 0.1f, 0), .q_norm = rnd(HD, 0.2f, 1), .k_norm = rnd(HD, 0.2f, 1),
+            .wo = rnd((size_t)D * Q, 1.0f / sqrtf((float)Q), 0), .bo = rnd(D, 0.1f, 0),
+            .ffn_norm = rnd(D, 0.2f, 1), .w_gate = rnd((size_t)F * D, s, 0), .b_gate = rnd(F, 0.1f, 0),
+            .w_up = rnd((size_t)F * D, s, 0), .b_up = rnd(F, 0.1f, 0),
+            .w_down = rnd((size_t)D * F, 1.0f / sqrtf((float)F), 0), .b_down = rnd(D, 0.1f, 0)};
+    }
+    bl_llama_desc d = {.n_layers = NL, .d_model = D, .n_heads = H, .n_kv_heads = KVH, .head_dim = HD,
+                       .d_ff = F, .vocab = V, .eps = 1e-5f, .rope_theta = 10000.0f,
+                       .rope_type = BL_ROPE_LLAMA3, .rope_factor = 8.0f, .rope_low_freq_factor = 1.0f,
+                       .rope_high_freq_factor = 4.0f, .rope_original_max_positions = 64, .L = L,
+                       .ids = ids, .embed = rnd((size_t)V * D, 1.0f, 0), .layers = lay,
+                       .final_norm = rnd(D, 0.2f, 1), .lm_head = rnd((size_t)V * D, 0.5f, 0)};
+    size_t nl = (size_t)L * V, ns = (size_t)H * L * L;
+    float *a = out_buf(nl), *b = out_buf(nl), *sc = out_buf(ns), *ws = out_buf(bl_llama_workspace_size(&d));
+    double *want = malloc(nl * sizeof(double));
+    bl_llama_layer_out k1 = {.scores = sc};
+    bl_llama_layer_out *keep[NL] = {NULL, &k1};
+    bl_llama_out oa = {.logits = a}, ob = {.logits = b, .layers = keep};
+    CHECK_STATUS(bl_llama_forward(&d, &oa, ws, NULL), BL_OK);
+    CHECK_STATUS(bl_llama_forward(&d, &ob, ws, NULL), BL_OK);
+    CHECK(memcmp(a, b, nl * sizeof(float)) == 0);
+    ref_llama(want, &d);
+    double maxd = 0;
+    size_t bad = nl;
+    for (size_t i = 0; i < nl; i++) {
+        double diff = fabs(a[i] - want[i]);
+        if (!(diff <= 1e-4 + 1e-4 * fabs(want[i])) && bad == nl) bad = i;
+        if (!(diff <= maxd)) maxd = diff;
+    }
+    printf("       logits (L %d) max diff %.3g (atol 1e-4, rtol 1e-4)\n", L, maxd);
+    if (bad < nl) fprintf(stderr, "  logits[%zu]: got %.9g, want %.9g\n", bad, a[bad], want[bad]);
+    CHECK(bad == nl);
+    for (int l = 0; l < NL; l++) {
+        const void **p = (const void **)&lay[l];
+        for (size_t i = 0; i < sizeof lay[l] / sizeof(void *); i++) free((void *)p[i]);
+    }
+    free((void *)d.embed); free((void *)d.final_norm); free((void *)d.lm_head);
+    free(a); free(b); free(sc); free(ws); free(want);
+}
+
 /* A prefix's logits are the first rows of a longer run's (causal), bit for bit. */
 static void llama_logits_do_not_depend_on_later_tokens(void) {
     folder *f = open_folder("qwen3");
@@ -441,6 +595,8 @@ int main(void) {
     bl_run("mistral_one_kv_head_f32_matches_torch", mistral_one_kv_head_f32_matches_torch);
     bl_run("bf16_weights_give_the_bits_of_their_f32_upcast", bf16_weights_give_the_bits_of_their_f32_upcast);
     bl_run("llama_logits_do_not_depend_on_later_tokens", llama_logits_do_not_depend_on_later_tokens);
+    bl_run("llama_past_one_attention_block_matches_plain_double_loops",
+           llama_past_one_attention_block_matches_plain_double_loops);
     bl_run("rope_math_matches_libm", rope_math_matches_libm);
     bl_run("llama_refuses_bad_arguments_naming_them", llama_refuses_bad_arguments_naming_them);
     return bl_summary();
