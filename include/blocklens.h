@@ -16,7 +16,9 @@
    LAYOUT
        Every matrix is float32, row-major. Tokens are rows: x is (L, d_model).
        A linear layer is y = x @ W + b with W stored (in, out), as in the numpy explanations
-       (PyTorch's nn.Linear stores the transpose). Biases may be NULL (= zero).
+       (PyTorch's nn.Linear stores the transpose). Biases may be NULL (= zero). The one
+       exception is the Llama-family decoder, which reads a checkpoint's weights as they are:
+       nn.Linear's (out, in), in F32, F16 or BF16 (see its section).
        Attention tensors that have a head axis are (heads, L, L) or (heads, L, d_k).
 
    CONVENTIONS
@@ -325,6 +327,125 @@ typedef struct bl_decoder_out {
 size_t bl_decoder_workspace_size(const bl_decoder_desc *desc);
 bl_status bl_decoder_forward(const bl_decoder_desc *desc, const bl_decoder_out *out,
                              float *workspace, bl_error *err);
+
+/* ---- a Llama-family decoder (Llama, Mistral, Qwen2, Qwen3) ----------------------------
+   As Hugging Face transformers' LlamaForCausalLM (and Mistral-, Qwen2-, Qwen3ForCausalLM)
+   compute it in float32. Weights stay in the checkpoint's dtype and nn.Linear's layout: a
+   projection W is (out, in) and y = x @ W^T + b. Every weight pointer below is of `dtype`
+   (F32, F16 or BF16), up-cast exactly to float32 where it is read; activations are float32.
+   With Q = n_heads * head_dim, KV = n_kv_heads * head_dim, rms(x, g) = x / sqrt(mean(x^2) + eps) * g:
+     h      = embed[ids]                                                      (L, d_model)
+     layer: norm1 = rms(h, attn_norm)                      rstd1 (L) = 1 / sqrt(mean(h^2) + eps)
+            q = norm1 Wq^T + bq (L, Q) ; k = norm1 Wk^T + bk, v = norm1 Wv^T + bv (L, KV)
+            Qwen3: q, k = rms over each head's head_dim values, weight q_norm / k_norm (head_dim)
+            q_rot, k_rot = RoPE(q), RoPE(k): HF's rotate_half, value c of a head (c < head_dim/2)
+              paired with c + head_dim/2, angle pos * inv_freq[c], inv_freq[c] = theta^(-2c/head_dim)
+              (rescaled per frequency when rope_type is BL_ROPE_LLAMA3, as HF's "llama3")
+            query head h reads kv head g = h / (n_heads / n_kv_heads)     (grouped-query)
+            scores[h]  = q_rot_h k_rot_g^T       raw, unscaled and unmasked  (n_heads, L, L)
+            weights[h] = causal softmax(scores[h] / sqrt(head_dim))         (n_heads, L, L)
+            context[h] = weights[h] v_g (L, head_dim) ; concat (L, Q) = the heads side by side
+            attn_out = concat Wo^T + bo ; resid1 = h + attn_out             (L, d_model)
+            norm2 = rms(resid1, ffn_norm) ; gate = norm2 Wg^T + bg, up = norm2 Wu^T + bu (L, d_ff)
+            activated = silu(gate) * up ; ffn_out = activated Wd^T + bd ; resid2 = resid1 + ffn_out
+            h = resid2
+     hidden = rms(h, final_norm) ; logits = hidden lm_head^T (lm_head NULL: embed, tied) (L, vocab)
+   Usage (HF names -> fields: model.embed_tokens.weight -> embed, layers.N.self_attn.q_proj ->
+   layers[N].wq / bq, .o_proj -> wo, .q_norm -> q_norm, .input_layernorm -> attn_norm,
+   .post_attention_layernorm -> ffn_norm, .mlp.gate_proj / up_proj / down_proj -> w_gate / w_up /
+   w_down, model.norm -> final_norm, lm_head.weight -> lm_head):
+       bl_llama_desc d = { .n_layers = 16, .d_model = 2048, .n_heads = 32, .n_kv_heads = 8,
+                           .head_dim = 64, .d_ff = 8192, .vocab = 128256, .eps = 1e-5f,
+                           .dtype = BL_DTYPE_BF16, .rope_theta = 500000.0f,
+                           .rope_type = BL_ROPE_LLAMA3, .rope_factor = 32.0f,
+                           .rope_low_freq_factor = 1.0f, .rope_high_freq_factor = 4.0f,
+                           .rope_original_max_positions = 8192, .L = L, .ids = ids,
+                           .embed = embed, .layers = layers, .final_norm = norm };
+       float *ws = malloc(bl_llama_workspace_size(&d) * sizeof(float));
+       bl_llama_out o = { .logits = logits };
+       bl_llama_forward(&d, &o, ws, &err);
+   Errors name the argument: "ids[2] (70000) must be in [0, vocab 64)", "n_heads (6) must be
+   divisible by n_kv_heads (4)", "head_dim (7) must be even (RoPE pairs its values)",
+   "layers[1].w_up must not be NULL", "dtype (7) is not one of 0..2", "L (9000) must be at most
+   max_positions (8192)". */
+typedef enum bl_dtype {
+    BL_DTYPE_F32 = 0,   /* float32 */
+    BL_DTYPE_F16 = 1,   /* IEEE half */
+    BL_DTYPE_BF16 = 2,  /* bfloat16: the top 16 bits of a float32 */
+    BL_DTYPE_COUNT = 3
+} bl_dtype;
+
+typedef enum bl_rope_type {
+    BL_ROPE_DEFAULT = 0,  /* inv_freq[c] = theta^(-2c/head_dim) */
+    BL_ROPE_LLAMA3 = 1    /* HF's rope_type "llama3": wavelengths above original/low_freq_factor
+                             divided by factor, below original/high_freq_factor kept, smoothed
+                             in between */
+} bl_rope_type;
+
+typedef struct bl_llama_layer {          /* every pointer of the desc's dtype; Q, KV as above */
+    const void *attn_norm;              /* input_layernorm (d_model); NULL = 1 */
+    const void *wq, *bq;                /* q_proj (Q, d_model), (Q); bq NULL = none */
+    const void *wk, *bk;                /* k_proj (KV, d_model), (KV) */
+    const void *wv, *bv;                /* v_proj (KV, d_model), (KV) */
+    const void *q_norm, *k_norm;        /* Qwen3 (head_dim) each; NULL = no q / k norm */
+    const void *wo, *bo;                /* o_proj (d_model, Q), (d_model) */
+    const void *ffn_norm;               /* post_attention_layernorm (d_model); NULL = 1 */
+    const void *w_gate, *b_gate;        /* gate_proj (d_ff, d_model), (d_ff) */
+    const void *w_up, *b_up;            /* up_proj (d_ff, d_model), (d_ff) */
+    const void *w_down, *b_down;        /* down_proj (d_model, d_ff), (d_model) */
+} bl_llama_layer;
+
+typedef struct bl_llama_desc {
+    int n_layers, d_model, n_heads;
+    int n_kv_heads;                     /* 0 = n_heads; must divide n_heads */
+    int head_dim;                       /* 0 = d_model / n_heads; even */
+    int d_ff;                           /* intermediate_size */
+    int vocab;                          /* rows of embed and lm_head, 1..BL_MAX_ELEMS */
+    int max_positions;                  /* 0 = no limit; else L must be at most it */
+    float eps;                          /* rms_norm_eps of every norm; 0 means 1e-6 */
+    bl_dtype dtype;                     /* of every weight: F32 (0, the default), F16, BF16 */
+    float rope_theta;                   /* 0 means 10000; else >= 1 */
+    bl_rope_type rope_type;
+    float rope_factor;                  /* llama3: factor (>= 1, as HF checks it) */
+    float rope_low_freq_factor;         /* llama3: low_freq_factor (> 0) */
+    float rope_high_freq_factor;        /* llama3: high_freq_factor (> low_freq_factor) */
+    int rope_original_max_positions;    /* llama3: original_max_position_embeddings (>= 1) */
+    int L;                              /* tokens */
+    const int32_t *ids;                 /* (L) each in [0, vocab) */
+    const void *embed;                  /* embed_tokens (vocab, d_model) */
+    const bl_llama_layer *layers;       /* (n_layers) */
+    const void *final_norm;             /* model.norm (d_model); NULL = 1 */
+    const void *lm_head;                /* (vocab, d_model); NULL = embed (tied) */
+} bl_llama_desc;
+
+/* One layer's intermediates; every field optional: NULL ones are not kept. Q, KV as above. */
+typedef struct bl_llama_layer_out {
+    float *norm1, *rstd1;               /* (L, d_model), (L) */
+    float *q;                           /* (L, Q) after bias and q_norm, before RoPE */
+    float *k, *v;                       /* (L, KV) each; k after bias and k_norm, before RoPE */
+    float *q_rot;                       /* (L, Q) after RoPE */
+    float *k_rot;                       /* (L, KV) after RoPE */
+    float *scores, *weights;            /* (n_heads, L, L) each */
+    float *context;                     /* (n_heads, L, head_dim) */
+    float *concat;                      /* (L, Q) */
+    float *attn_out, *resid1;           /* (L, d_model) each */
+    float *norm2, *rstd2;               /* (L, d_model), (L) */
+    float *gate, *up, *activated;       /* (L, d_ff) each */
+    float *ffn_out, *resid2;            /* (L, d_model) each */
+} bl_llama_layer_out;
+
+typedef struct bl_llama_out {
+    float *logits;                      /* (L, vocab) required */
+    float *embed;                       /* (L, d_model) optional: embed[ids] */
+    float *hidden;                      /* (L, d_model) optional: after final_norm */
+    bl_llama_layer_out *const *layers;  /* (n_layers) optional; layers[l] NULL: keep nothing */
+} bl_llama_out;
+
+/* Floats of scratch bl_llama_forward needs (the sizes only, whatever is kept); 0 when the
+   sizes are refused. */
+size_t bl_llama_workspace_size(const bl_llama_desc *desc);
+bl_status bl_llama_forward(const bl_llama_desc *desc, const bl_llama_out *out, float *workspace,
+                           bl_error *err);
 
 /* ---- parameter counts ------------------------------------------------------------------
    A pure function of the config: the page's bars and any allocation read the same numbers.

@@ -100,6 +100,11 @@ static void softmax_row(float *w, const float *s, int L, int last, const unsigne
     if (tail) store_part(w + body, load_part(w + body, tail, 0.0f) * vi, tail);
 }
 
+void bl__softmax_row(float *w, const float *s, int L, int last, const unsigned char *mask,
+                     float scale) {
+    softmax_row(w, s, L, last, mask, scale);
+}
+
 /* Self-attention of rows [i0, i0 + rows) of head h. The logits land in scores (if asked),
    the weights in weights (if asked) or in `scratch` (rows x L); context goes to concat. */
 static void attend_block(const bl_attention_desc *d, const bl_attention_out *o, int h, int i0,

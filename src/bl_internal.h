@@ -42,6 +42,29 @@ void bl__set_fma(int on);
 void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const float *b, int ldb,
               int trans_b, const float *bias, int M, int K, int N, bl_activation act);
 
+/* bl__gemm with B of type bt (F32, F16 or BF16: a checkpoint's weights), up-cast exactly to
+   float32 while it is packed; ldb counts values of that type. */
+void bl__gemm_typed(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
+                    bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
+                    bl_activation act);
+/* Weight values as float32: one (index i), or n from index `from` into out. */
+float bl__f16_to_f32(uint16_t h);
+float bl__weight_at(const void *w, bl_dtype dt, size_t i);
+void bl__weights_to_f32(float *out, const void *w, bl_dtype dt, size_t from, size_t n);
+/* attention.c's masked softmax of one row: w (L) = softmax(s * scale) over keys [0, last],
+   0 after; mask (L, optional): 0 = key nobody attends to. s may equal w. */
+void bl__softmax_row(float *w, const float *s, int L, int last, const unsigned char *mask,
+                     float scale);
+
+/* rope.c: the cos / sin tables (L, head_dim / 2) of d's RoPE settings (checked by the caller),
+   and out (L, heads * head_dim) = x rotated per head (HF's rotate_half pairs c, c + half). */
+void bl__rope_table(float *cos_t, float *sin_t, const bl_llama_desc *d, int L, int head_dim);
+/* The double math under them: e^x for x in [-700, 0]; cos and sin of a in [0, 2^20). */
+double bl__exp_neg(double x);
+void bl__cos_sin(double a, double *c, double *s);
+void bl__rope_apply(float *out, const float *x, const float *cos_t, const float *sin_t, int L,
+                    int heads, int head_dim);
+
 /* Argument checks of the two sublayers, shared with the block so it fails before writing. */
 bl_status bl__attention_check(const bl_attention_desc *d, const bl_attention_out *o,
                               const float *workspace, bl_error *err);

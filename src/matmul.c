@@ -5,7 +5,9 @@
    by the MR x NR micro-kernel, whose accumulators live in vector registers. Bias and
    activation are applied in the epilogue of the last K slice, so the hidden layer is
    written once and never re-read. Packing A measured slower: its copies cost more than
-   the broadcasts from four streams that the hardware prefetches anyway. */
+   the broadcasts from four streams that the hardware prefetches anyway. B may also be F16 or
+   BF16 (a checkpoint's own weights): it is up-cast exactly to float32 while it is packed, so
+   the micro-kernel and every float32 path stay as they are. */
 #include <math.h>
 #include "bl_internal.h"
 #include "kernel_simd.h"
@@ -34,6 +36,19 @@ float bl__act(float v, bl_activation act) {
     return v4_act(v4_splat(v), act)[0];   /* the epilogue's formulas, bit for bit */
 }
 
+/* Four k-contiguous rows r0..r3 (columns g..g+3 of B, k..k+3) stored as four k-rows of a panel
+   at p (row stride NR): a 4 x 4 transpose. */
+static inline __attribute__((always_inline)) void store_t4(float *p, v4 r0, v4 r1, v4 r2, v4 r3) {
+    v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
+    v4 t1 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
+    v4 t2 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+    v4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+    v4_store(p + 0 * NR, __builtin_shufflevector(t0, t1, 0, 1, 4, 5));
+    v4_store(p + 1 * NR, __builtin_shufflevector(t0, t1, 2, 3, 6, 7));
+    v4_store(p + 2 * NR, __builtin_shufflevector(t2, t3, 0, 1, 4, 5));
+    v4_store(p + 3 * NR, __builtin_shufflevector(t2, t3, 2, 3, 6, 7));
+}
+
 /* Packs B[0:kc, 0:nc] into NR-wide panels: bp[p][k][0:NR], missing columns zero.
    trans_b: B is given transposed, element (k, j) at b[j * ldb + k]. */
 static void pack_b(float *bp, const float *b, int ldb, int trans_b, int kc, int nc) {
@@ -53,18 +68,9 @@ static void pack_b(float *bp, const float *b, int ldb, int trans_b, int kc, int 
             for (int c = 0; c < NR; c++) col[c] = b + (size_t)(j0 + c) * ldb;
             int k = 0;
             for (; k + 4 <= kc; k += 4)
-                for (int g = 0; g < NR; g += 4) {
-                    v4 r0 = v4_load(col[g] + k), r1 = v4_load(col[g + 1] + k);
-                    v4 r2 = v4_load(col[g + 2] + k), r3 = v4_load(col[g + 3] + k);
-                    v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
-                    v4 t1 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
-                    v4 t2 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
-                    v4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
-                    v4_store(bp + (k + 0) * NR + g, __builtin_shufflevector(t0, t1, 0, 1, 4, 5));
-                    v4_store(bp + (k + 1) * NR + g, __builtin_shufflevector(t0, t1, 2, 3, 6, 7));
-                    v4_store(bp + (k + 2) * NR + g, __builtin_shufflevector(t2, t3, 0, 1, 4, 5));
-                    v4_store(bp + (k + 3) * NR + g, __builtin_shufflevector(t2, t3, 2, 3, 6, 7));
-                }
+                for (int g = 0; g < NR; g += 4)
+                    store_t4(bp + k * NR + g, v4_load(col[g] + k), v4_load(col[g + 1] + k),
+                             v4_load(col[g + 2] + k), v4_load(col[g + 3] + k));
             for (; k < kc; k++)
                 for (int c = 0; c < NR; c++) bp[k * NR + c] = col[c][k];
         } else {
@@ -73,6 +79,84 @@ static void pack_b(float *bp, const float *b, int ldb, int trans_b, int kc, int 
                 for (int k = 0; k < kc; k++) bp[k * NR + c] = col ? col[k] : 0.0f;
             }
         }
+    }
+}
+
+/* The exact float32 value of a float16 (every one is a float32: subnormals are m 2^-24). */
+float bl__f16_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 31u, m = h & 1023u, bits;
+    if (e == 0) {
+        float f = (float)m * 0x1p-24f;
+        return sign ? -f : f;
+    }
+    bits = e == 31 ? sign | 0x7f800000u | (m << 13) : sign | ((e + 112u) << 23) | (m << 13);
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static inline float bf16_to_f32(uint16_t h) {   /* the top half of a float32 */
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* Value i of a weight array of type dt, as float32. */
+float bl__weight_at(const void *w, bl_dtype dt, size_t i) {
+    if (dt == BL_DTYPE_F32) return ((const float *)w)[i];
+    uint16_t h = ((const uint16_t *)w)[i];
+    return dt == BL_DTYPE_F16 ? bl__f16_to_f32(h) : bf16_to_f32(h);
+}
+
+/* out[0:n] = w[from : from + n] up-cast to float32. */
+void bl__weights_to_f32(float *out, const void *w, bl_dtype dt, size_t from, size_t n) {
+    if (dt == BL_DTYPE_F32) {
+        memcpy(out, (const float *)w + from, n * sizeof(float));
+    } else if (dt == BL_DTYPE_BF16) {
+        const uint16_t *h = (const uint16_t *)w + from;
+        for (size_t i = 0; i < n; i++) out[i] = bf16_to_f32(h[i]);
+    } else {
+        const uint16_t *h = (const uint16_t *)w + from;
+        for (size_t i = 0; i < n; i++) out[i] = bl__f16_to_f32(h[i]);
+    }
+}
+
+/* Four bfloat16 values as float32: widened, shifted into the top half. */
+typedef uint16_t v4u16 __attribute__((vector_size(8)));
+static inline v4 v4_load_bf16(const uint16_t *p) {
+    v4u16 h;
+    memcpy(&h, p, sizeof h);
+    return (v4)(__builtin_convertvector(h, v4i) << 16);
+}
+
+/* pack_b for a 16-bit B (dt F16 or BF16), up-cast on the way: the same panels and zero padding.
+   b points at element (0, 0) of the block, in 16-bit values; ldb counts values. Full panels of
+   a transposed BF16 B (x @ W^T of a checkpoint's weights) go four at a time through pack_b's
+   4 x 4 transposes; the rest is one compact scalar loop (not inlined, so as not to double the
+   kernel's code in the page). */
+static __attribute__((noinline)) void pack_b_16(float *bp, const uint16_t *b, bl_dtype dt,
+                                                int ldb, int trans_b, int kc, int nc) {
+    size_t sk = trans_b ? 1 : (size_t)ldb, sj = trans_b ? (size_t)ldb : 1;   /* strides of k, j */
+    int bf = dt == BL_DTYPE_BF16;
+    for (int j0 = 0; j0 < nc; j0 += NR, bp += (size_t)kc * NR) {
+        int cols = nc - j0 < NR ? nc - j0 : NR, k = 0;
+        if (bf && trans_b && cols == NR)
+            for (; k + 4 <= kc; k += 4)
+                for (int g = 0; g < NR; g += 4) {
+                    const uint16_t *r = b + (size_t)(j0 + g) * ldb + k;
+                    store_t4(bp + k * NR + g, v4_load_bf16(r), v4_load_bf16(r + ldb),
+                             v4_load_bf16(r + 2 * (size_t)ldb), v4_load_bf16(r + 3 * (size_t)ldb));
+                }
+        for (; k < kc; k++)
+            for (int c = 0; c < NR; c++) {
+                float v = 0.0f;
+                if (c < cols) {
+                    uint16_t h = b[(size_t)k * sk + (size_t)(j0 + c) * sj];
+                    v = bf ? bf16_to_f32(h) : bl__f16_to_f32(h);
+                }
+                bp[k * NR + c] = v;
+            }
     }
 }
 
@@ -150,8 +234,9 @@ static void tile_out(float *c, int ldc, float *pre, const float *t, const float 
     }
 }
 
-void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const float *b, int ldb,
-              int trans_b, const float *bias, int M, int K, int N, bl_activation act) {
+void bl__gemm_typed(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
+                    bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
+                    bl_activation act) {
     float bp[KC * NC] __attribute__((aligned(16)));
     float t[MR * NR] __attribute__((aligned(16)));
 #if BL_HAS_FMA
@@ -161,8 +246,9 @@ void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const floa
         int nc = N - jc < NC ? N - jc : NC;
         for (int pc = 0; pc < K; pc += KC) {
             int kc = K - pc < KC ? K - pc : KC, first = pc == 0, last = pc + kc == K;
-            const float *bsrc = trans_b ? b + (size_t)jc * ldb + pc : b + (size_t)pc * ldb + jc;
-            pack_b(bp, bsrc, ldb, trans_b, kc, nc);
+            size_t at = trans_b ? (size_t)jc * ldb + pc : (size_t)pc * ldb + jc;
+            if (bt == BL_DTYPE_F32) pack_b(bp, (const float *)b + at, ldb, trans_b, kc, nc);
+            else pack_b_16(bp, (const uint16_t *)b + at, bt, ldb, trans_b, kc, nc);
             for (int i = 0; i < M; i += MR) {
                 int rows = M - i < MR ? M - i : MR;
                 for (int j = 0; j < nc; j += NR) {
@@ -180,6 +266,11 @@ void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const floa
             }
         }
     }
+}
+
+void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const float *b, int ldb,
+              int trans_b, const float *bias, int M, int K, int N, bl_activation act) {
+    bl__gemm_typed(c, ldc, pre, a, lda, b, BL_DTYPE_F32, ldb, trans_b, bias, M, K, N, act);
 }
 
 void bl__matmul_act(float *out, float *pre, const float *x, const float *w, const float *b,

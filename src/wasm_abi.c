@@ -62,7 +62,31 @@
     F(bl_decoder_layer_out, activated) F(bl_decoder_layer_out, ffn_out)                           \
     F(bl_decoder_layer_out, resid2)                                                               \
     S(bl_decoder_out) F(bl_decoder_out, logits) F(bl_decoder_out, embed)                          \
-    F(bl_decoder_out, hidden) F(bl_decoder_out, layers)
+    F(bl_decoder_out, hidden) F(bl_decoder_out, layers)                                           \
+    S(bl_llama_layer) F(bl_llama_layer, attn_norm) F(bl_llama_layer, wq) F(bl_llama_layer, bq)    \
+    F(bl_llama_layer, wk) F(bl_llama_layer, bk) F(bl_llama_layer, wv) F(bl_llama_layer, bv)       \
+    F(bl_llama_layer, q_norm) F(bl_llama_layer, k_norm) F(bl_llama_layer, wo)                     \
+    F(bl_llama_layer, bo) F(bl_llama_layer, ffn_norm) F(bl_llama_layer, w_gate)                   \
+    F(bl_llama_layer, b_gate) F(bl_llama_layer, w_up) F(bl_llama_layer, b_up)                     \
+    F(bl_llama_layer, w_down) F(bl_llama_layer, b_down)                                           \
+    S(bl_llama_desc) F(bl_llama_desc, n_layers) F(bl_llama_desc, d_model)                         \
+    F(bl_llama_desc, n_heads) F(bl_llama_desc, n_kv_heads) F(bl_llama_desc, head_dim)             \
+    F(bl_llama_desc, d_ff) F(bl_llama_desc, vocab) F(bl_llama_desc, max_positions)                \
+    F(bl_llama_desc, eps) F(bl_llama_desc, dtype) F(bl_llama_desc, rope_theta)                    \
+    F(bl_llama_desc, rope_type) F(bl_llama_desc, rope_factor)                                     \
+    F(bl_llama_desc, rope_low_freq_factor) F(bl_llama_desc, rope_high_freq_factor)                \
+    F(bl_llama_desc, rope_original_max_positions) F(bl_llama_desc, L) F(bl_llama_desc, ids)       \
+    F(bl_llama_desc, embed) F(bl_llama_desc, layers) F(bl_llama_desc, final_norm)                 \
+    F(bl_llama_desc, lm_head)                                                                     \
+    S(bl_llama_layer_out) F(bl_llama_layer_out, norm1) F(bl_llama_layer_out, rstd1)               \
+    F(bl_llama_layer_out, q) F(bl_llama_layer_out, k) F(bl_llama_layer_out, v)                    \
+    F(bl_llama_layer_out, q_rot) F(bl_llama_layer_out, k_rot) F(bl_llama_layer_out, scores)       \
+    F(bl_llama_layer_out, weights) F(bl_llama_layer_out, context) F(bl_llama_layer_out, concat)   \
+    F(bl_llama_layer_out, attn_out) F(bl_llama_layer_out, resid1) F(bl_llama_layer_out, norm2)    \
+    F(bl_llama_layer_out, rstd2) F(bl_llama_layer_out, gate) F(bl_llama_layer_out, up)            \
+    F(bl_llama_layer_out, activated) F(bl_llama_layer_out, ffn_out) F(bl_llama_layer_out, resid2) \
+    S(bl_llama_out) F(bl_llama_out, logits) F(bl_llama_out, embed) F(bl_llama_out, hidden)        \
+    F(bl_llama_out, layers)
 
 #define BL__LAYOUT_SNAME(s) ";" #s
 #define BL__LAYOUT_FNAME(s, f) " " #f
@@ -171,6 +195,15 @@ int bl__first_nonfinite(const float *p, int n) {
     }
     for (; i < n; i++)
         if (p[i] - p[i] != 0.0f) return i;
+    return -1;
+}
+
+/* Index of the first NaN or infinity among the n 16-bit values at p (dtype 1: F16, 2: BF16:
+   an exponent of all ones), or -1: the check of weights kept in their own dtype. */
+int bl__first_nonfinite_16(const uint16_t *p, int n, int dtype) {
+    uint16_t e = dtype == BL_DTYPE_F16 ? 0x7c00u : 0x7f80u;
+    for (int i = 0; i < n; i++)
+        if ((p[i] & e) == e) return i;
     return -1;
 }
 

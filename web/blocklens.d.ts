@@ -136,12 +136,39 @@ export interface Gpt2Config {
   [key: string]: unknown;
 }
 
+/** A Llama-family config.json (model_type llama, mistral, qwen2, qwen3): the keys loadModel reads. */
+export interface LlamaConfig {
+  model_type: 'llama' | 'mistral' | 'qwen2' | 'qwen3';
+  hidden_size: number; intermediate_size: number; num_hidden_layers: number;
+  num_attention_heads: number; vocab_size: number; max_position_embeddings: number;
+  num_key_value_heads?: number;          // default num_attention_heads; must divide it
+  head_dim?: number | null;              // default hidden_size / num_attention_heads; even
+  rms_norm_eps?: number;                 // default 1e-6
+  rope_theta?: number;                   // default 10000 (or rope_parameters.rope_theta)
+  /** null, or rope_type (older: type) "default" or "llama3" with factor, low_freq_factor,
+      high_freq_factor, original_max_position_embeddings; linear, dynamic, yarn, ... are refused. */
+  rope_scaling?: { [key: string]: unknown } | null;
+  rope_parameters?: { [key: string]: unknown } | null;   // the newer style, rope_theta inside
+  tie_word_embeddings?: boolean;         // default false: lm_head.weight is read
+  attention_bias?: boolean;              // q, k, v, o biases (Qwen2: q, k, v always, never o)
+  mlp_bias?: boolean;
+  hidden_act?: 'silu';
+  sliding_window?: number | null;        // Mistral: bounds nPositions (exact below the window)
+  use_sliding_window?: boolean;          // Qwen: true is refused
+  bos_token_id?: number; unk_token_id?: number;
+  [key: string]: unknown;
+}
+
 export interface LoadModelOptions {
   /** The bytes of a .safetensors file (F32, F16 or BF16) with GPT-2's tensor names (wte, wpe,
       h.N.ln_1, h.N.attn.c_attn (n_embd, 3 n_embd), h.N.attn.c_proj, h.N.ln_2, h.N.mlp.c_fc,
-      h.N.mlp.c_proj, ln_f; a "transformer." prefix is accepted), Conv1D weights (in, out). */
+      h.N.mlp.c_proj, ln_f; a "transformer." prefix is accepted), Conv1D weights (in, out);
+      or, for a LlamaConfig, Hugging Face's names (model.embed_tokens, model.layers.N.self_attn.
+      q_proj / k_proj / v_proj / o_proj (+ q_norm, k_norm), .mlp.gate_proj / up_proj / down_proj,
+      the two layer norms, model.norm, lm_head), nn.Linear weights (out, in), kept in the heap
+      in the file's dtype when every tensor has the same one. */
   weights: Uint8Array | ArrayBuffer;
-  config: Gpt2Config;
+  config: Gpt2Config | LlamaConfig;
   /** vocab_size distinct strings: token i is vocab[i]. */
   vocab: string[];
 }
@@ -181,6 +208,38 @@ export interface DecoderLayerResult {
   resid2: Float32Array;       // (L, d) resid1 + ffn.out: the next layer's x
 }
 
+/** One Llama-family layer's intermediates (Q = nHeads headDim, KV = nKvHeads headDim, F = dFF). */
+export interface LlamaLayerResult {
+  x: Float32Array;            // (L, d) the layer's input: embeddings, or the previous resid2
+  input: Float32Array;        // the same array as x
+  norm1: Float32Array;        // (L, d) RMSNorm(x) * input_layernorm
+  rstd1: Float32Array;        // (L) 1 / sqrt(mean(x^2) + eps)
+  attention: {
+    q: Float32Array;          // (L, Q) after bias and q_norm, before RoPE
+    k: Float32Array; v: Float32Array;   // (L, KV)
+    qRot: Float32Array;       // (L, Q) after RoPE
+    kRot: Float32Array;       // (L, KV) after RoPE
+    scores: Float32Array;     // (nHeads, L, L) raw q_rot k_rot^T, unscaled and unmasked
+    weights: Float32Array;    // (nHeads, L, L) causal softmax(scores / sqrt(headDim))
+    context: Float32Array;    // (nHeads, L, headDim)
+    concat: Float32Array;     // (L, Q)
+    out: Float32Array;        // (L, d) after o_proj
+  };
+  resid1: Float32Array;       // (L, d) x + attention.out
+  norm2: Float32Array;        // (L, d)
+  rstd2: Float32Array;        // (L)
+  ffn: { gate: Float32Array; up: Float32Array; activated: Float32Array;   // (L, F): silu(gate) * up
+    out: Float32Array };      // (L, d) after down_proj
+  resid2: Float32Array;       // (L, d) resid1 + ffn.out
+}
+
+export interface LlamaResult {
+  logits: Float32Array;       // (L, vocab_size)
+  embeddings: Float32Array;   // (L, d) embed_tokens[ids]
+  hidden: Float32Array;       // (L, d) after model.norm
+  layers: (LlamaLayerResult | null)[];
+}
+
 export interface DecoderResult {
   logits: Float32Array;       // (L, vocab_size): row i predicts token i + 1
   embeddings: Float32Array;   // (L, d) wte[ids] + wpe[0:L]
@@ -189,12 +248,15 @@ export interface DecoderResult {
   layers: (DecoderLayerResult | null)[];
 }
 
-/** A loaded model: its weights live in the wasm heap (float32) until free(). Its fields are
-    read-only at run time too (assigning one throws in strict code); config and vocab are frozen. */
+/** A loaded model: its weights live in the wasm heap (float32; the Llama family's in the file's
+    dtype) until free(). Its fields are read-only at run time too (assigning one throws in strict
+    code); config and vocab are frozen. */
 export interface Model {
-  readonly config: Readonly<Gpt2Config>;   // as read, n_inner filled in
+  readonly config: Readonly<Gpt2Config> | Readonly<{ [key: string]: unknown }>;   // as read, defaults filled in
   readonly vocab: readonly string[];
   readonly nLayers: number; readonly dModel: number; readonly nHeads: number; readonly dFF: number;
+  readonly nKvHeads: number;   // GPT-2: nHeads
+  readonly headDim: number;    // GPT-2: dModel / nHeads
   readonly vocabSize: number; readonly nPositions: number;
   readonly activation: Activation; readonly eps: number;
   readonly bosId: number; readonly unkId: number;   // "<s>", "<unk>" (or the config's); -1: none
@@ -206,14 +268,20 @@ export interface Model {
   /** The vocabulary strings of ids, joined (special tokens as written: "<s>"). */
   decode(ids: ArrayLike<number>): string;
   /** ids: 1 to nPositions token ids. options.layers: which layers' intermediates (default all). */
-  forward(ids: Int32Array | number[], options?: { layers?: number[] }): DecoderResult;
+  forward(ids: Int32Array | number[], options?: { layers?: number[] }): DecoderResult | LlamaResult;
   /** Layer l's weights under the names engine.attention / ffn / encoderLayer take (copies;
-      Wq, Wk, Wv are c_attn's column blocks). */
+      Wq, Wk, Wv are c_attn's column blocks); for the Llama family, float32 copies in the file's
+      (out, in) layout, only those the model has. */
   layerWeights(l: number): {
     ln1Gamma: Float32Array; ln1Beta: Float32Array; ln2Gamma: Float32Array; ln2Beta: Float32Array;
     Wq: Float32Array; bq: Float32Array; Wk: Float32Array; bk: Float32Array;
     Wv: Float32Array; bv: Float32Array; Wo: Float32Array; bo: Float32Array;
     W1: Float32Array; b1: Float32Array; W2: Float32Array; b2: Float32Array;
+  } | {
+    attnNorm: Float32Array; Wq: Float32Array; Wk: Float32Array; Wv: Float32Array; Wo: Float32Array;
+    ffnNorm: Float32Array; Wgate: Float32Array; Wup: Float32Array; Wdown: Float32Array;
+    bq?: Float32Array; bk?: Float32Array; bv?: Float32Array; bo?: Float32Array;
+    qNorm?: Float32Array; kNorm?: Float32Array; bgate?: Float32Array; bup?: Float32Array; bdown?: Float32Array;
   };
   /** Gives the heap memory back; any later call throws. Safe to call twice. */
   free(): void;

@@ -110,6 +110,33 @@ SEEDS = {
         "refused_no_workspace": bytes([small(1), small(4), 0, small(4), small(3), small(4),
                                        small(3), 0, 0, 0, 1, 0, 6]),
     },
+    "llama": {
+        # n_layers, d_model, heads, kv heads (< 32 default, < 224 a divisor of heads), head_dim
+        # (< 64 default, < 224 even 2..16), d_ff, vocab, max_positions (< 128 none, < 224
+        # 1..12; from 224 on, these three pick fz_edges[b - 224]), L, dtype (b % 3: F32 F16 BF16), eps, eps default, rope type (< 112 default,
+        # < 224 llama3), theta, factor, low/high, original, flags (L <= max_pos, raw, no_err,
+        # qkv bias, o bias, mlp bias, qk norm, tied), keeps (bad ids, embed, hidden, layers x2,
+        # fields, bare), drop/drop layer/drop weight; then the ids
+        "gqa_llama3_bf16_all_kept": bytes([small(2), small(16), 3, 33, 64 + 3, small(24), small(20),
+                                           0, small(7), 2, 0, 255, 112, 2, 0, 0, 0, 1, 0b00011110,
+                                           0]) + bytes(range(7)),
+        "qwen3_f16_qk_norm_tied": bytes([small(2), small(8), 1, 0, 64 + 2, small(12), small(9),
+                                         128 + 7, small(5), 1, 0, 255, 0, 3, 0, 0, 0,
+                                         1 | 64 | 128, 0b00001110, 0]) + bytes(range(5)),
+        "qwen2_f32_biases_one_kv_head": bytes([small(2), small(16), 3, 224 + 0, 0, small(20),
+                                               small(11), 0, small(6), 0, 0, 255, 0, 1, 0, 0, 0,
+                                               1 | 8, 0b00010000, 0]) + bytes(range(6)),
+        "refused_kv_heads_not_dividing": bytes([small(1), small(8), 3, 224 + 2, 0, small(8),
+                                                small(5), 0, small(3), 0, 0, 255, 0, 0, 0, 0, 0,
+                                                1, 0, 0]),
+        "refused_llama3_factor_below_1": bytes([small(1), small(8), 1, 0, 0, small(8), small(5), 0,
+                                                small(3), 2, 0, 255, 112, 0, 4, 0, 0, 1, 0, 0]),
+        "refused_odd_head_dim": bytes([small(1), small(8), 1, 0, 224 + 2, small(8), small(5), 0,
+                                       small(3), 0, 0, 255, 0, 0, 0, 0, 0, 1, 0, 0]),
+        "refused_missing_w_down_of_layer_1": bytes([small(2), small(8), 1, 0, 0, small(8),
+                                                    small(5), 0, small(3), 2, 0, 255, 0, 0, 0, 0,
+                                                    0, 1, 0, 7 | 1 << 4 | 6 << 5]),
+    },
     "moe": {
         # L, d_model, d_ff, n_experts (b < 160: 1 + b % 8; < 224: 1 + (b - 160); 224.. edges 64,
         # 63, 65, 0, -1), top_k (b < 224: 1 + b % n_experts; 224.. edges 0, -1, E, E + 1),

@@ -35,7 +35,18 @@ const WASM32 = {
   bl_decoder_layer_out: { sizeof: 60, norm1: 0, q: 4, k: 8, v: 12, scores: 16, weights: 20,
     context: 24, concat: 28, attn_out: 32, resid1: 36, norm2: 40, hidden: 44, activated: 48,
     ffn_out: 52, resid2: 56 },
-  bl_decoder_out: { sizeof: 16, logits: 0, embed: 4, hidden: 8, layers: 12 }
+  bl_decoder_out: { sizeof: 16, logits: 0, embed: 4, hidden: 8, layers: 12 },
+  bl_llama_layer: { sizeof: 72, attn_norm: 0, wq: 4, bq: 8, wk: 12, bk: 16, wv: 20, bv: 24, q_norm: 28,
+    k_norm: 32, wo: 36, bo: 40, ffn_norm: 44, w_gate: 48, b_gate: 52, w_up: 56, b_up: 60, w_down: 64,
+    b_down: 68 },
+  bl_llama_desc: { sizeof: 88, n_layers: 0, d_model: 4, n_heads: 8, n_kv_heads: 12, head_dim: 16, d_ff: 20,
+    vocab: 24, max_positions: 28, eps: 32, dtype: 36, rope_theta: 40, rope_type: 44, rope_factor: 48,
+    rope_low_freq_factor: 52, rope_high_freq_factor: 56, rope_original_max_positions: 60, L: 64, ids: 68,
+    embed: 72, layers: 76, final_norm: 80, lm_head: 84 },
+  bl_llama_layer_out: { sizeof: 80, norm1: 0, rstd1: 4, q: 8, k: 12, v: 16, q_rot: 20, k_rot: 24, scores: 28,
+    weights: 32, context: 36, concat: 40, attn_out: 44, resid1: 48, norm2: 52, rstd2: 56, gate: 60, up: 64,
+    activated: 68, ffn_out: 72, resid2: 76 },
+  bl_llama_out: { sizeof: 16, logits: 0, embed: 4, hidden: 8, layers: 12 }
 };
 
 test('the_layout_read_from_the_wasm_module_is_the_pinned_wasm32_layout', async () => {

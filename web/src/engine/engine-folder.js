@@ -322,7 +322,7 @@
         watch.check();
         watch.progress(src, src.size - dataBytes(map), 'headers');   /* 8 + the header's length */
       }
-      const t = arch.tensors(mergeShards(maps, weights.index), cfg);
+      const t = arch.tensors(mergeShards(maps, weights.index), cfg, plan);
       base = reserveModel(m, plan, dims);
       const copy = copyModel(m, arch, t, plan, base, cfg);
       await copy.reads.run(m, watch);

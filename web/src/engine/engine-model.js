@@ -2,8 +2,9 @@
    once, and the Model it returns (forward, encode, decode, layerWeights, free). loadBytes is the
    synchronous form ({ weights, config, vocab }); engine-folder.js adds the folder forms and
    loadModel itself. What is particular to an architecture (config keys, tensor names, the copy,
-   the forward call) lives in its own file, engine-gpt2.js for GPT-2, picked by config.model_type. */
-  /* global args, fail, GPT2, HEAP_MAX, optionNames, outOfMemory, parseSafetensors, plainBytes, q */
+   the forward call) lives in its own file, engine-gpt2.js for GPT-2,
+   engine-llama.js for the Llama family, picked by config.model_type. */
+  /* global args, fail, GPT2, HEAP_MAX, LLAMA, optionNames, outOfMemory, parseSafetensors, plainBytes, q */
   /* global readVocab, rethrow, show, TensorReads, Vocab */
   /* exported architectureOf, checkHeap, copyModel, loadBytes, Model, reserveModel */
 
@@ -12,7 +13,7 @@
        describe(cfg) -> dims    { nLayers, dModel, nHeads, dFF, vocabSize, nPositions, activation,
                                 eps, bos, unk }: the Model's public sizes, the special-token ids
        plan(cfg) -> plan        the heap layout; plan.bytes is the whole block's size
-       tensors(map, cfg) -> t   every tensor it reads, by tensorOf(map, name, shape, names) (map:
+       tensors(map, cfg, plan) -> t   every tensor it reads, by tensorOf(map, name, shape, names) (map:
                                 name -> { dtype, shape, begin, end, source }, every shard's)
        copy(m, src, t, plan, f0, cfg) -> check
                                 asks src (a TensorReads) for what goes where in the block at heap
@@ -23,7 +24,7 @@
                                 needs no weights, such as records); check() runs once every read
                                 has landed (NaN checks); it throws to refuse the load
        forward(state, ids, keep), layerWeights(state, l)   on a loaded Model (see Model) */
-  const ARCHITECTURES = { gpt2: GPT2 };
+  const ARCHITECTURES = { gpt2: GPT2, llama: LLAMA, mistral: LLAMA, qwen2: LLAMA, qwen3: LLAMA };
 
   const MODEL_ARGS = optionNames(['weights', 'config', 'vocab'], function (o) {
     return { weights: o.weights, config: o.config, vocab: o.vocab };
@@ -79,7 +80,7 @@
     const arch = architectureOf(o.config), cfg = arch.config(o.config), dims = arch.describe(cfg);
     const vocab = new Vocab(readVocab(o.vocab, dims.vocabSize), dims.bos, dims.unk);
     const plan = arch.plan(cfg), map = parseSafetensors(bytes);
-    const t = arch.tensors(map, cfg), m = engine._m;   /* every tensor checked before memory is taken */
+    const t = arch.tensors(map, cfg, plan), m = engine._m;   /* every tensor checked before memory is taken */
     const base = reserveModel(m, plan, dims);
     try {
       const copy = copyModel(m, arch, t, plan, base, cfg);
@@ -109,6 +110,7 @@
     Object.freeze(v.list);
     const fields = { config: Object.freeze(cfg), vocab: v.list, nLayers: d.nLayers, dModel: d.dModel,
       nHeads: d.nHeads, dFF: d.dFF, vocabSize: d.vocabSize, nPositions: d.nPositions, activation: d.activation,
+      nKvHeads: d.nKvHeads || d.nHeads, headDim: d.headDim || d.dModel / d.nHeads,
       eps: d.eps, heapBytes: state.plan.bytes, bosId: v.bosId, unkId: v.unkId };
     for (const k in fields) Object.defineProperty(this, k, { value: fields[k], enumerable: true });
   }
