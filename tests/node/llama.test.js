@@ -248,3 +248,23 @@ test('bad_llama_configs_are_refused_naming_the_key_and_the_engine_still_works', 
     model.free();
   }
 });
+
+/* The folders as the folder loader reads them (qwen2's two shards through its index), with a
+   vocab.json list added since the fixtures carry no tokenizer: the logits of the merged bytes. */
+test('every_fixture_folder_opens_through_loadModel_files_with_the_logits_of_its_bytes', async () => {
+  for (const name of ['llama', 'llama-bf16', 'qwen2', 'qwen3', 'mistral', 'gpt2']) {
+    const dir = path.join(DIR, name), f = folder(name), files = {};
+    for (const file of fs.readdirSync(dir)) if (file !== 'reference.json') files[file] = new Uint8Array(fs.readFileSync(path.join(dir, file)));
+    files['vocab.json'] = new TextEncoder().encode(JSON.stringify(f.vocab));
+    const a = await bl.loadModel({ files }), b = load(f);
+    try {
+      const ids = f.reference.ids, x = a.forward(ids).logits, y = b.forward(ids).logits;
+      assert.equal(x.length, y.length);
+      for (let i = 0; i < x.length; i++) assert.ok(Object.is(x[i], y[i]), `${name}: logit ${i} ${x[i]} vs ${y[i]}`);
+      assert.equal(a.heapBytes, b.heapBytes, `${name}: the same heap plan`);
+    } finally {
+      a.free();
+      b.free();
+    }
+  }
+});
