@@ -3,7 +3,7 @@
    synchronous form ({ weights, config, vocab }); engine-folder.js adds the folder forms and
    loadModel itself. What is particular to an architecture (config keys, tensor names, the copy,
    the forward call) lives in its own file, engine-gpt2.js for GPT-2, picked by config.model_type. */
-  /* global args, fail, GPT2, HEAP_MAX, optionNames, outOfMemory, parseSafetensors, plainBytes, q */
+  /* global args, fail, GPT2, HEAP_MAX, heapAlloc, idx4, optionNames, outOfMemory, parseSafetensors, plainBytes, q */
   /* global readVocab, rethrow, show, TensorReads, Vocab */
   /* exported architectureOf, checkHeap, copyModel, loadBytes, Model, reserveModel */
 
@@ -58,7 +58,7 @@
   /* The heap block of a model (checked against the maximum first): its address. */
   function reserveModel(m, plan, dims) {
     checkHeap(plan, dims);
-    const base = m._malloc(plan.bytes);
+    const base = heapAlloc(m, plan.bytes);
     if (!base) outOfMemory(loadWhat(dims), plan.bytes, true);
     return base;
   }
@@ -66,7 +66,7 @@
   /* The architecture's copy into the block at `base`: the reads it asks for and its check. */
   function copyModel(m, arch, t, plan, base, cfg) {
     const reads = new TensorReads();
-    return { reads: reads, check: arch.copy(m, reads, t, plan, base >> 2, cfg) };
+    return { reads: reads, check: arch.copy(m, reads, t, plan, idx4(base), cfg) };
   }
 
   /* loadModel({ weights, config, vocab }) -> a Model, synchronously. A failed load leaves nothing
