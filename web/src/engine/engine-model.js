@@ -168,6 +168,9 @@
     return s.arch.layerWeights(s, l);
   };
 
+  /* Tests only: the heap address of the weights. */
+  Model.prototype._heapAt = function () { return stateOf(this, '_heapAt').base; };
+
   /* Gives the weights' heap memory back; the model cannot be used after. Safe to call twice. */
   Model.prototype.free = function () {
     const s = MODELS.get(this);
