@@ -10,12 +10,15 @@
         never cut with `| 0` or `>> 0`.
      2. A typed-array index of a byte address is idx4(p) (HEAP32, HEAPF32) or idx8(p) (HEAPF64),
         never `p >> 2` / `p >> 3`; HEAPU8 takes the address itself. A float index is idx4(p) plus
-        a count of floats; idx4(p) * 4 is the address again.
+        a count of floats; idx4(p) * 4 is the address again. (`>> 2` stays right for what is no
+        address: a struct's sizeof, a field's offset.)
      3. An address is passed to C as it is, and written into a C struct through HEAP32 (or an
         Int32Array of words) as it is: wasm and Int32Array keep its low 32 bits, the same bits.
-        One read back from HEAP32 goes through addr().
+        Read back from HEAP32, it goes through addr().
      4. Memory is taken with heapAlloc(m, bytes), after checking bytes <= HEAP_MAX (counted in
-        doubles, never cut to 32 bits), and given back with m._free(addr). */
+        doubles, never cut to 32 bits), and given back with m._free(addr).
+     5. The HEAP* views are read from the module again after anything that may take memory
+        (heapAlloc, a C call): growing the heap replaces its buffer. */
 
   /* The most the heap can be: emscripten_get_heap_max with -sMAXIMUM_MEMORY=4294967296
      (cmake/wasm.cmake), 65,535 pages of 64 KiB: 4 GiB less one page. */
