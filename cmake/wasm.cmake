@@ -13,7 +13,8 @@ set(BL_EXPORTS
   _bl_moe_forward _bl_moe_workspace_size _bl_decoder_forward _bl_decoder_workspace_size
   _bl_llama_forward _bl_llama_workspace_size _bl__first_nonfinite_16
   _bl_preset_count _bl_preset_name _bl_config_param_count _bl__abi_layout _bl__abi_layout_names
-  _bl__param_count_f64 _bl__preset_f64 _bl__first_nonfinite _bl__first_nonfinite_of _bl__set_fma)
+  _bl__param_count_f64 _bl__preset_f64 _bl__first_nonfinite _bl__first_nonfinite_of _bl__set_fma
+  _bl__heap_room)
 list(JOIN BL_EXPORTS "," BL_EXPORTS_CSV)
 
 set(BL_WASM_LINK_OPTIONS
@@ -21,7 +22,7 @@ set(BL_WASM_LINK_OPTIONS
   -sMODULARIZE=1
   -sSINGLE_FILE=1                       # wasm inlined: works from file://
   -sENVIRONMENT=web,worker,node
-  -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2147483648
+  -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4294967296
   -sABORTING_MALLOC=0                   # malloc returns NULL; the wrapper throws an Error
   -sFILESYSTEM=0
   -sEXPORTED_FUNCTIONS=${BL_EXPORTS_CSV}
@@ -41,12 +42,12 @@ find_program(BL_NODE node REQUIRED)
 set(BL_DIST ${CMAKE_SOURCE_DIR}/web/dist)
 # The wrapper's files (relinked when one changes): engine-pre.js, then these in the order they
 # are appended; at its top level a file uses only names from the files before it. Argument
-# checks, the struct layout read from the module, the Engine, a call's heap layout, running a
-# call, the calls, the format readers and sources, GPT-2, the Llama family, trained models,
-# folders, load() and the export.
+# checks, heap addresses (unsigned: the heap reaches 4 GiB), the struct layout read from the
+# module, the Engine, a call's heap layout, running a call, the calls, the format readers and
+# sources, GPT-2, the Llama family, trained models, folders, load() and the export.
 set(BL_ENGINE_DIR ${CMAKE_SOURCE_DIR}/web/src/engine)
-set(BL_ENGINE_POST_JS engine-check.js engine-abi.js engine.js engine-layout.js engine-run.js
-  engine-ffn.js engine-attention.js engine-block.js engine-safetensors.js engine-source.js
+set(BL_ENGINE_POST_JS engine-check.js engine-heap.js engine-abi.js engine.js engine-layout.js
+  engine-run.js engine-ffn.js engine-attention.js engine-block.js engine-safetensors.js engine-source.js
   engine-vocab.js engine-gpt2.js engine-llama.js engine-model.js engine-folder.js engine-load.js engine-post.js)
 list(TRANSFORM BL_ENGINE_POST_JS PREPEND ${BL_ENGINE_DIR}/)
 set(BL_ENGINE_JS ${BL_ENGINE_DIR}/engine-pre.js ${BL_ENGINE_POST_JS})

@@ -5,6 +5,10 @@
 #include "bl_internal.h"
 #include "kernel_simd.h"
 
+#include <emscripten/heap.h>
+#include <malloc.h>
+#include <unistd.h>
+
 /* Every struct the wrapper fills or reads, with every field, once: the names and the numbers
    below are both generated from this list, so they cannot disagree. Nested structs (bl_block_out's
    attn and ffn) appear as one field; their own fields are checked under their own struct. */
@@ -208,9 +212,20 @@ int bl__first_nonfinite_16(const uint16_t *p, int n, int dtype) {
 }
 
 /* The first of count (pointer, length) pairs in list that holds a NaN or infinity, or -1:
-   one call checks every float input of a JS call. */
-int bl__first_nonfinite_of(const int *list, int count) {
+   one call checks every float input of a JS call. The pointers are unsigned words: the heap
+   reaches 4 GiB, so an address may have its top bit set. */
+int bl__first_nonfinite_of(const uint32_t *list, int count) {
     for (int k = 0; k < count; k++)
         if (bl__first_nonfinite((const float *)(uintptr_t)list[2 * k], list[2 * k + 1]) >= 0) return k;
     return -1;
+}
+
+/* The most one malloc could still find: the heap's free bytes (its top included) plus what it can
+   still grow. The wrapper refuses a block larger than that without asking malloc: a failed
+   growth would make dlmalloc stop growing the heap contiguously, and then no block of 2 GiB or
+   more could be taken again. Walks the heap's chunks (mallinfo): called only to take a block. */
+size_t bl__heap_room(void) {
+    struct mallinfo mi = mallinfo();
+    /* fordblks: an int in the header, a size_t in dlmalloc: the same 32 bits */
+    return (size_t)(unsigned)mi.fordblks + (emscripten_get_heap_max() - (size_t)sbrk(0));
 }

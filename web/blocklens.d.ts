@@ -307,7 +307,7 @@ export interface Engine {
      known ones. Arrays count by their real kind and length (a Proxy of a typed array is not
      one; a subclass's own `length` is not asked). An exception thrown by the caller's code
      while the options are read comes back as a BlockLens Error with it as `cause`. A call
-     needing more than the 2 GiB heap throws (naming its sizes) before anything is allocated.
+     needing more than the 4 GiB heap throws (naming its sizes) before anything is allocated.
      `into`: a previous result of the same call (same sizes and options); its arrays receive
      the outputs and it is returned, so repeated calls allocate nothing. Its arrays must be
      real Float32Arrays (Int32Arrays for moe's topIndex and load) of the output sizes, none

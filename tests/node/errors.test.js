@@ -82,11 +82,12 @@ test('the_engine_keeps_working_after_every_refusal', () => {
 });
 
 test('a_request_beyond_the_memory_limit_throws_instead_of_aborting', () => {
-  // 16384 x 16384 scores and weights are within the size limits, but 2 GiB together: more
-  // than the 2 GiB wasm heap can hold, so the call is refused before malloc.
-  const L = 16384, w = new Float32Array(16);
-  assert.throws(() => bl.attention({ L, dModel: 4, nHeads: 1, x: new Float32Array(L * 4), Wq: w, Wk: w, Wv: w, Wo: w }),
-    /out of memory: attention \(L 16384, dModel 4, nHeads 1\) needs \d+ bytes of wasm memory, more than the 2147483648/);
-  assert.ok(bl.heapBytes() <= 2 ** 31);
+  // Every array is within the size limits (scores and weights 1 GiB each, q, k, v, context,
+  // concat and out 512 MiB each), but together 6.5 GiB: more than the 4 GiB wasm heap can hold,
+  // so the call is refused from its sizes, before its arrays are read or malloc is asked.
+  const L = 16384, D = 8192, w = new Float32Array(16), heap = bl.heapBytes();
+  assert.throws(() => bl.attention({ L, dModel: D, nHeads: 1, x: w, Wq: w, Wk: w, Wv: w, Wo: w }),
+    /out of memory: attention \(L 16384, dModel 8192, nHeads 1\) needs \d+ bytes of wasm memory, more than the 4294901760 \(4 GiB\)/);
+  assert.equal(bl.heapBytes(), heap);
   assert.equal(bl.ffn(ffnArgs).out.length, 12);
 });

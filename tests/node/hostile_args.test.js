@@ -51,24 +51,27 @@ function stillWorks(label) {
   close(bl.ffn(big), ref.ffn(big), `${label}: a larger ffn afterwards`);
 }
 
-test('a_request_past_the_2_GiB_heap_throws_naming_its_sizes_before_anything_is_allocated', () => {
+test('a_request_past_the_4_GiB_heap_throws_naming_its_sizes_before_anything_is_allocated', () => {
   // scores + weights 2 x 1 GiB and hidden, up, activated 3 x 683 MiB: 4.1 GiB, which used to be
   // passed to malloc cut to 32 bits (a small block, then writes far past it).
   const L = 16384, F = 10923, one = new Float32Array([1]);
   const heap = bl.heapBytes();
-  refuses(() => bl.encoderLayer({ L, dModel: 1, nHeads: 1, dFF: F, activation: 'swiglu', x: new Float32Array(L),
-    Wq: one, Wk: one, Wv: one, Wo: one, W1: new Float32Array(F), W3: new Float32Array(F), W2: new Float32Array(F) }),
-  /^BlockLens: out of memory: encoderLayer \(L 16384, dModel 1, nHeads 1, dFF 10923\) needs \d+ bytes .*scores \(1073741824 bytes\)/);
+  const layer = (dFF) => bl.encoderLayer({ L, dModel: 1, nHeads: 1, dFF, activation: 'swiglu', x: new Float32Array(L),
+    Wq: one, Wk: one, Wv: one, Wo: one, W1: new Float32Array(dFF), W3: new Float32Array(dFF), W2: new Float32Array(dFF) });
+  refuses(() => layer(F),
+    /^BlockLens: out of memory: encoderLayer \(L 16384, dModel 1, nHeads 1, dFF 10923\) needs \d+ bytes .*scores \(1073741824 bytes\)/);
   assert.equal(bl.heapBytes(), heap, 'the heap did not grow');
   stillWorks('after encoderLayer past the heap');
-  // FFN outputs alone past 2 GiB (hidden and activated 1 GiB each), and a random stream of 2 GiB
-  refuses(() => bl.ffn({ L: 65536, dModel: 1, dFF: 4096, x: new Float32Array(65536), W1: new Float32Array(4096),
-    W2: new Float32Array(4096) }), /out of memory: ffn \(L 65536, dModel 1, dFF 4096\) needs \d+ bytes.*hidden \(1073741824 bytes\)/);
-  refuses(() => bl.numpyRandom(1).randn(2 ** 28), /out of memory: randn\(268435456\) needs \d+ bytes/);
-  // just under 2 GiB: malloc is asked and fails (the heap holds code, data and stack too)
-  refuses(() => bl.numpyRandom(1).randn(2 ** 28 - 400), /out of memory: randn\(268435056\) needs \d+ bytes of wasm memory, which the heap could not provide/);
+  // x and the FFN outputs past 4 GiB (x, hidden, activated and out 1 GiB each): refused from the
+  // sizes, before the arrays are read
+  refuses(() => bl.ffn({ L: 65536, dModel: 4096, dFF: 4096, x: one, W1: one, W2: one }),
+    /out of memory: ffn \(L 65536, dModel 4096, dFF 4096\) needs \d+ bytes.*more than the 4294901760 \(4 GiB\).*hidden \(1073741824 bytes\)/);
+  // just under 4 GiB (dFF 10900: 4.29 GB): more than the heap can still give (it holds code, data
+  // and stack too), refused without asking malloc
+  refuses(() => layer(10900),
+    /out of memory: encoderLayer \(L 16384, dModel 1, nHeads 1, dFF 10900\) needs \d+ bytes of wasm memory, which the heap could not provide/);
   assert.equal(bl.heapBytes(), heap, 'the heap did not grow');
-  stillWorks('after ffn and randn past the heap');
+  stillWorks('after ffn and encoderLayer past the heap');
 });
 
 /* o with `name` replaced by a getter that returns `value` on the first read, undefined later. */

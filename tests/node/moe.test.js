@@ -113,7 +113,8 @@ test('moe_refuses_bad_arguments_with_errors_that_name_them_and_keeps_working', (
     [{ L: 65536, dFF: 65536 }, /^BlockLens: hidden \(L x dFF\) \(65536 x 65536\) exceeds 268435456 values$/],
     [{ nExperts: 64, dModel: 4096, dFF: 4096 }, /^BlockLens: W1 \(nExperts x dModel x dFF\) \(262144 x 4096\) exceeds/],
     [{ L: 65536, dModel: 2048, dFF: 1 }, /^BlockLens: workspace \(L x \(2 dModel \+ dFF\) = 268500992\) exceeds 268435456 values$/],
-    [{ nExperts: 64, dModel: 2048, dFF: 2048 }, /^BlockLens: out of memory: moe \(L 3, dModel 2048, dFF 2048, nExperts 64, topK 2\) needs \d+ bytes of wasm memory, more than the 2147483648 \(2 GiB\) the heap can hold \(largest: W1 \(1073741824 bytes\), W2 \(1073741824 bytes\)/],
+    // W1, W3, W2 1 GiB each and the workspace 1 GiB: past the 4 GiB heap
+    [{ nExperts: 64, dModel: 2048, dFF: 2048, L: 32768, activation: 'swiglu' }, /^BlockLens: out of memory: moe \(L 32768, dModel 2048, dFF 2048, nExperts 64, topK 2\) needs \d+ bytes of wasm memory, more than the 4294901760 \(4 GiB\) the heap can hold \(largest: W1 \(1073741824 bytes\), W3 \(1073741824 bytes\), W2 \(1073741824 bytes\)\)$/],
   ];
   for (const [change, pattern] of cases) {
     const o = { ...good, ...change };

@@ -117,8 +117,9 @@ const REFUSED = [
     f[SHARD(2, 2)] = ck.safetensors(t);
     withIndex(f, (w) => { delete w['ln_f.bias']; });
   }), /^BlockLens: model\.safetensors\.index\.json and its shards: no tensor "ln_f\.bias" \(GPT-2 names, with or without "transformer\."\)$/],
-  ['a model too big for the heap', () => ({ ...good(), 'config.json': ck.json({ ...model.config, n_embd: 4096, n_positions: 65536, n_head: 32, n_inner: 16384 }) }),
-    /^BlockLens: out of memory: loadModel \(n_layer 2, n_embd 4096, vocab_size 24\) needs \d+ bytes of wasm memory, more than the 2147483648 \(2 GiB\) the heap can hold$/],
+  // wpe 1 GiB, each layer's c_fc and c_proj 1 GiB each: 5.5 GiB
+  ['a model too big for the heap', () => ({ ...good(), 'config.json': ck.json({ ...model.config, n_embd: 4096, n_positions: 65536, n_head: 32, n_inner: 65536 }) }),
+    /^BlockLens: out of memory: loadModel \(n_layer 2, n_embd 4096, vocab_size 24\) needs \d+ bytes of wasm memory, more than the 4294901760 \(4 GiB\) the heap can hold$/],
   ['a vocab.json of the wrong size', () => ({ ...good(), 'vocab.json': ck.json(model.vocab.slice(1)) }), /^BlockLens: vocab has 23 entries, config\.vocab_size is 24$/],
   ['a vocab.json that is an object', () => ({ ...good(), 'vocab.json': ck.json({ a: 0 }) }),
     /^BlockLens: vocab\.json is an object: without merges\.txt it must be a JSON array of the token strings$/],

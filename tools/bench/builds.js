@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /* tools/bench/builds.js - the small calls of two engine builds side by side: ffn (7, 8, 32) and
    attention (7 tokens, d 8, 2 heads) through the public API, fresh and with `into`, each build in
-   its own process, the two in turn, and the ratio taken pair by pair (this host is shared and
-   noisy: a ratio of neighbours moves less than either time).
+   its own process, the two in turn (A B, then B A), and the ratio taken pair by pair (this host
+   is shared and noisy: a ratio of neighbours moves less than either time).
    Usage: node tools/bench/builds.js OLD/blocklens.js NEW/blocklens.js [--pairs 14] [--calls 40000]
    (a child is started per sample; `taskset -c 1 node ...` keeps every child on one core). */
 'use strict';
@@ -47,7 +47,11 @@ function main(argv) {
   }
   const run = (file) => JSON.parse(execFileSync(process.execPath, [__filename, '--child', file, String(calls)]));
   const a = [], b = [];
-  for (let i = 0; i < pairs; i++) { a.push(run(files[0])); b.push(run(files[1])); }
+  // A B, then B A: the second child of a pair ran slower on a loaded host (B / A 1.25 for two
+  // builds that ABBA shows equal), so the order alternates
+  for (let i = 0; i < pairs; i++) {
+    if (i % 2 === 0) { a.push(run(files[0])); b.push(run(files[1])); } else { b.push(run(files[1])); a.push(run(files[0])); }
+  }
   const med = (v) => v.slice().sort((x, y) => x - y)[v.length >> 1];
   console.log(`${pairs} pairs, ${calls} calls a case; microseconds a call (medians), and B / A pair by pair`);
   console.log('case            A       B      B/A (min - max)');

@@ -66,24 +66,26 @@ const js = {
 
 /* ---- BlockLens on its own heap (weights resident, like the peers' initialisers) -------- */
 function engineRaw(engine) {
-  const m = engine._m;   /* the Emscripten module: the bench reads the heap directly */
+  /* the Emscripten module: the bench reads the heap directly, by engine-heap.js's rules (addresses
+     unsigned: the heap reaches 4 GiB) */
+  const m = engine._m;
   function place(arrays) {
     const at = {};
     for (const [name, a] of Object.entries(arrays)) {
-      const p = m._malloc(a.length * 4);
+      const p = m._malloc(a.length * 4) >>> 0;
       if (!p) throw new Error('out of wasm memory');
-      m.HEAPF32.set(a, p >> 2);
+      m.HEAPF32.set(a, p >>> 2);
       at[name] = p;
     }
     return at;
   }
   const buf = (n) => place({ t: new Float32Array(n) }).t;
   const words = (list) => {
-    const p = m._malloc(list.length * 4);
-    m.HEAP32.set(list, p >> 2);
+    const p = m._malloc(list.length * 4) >>> 0;
+    m.HEAP32.set(list, p >>> 2);
     return p;
   };
-  const read = (p, n) => m.HEAPF32.slice(p >> 2, (p >> 2) + n);
+  const read = (p, n) => m.HEAPF32.slice(p >>> 2, (p >>> 2) + n);
   const check = (status) => { if (status !== 0) throw new Error('engine status ' + status); };
   return {
     gemm: (s, d) => {

@@ -1,6 +1,6 @@
 /* engine-abi.js - the C struct layout the wrapper writes and reads, taken from the wasm module at
    load (bl__abi_layout, src/wasm_abi.c) and checked against the structs and fields it uses. */
-  /* global fail */
+  /* global addr, fail, heapAlloc, idx4 */
   /* exported ABI, checkAbi, useAbi */
 
   /* The C structs the wrapper fills or reads, and the fields of each it names (nested structs
@@ -41,16 +41,16 @@
      struct its sizeof, then each field's offsetof) named by bl__abi_layout_names'
      "struct field field;struct ...". Read with malloc / free: the call block needs ABI. */
   function abiOf(m) {
-    const n = m._bl__abi_layout(0, 0), p = m._malloc(n * 4), table = {};
+    const n = m._bl__abi_layout(0, 0), p = heapAlloc(m, n * 4), table = {};
     if (!p) fail('out of memory reading the wasm struct layout');
     let nums, at = 0;
     try {
       m._bl__abi_layout(p, n);
-      nums = Array.from(m.HEAP32.subarray(p >> 2, (p >> 2) + n));
+      nums = Array.from(m.HEAP32.subarray(idx4(p), idx4(p) + n));
     } finally {
       m._free(p);
     }
-    m.UTF8ToString(m._bl__abi_layout_names()).split(';').forEach(function (s) {
+    m.UTF8ToString(addr(m._bl__abi_layout_names())).split(';').forEach(function (s) {
       const f = s.split(' '), t = table[f[0]] = { sizeof: nums[at++] };
       for (let i = 1; i < f.length; i++) t[f[i]] = nums[at++];
     });

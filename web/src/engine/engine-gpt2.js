@@ -1,7 +1,7 @@
 /* engine-gpt2.js - GPT-2 in the engine: its config.json, its tensor names and Conv1D (in, out)
    layout mapped onto bl_decoder_forward's descriptor (c_attn split into Wq, Wk, Wv), the heap plan
    of its weights, forward and layerWeights. engine-model.js picks it by config.model_type. */
-  /* global ABI, ACTIVATIONS, dim, elems, fail, q, rethrow, show, tensorOf */
+  /* global ABI, ACTIVATIONS, dim, elems, fail, idx4, q, rethrow, show, tensorOf */
   /* exported GPT2 */
 
   /* GPT-2's config.json, read once: sizes, activation, eps (n_inner null: 4 n_embd). */
@@ -113,7 +113,7 @@
         parts.push({ at: f0 + p['b' + c], n: D, tensor: w.c_attn_b, what: ' (its ' + c + ' part)' });
       });
     });
-    const rec = (f0 * 4 + plan.records) >> 2, size = ABI.bl_decoder_layer.sizeof >> 2;
+    const rec = idx4(f0 * 4 + plan.records), size = ABI.bl_decoder_layer.sizeof >> 2;
     plan.layers.forEach(function (p, l) {
       LAYER_PARTS.forEach(function (k) {
         m.HEAP32[rec + l * size + (ABI.bl_decoder_layer[k] >> 2)] = (f0 + p[k]) * 4;
@@ -168,14 +168,14 @@
     const engine = s.engine, m = engine._m;
     const base = engine._block(bytes, 'forward (L ' + L + ', n_layer ' + NL + ', vocab ' + V + ')'), err = base + bytes;
     const i32 = m.HEAP32, w = s.base + s.plan.records, wb = s.base;
-    function word(at, v) { i32[(base + at) >> 2] = v; }
-    for (let z = base >> 2; z < (base + first) >> 2; z++) i32[z] = 0;   /* NULL = not kept */
+    function word(at, v) { i32[idx4(base + at)] = v; }
+    for (let z = idx4(base); z < idx4(base + first); z++) i32[z] = 0;   /* NULL = not kept */
     const dd = A.bl_decoder_desc, p = s.plan;
     const desc = { n_layers: NL, d_model: D, n_heads: H, d_ff: F, vocab: V, n_positions: d.nPositions,
       activation: ACTIVATIONS.indexOf(d.activation), L: L, ids: base + idsAt, wte: wb + p.wte * 4,
       wpe: wb + p.wpe * 4, layers: w, lnf_gamma: wb + p.lnf_gamma * 4, lnf_beta: wb + p.lnf_beta * 4 };
     for (const f in desc) word(descAt + dd[f], desc[f]);
-    m.HEAPF32[(base + descAt + dd.eps) >> 2] = d.eps;
+    m.HEAPF32[idx4(base + descAt + dd.eps)] = d.eps;
     if (m._bl_decoder_workspace_size(base + descAt) !== wsFloats)
       fail('internal: the decoder\'s workspace size disagrees with the wrapper\'s');
     const dout = A.bl_decoder_out, lo = A.bl_decoder_layer_out, kept = {};
@@ -185,10 +185,10 @@
     word(outAt + dout.layers, base + listAt);
     for (l = 0; l < NL; l++) if (recs[l] >= 0) word(listAt + 4 * l, base + recs[l]);
     for (i = 3; i < outs.length; i++) word(recs[outs[i].layer] + lo[outs[i].field], base + outs[i].at);
-    i32.set(list, (base + idsAt) >> 2);
+    i32.set(list, idx4(base + idsAt));
     engine._check(m._bl_decoder_forward(base + descAt, base + outAt, base + wsAt, err), err);
     /* one copy of every output out of the heap (re-read: memory may have grown) */
-    const all = m.HEAPF32.slice((base + first) >> 2, (base + last) >> 2), buf = all.buffer;
+    const all = m.HEAPF32.slice(idx4(base + first), idx4(base + last)), buf = all.buffer;
     for (i = 0; i < outs.length; i++) kept[outs[i].key] = new Float32Array(buf, outs[i].at - first, outs[i].n);
     const res = { logits: kept.logits, embeddings: kept.embeddings, hidden: kept.hidden, layers: [] };
     for (l = 0; l < NL; l++) {
@@ -213,7 +213,7 @@
   function gpt2LayerWeights(s, l) {
     const plan = s.plan, p = plan.layers[l];
     const next = l + 1 < s.dims.nLayers ? plan.layers[l + 1].ln1_gamma : plan.floats;
-    const f0 = s.base >> 2, heap = s.engine._m.HEAPF32, r = {};
+    const f0 = idx4(s.base), heap = s.engine._m.HEAPF32, r = {};
     LAYER_PARTS.forEach(function (k, i) {
       const end = i + 1 < LAYER_PARTS.length ? p[LAYER_PARTS[i + 1]] : next;
       r[JS_WEIGHT[k]] = heap.slice(f0 + p[k], f0 + end);

@@ -1,12 +1,8 @@
 /* engine-layout.js - a call's Layout in the heap block: its inputs, C structs (words written
    from ABI) and outputs, their addresses for an arena, views of the outputs, and the refusal of
    a call the heap cannot hold (outOfMemory). */
-  /* global ABI, fail */
-  /* exported HEAP_MAX, Layout, outOfMemory */
-
-  /* The most wasm memory there can be (-sMAXIMUM_MEMORY in cmake/wasm.cmake): a call that needs
-     more is refused before anything is allocated (sizes are counted in doubles, never cut). */
-  const HEAP_MAX = 2147483648;
+  /* global ABI, fail, HEAP_MAX */
+  /* exported Layout, outOfMemory */
 
   /* A call's layout in the heap block: inputs, then descriptor records, then the outputs
      back to back (one copy brings them all out). Layouts are cached per call signature
@@ -93,6 +89,7 @@
     if (list.length) this.record('finite', list);
     this.outAt = this.bytes;
     this.bytes += this.outFloats * 4;
+    /* a call that needs more than the heap can be is refused before anything is allocated */
     const need = this.bytes + ABI.bl_error.sizeof;
     if (need > HEAP_MAX) outOfMemory(this, need, false);
     return this;
@@ -108,7 +105,7 @@
     for (i = 0; i < lay.outs.length; i++) parts.push({ name: lay.outs[i].path.join('.'), bytes: lay.outs[i].n * 4 });
     parts.sort(function (a, b) { return b.bytes - a.bytes; });
     fail('out of memory: ' + lay.what + ' needs ' + need + ' bytes of wasm memory, ' +
-      (tried ? 'which the heap could not provide' : 'more than the ' + HEAP_MAX + ' (2 GiB) the heap can hold') +
+      (tried ? 'which the heap could not provide' : 'more than the ' + HEAP_MAX + ' (4 GiB) the heap can hold') +
       (parts.length ? ' (largest: ' + parts.slice(0, 3).map(function (p) {
         return p.name + ' (' + p.bytes + ' bytes)';
       }).join(', ') + ')' : ''));

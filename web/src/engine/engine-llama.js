@@ -2,7 +2,7 @@
    config.json, its tensor names in nn.Linear's (out, in) layout mapped onto bl_llama_forward's
    descriptor, the heap plan of its weights (kept in the file's dtype: a BF16 model takes half the
    heap a float32 copy would), forward and layerWeights. engine-model.js picks it by model_type. */
-  /* global ABI, dim, elems, fail, MAX_ELEMS, q, rethrow, show, tensorOf */
+  /* global ABI, dim, elems, fail, idx4, MAX_ELEMS, q, rethrow, show, tensorOf */
   /* exported LLAMA */
 
   /* What differs by model_type: which projections carry biases (Qwen2: q, k, v always, never o;
@@ -209,11 +209,11 @@
     function copy(p) {
       const x = p.tensor, to = b0 + p.at;
       if (x.dtype === plan.dtype) src.raw(x, 0, p.n, to);
-      else src.f32(x, 0, p.n, to >> 2);
+      else src.f32(x, 0, p.n, idx4(to));
       parts.push({ to: to, n: p.n, tensor: x });
     }
     [plan.embed, plan.final_norm].concat(plan.lm_head ? [plan.lm_head] : []).forEach(copy);
-    const rec = (b0 + plan.records) >> 2, words = ABI.bl_llama_layer.sizeof >> 2;
+    const rec = idx4(b0 + plan.records), words = ABI.bl_llama_layer.sizeof >> 2;
     plan.layers.forEach(function (p, l) {
       for (let z = 0; z < words; z++) m.HEAP32[rec + l * words + z] = 0;   /* NULL: absent */
       for (const k in p) {
@@ -269,8 +269,8 @@
     const engine = s.engine, m = engine._m;
     const base = engine._block(bytes, 'forward (L ' + L + ', layers ' + NL + ', vocab ' + V + ')'), err = base + bytes;
     const i32 = m.HEAP32, f32 = m.HEAPF32, wb = s.base, p = s.plan, dd = A.bl_llama_desc;
-    function word(at, v) { i32[(base + at) >> 2] = v; }
-    for (let z = base >> 2; z < (base + first) >> 2; z++) i32[z] = 0;   /* NULL = not kept */
+    function word(at, v) { i32[idx4(base + at)] = v; }
+    for (let z = idx4(base); z < idx4(base + first); z++) i32[z] = 0;   /* NULL = not kept */
     const desc = { n_layers: NL, d_model: D, n_heads: H, n_kv_heads: d.nKvHeads, head_dim: hd, d_ff: F, vocab: V,
       max_positions: d.nPositions, dtype: DTYPE_CODE[p.dtype], rope_type: rope.type,
       rope_original_max_positions: rope.original, L: L, ids: base + idsAt, embed: wb + p.embed.at,
@@ -278,7 +278,7 @@
     for (const f in desc) word(descAt + dd[f], desc[f]);
     const floatsOf = { eps: d.eps, rope_theta: rope.theta, rope_factor: rope.factor,
       rope_low_freq_factor: rope.low, rope_high_freq_factor: rope.high };
-    for (const f in floatsOf) f32[(base + descAt + dd[f]) >> 2] = floatsOf[f];
+    for (const f in floatsOf) f32[idx4(base + descAt + dd[f])] = floatsOf[f];
     if (m._bl_llama_workspace_size(base + descAt) !== wsFloats)
       fail('internal: the Llama decoder\'s workspace size disagrees with the wrapper\'s');
     const dout = A.bl_llama_out, lo = A.bl_llama_layer_out, kept = {};
@@ -288,10 +288,10 @@
     word(outAt + dout.layers, base + listAt);
     for (l = 0; l < NL; l++) if (recs[l] >= 0) word(listAt + 4 * l, base + recs[l]);
     for (i = 3; i < outs.length; i++) word(recs[outs[i].layer] + lo[outs[i].field], base + outs[i].at);
-    i32.set(list, (base + idsAt) >> 2);
+    i32.set(list, idx4(base + idsAt));
     engine._check(m._bl_llama_forward(base + descAt, base + outAt, base + wsAt, err), err);
     /* one copy of every output out of the heap (re-read: memory may have grown) */
-    const all = m.HEAPF32.slice((base + first) >> 2, (base + last) >> 2), buf = all.buffer;
+    const all = m.HEAPF32.slice(idx4(base + first), idx4(base + last)), buf = all.buffer;
     for (i = 0; i < outs.length; i++) kept[outs[i].key] = new Float32Array(buf, outs[i].at - first, outs[i].n);
     const res = { logits: kept.logits, embeddings: kept.embeddings, hidden: kept.hidden, layers: [] };
     for (l = 0; l < NL; l++) {
@@ -319,7 +319,7 @@
     for (const k in p) {
       const at = s.base + p[k].at, n = p[k].n;
       if (s.plan.dtype === 'F32') {
-        r[LLAMA_JS[k]] = m.HEAPF32.slice(at >> 2, (at >> 2) + n);
+        r[LLAMA_JS[k]] = m.HEAPF32.slice(idx4(at), idx4(at) + n);
         continue;
       }
       const h = new Uint16Array(m.HEAPU8.buffer, at, n), out = new Float32Array(n);

@@ -2,7 +2,7 @@
    load() with its choice of build (the chosen module decoded here, never fetched; or a compiled
    one shared from another engine: load({ wasmModule })), and the export; appended after the
    other engine files in the same scope, before engine-post.js closes it. */
-  /* global ABI, args, CONFIG_KEYS, COUNT_KEYS, cut, Engine, fail, flag, MAX_ELEMS, oneOf */
+  /* global ABI, args, CONFIG_KEYS, COUNT_KEYS, cut, Engine, fail, flag, idx8, MAX_ELEMS, oneOf */
   /* global optionNames, rethrow, show */
 
   const CONFIG_ARGS = optionNames(CONFIG_KEYS, function (c) {
@@ -57,11 +57,11 @@
     });
     return this._call(8 * (CONFIG_KEYS.length + COUNT_KEYS.length), function (base, m, err) {
       const counts = base + 8 * CONFIG_KEYS.length;
-      m.HEAPF64.set(fields, base >> 3);
+      m.HEAPF64.set(fields, idx8(base));
       self._check(m._bl__param_count_f64(base, counts, err), err);
       const r = {};
       COUNT_KEYS.forEach(function (k, i) {
-        const v = m.HEAPF64[(counts >> 3) + i];
+        const v = m.HEAPF64[idx8(counts) + i];
         /* C counts in int64; past 2^53 a JS number would hold a rounded count */
         if (!Number.isSafeInteger(v))
           fail(k + ' (about ' + v.toPrecision(4) + ') is past 2^53 - 1: a JS number cannot hold it exactly');
@@ -83,10 +83,10 @@
       self._check(m._bl__preset_f64(str, base, printed, err), err);
       const config = {};
       CONFIG_KEYS.forEach(function (k, i) {
-        const v = m.HEAPF64[(base >> 3) + i];
+        const v = m.HEAPF64[idx8(base) + i];
         config[k] = k === 'norm' ? (v ? 'rms' : 'layer') : k === 'attnBias' && v === 2 ? 'qkv' : v;
       });
-      return { config: config, printedTotal: m.HEAPF64[printed >> 3] };
+      return { config: config, printedTotal: m.HEAPF64[idx8(printed)] };
     });
   };
 

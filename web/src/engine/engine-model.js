@@ -4,8 +4,8 @@
    loadModel itself. What is particular to an architecture (config keys, tensor names, the copy,
    the forward call) lives in its own file, engine-gpt2.js for GPT-2,
    engine-llama.js for the Llama family, picked by config.model_type. */
-  /* global args, fail, GPT2, HEAP_MAX, LLAMA, optionNames, outOfMemory, parseSafetensors, plainBytes, q */
-  /* global readVocab, rethrow, show, TensorReads, Vocab */
+  /* global args, fail, GPT2, HEAP_MAX, heapAlloc, idx4, LLAMA, optionNames, outOfMemory, parseSafetensors */
+  /* global plainBytes, q, readVocab, rethrow, show, TensorReads, Vocab */
   /* exported architectureOf, checkHeap, copyModel, loadBytes, Model, reserveModel */
 
   /* The architectures by config.model_type; a config without one is GPT-2's. What each one is:
@@ -59,7 +59,7 @@
   /* The heap block of a model (checked against the maximum first): its address. */
   function reserveModel(m, plan, dims) {
     checkHeap(plan, dims);
-    const base = m._malloc(plan.bytes);
+    const base = heapAlloc(m, plan.bytes);
     if (!base) outOfMemory(loadWhat(dims), plan.bytes, true);
     return base;
   }
@@ -67,7 +67,7 @@
   /* The architecture's copy into the block at `base`: the reads it asks for and its check. */
   function copyModel(m, arch, t, plan, base, cfg) {
     const reads = new TensorReads();
-    return { reads: reads, check: arch.copy(m, reads, t, plan, base >> 2, cfg) };
+    return { reads: reads, check: arch.copy(m, reads, t, plan, idx4(base), cfg) };
   }
 
   /* loadModel({ weights, config, vocab }) -> a Model, synchronously. A failed load leaves nothing
@@ -169,6 +169,9 @@
         'must be a layer index in [0, ' + NL + ')');
     return s.arch.layerWeights(s, l);
   };
+
+  /* Tests only: the heap address of the weights. */
+  Model.prototype._heapAt = function () { return stateOf(this, '_heapAt').base; };
 
   /* Gives the weights' heap memory back; the model cannot be used after. Safe to call twice. */
   Model.prototype.free = function () {

@@ -1,7 +1,8 @@
 /* engine-run.js - how every call runs: the heap block (kept and reused), C's status turned into
    an Error, the inputs checked and copied in, and the outputs copied out as caller-owned arrays
    (a fresh buffer, the pool, or the arrays of a previous result passed as `into`); the layout cache. */
-  /* global ABI, Engine, fail, floats, HEAP_MAX, keyMask, notFinite, outOfMemory, POOL_BYTES, POOL_MAX */
+  /* global ABI, Engine, fail, floats, HEAP_MAX, heapAlloc, idx4, keyMask, notFinite, outOfMemory, POOL_BYTES */
+  /* global POOL_MAX */
   /* global rethrow, TA_BUFFER, TA_LENGTH, TA_OFFSET, TA_SET, TA_TAG */
 
   /* C argument names -> the JS names users wrote, for messages that come from C. */
@@ -28,7 +29,7 @@
       if (need > HEAP_MAX) outOfMemory(about || 'this call', need, false);
       if (this._arena) m._free(this._arena);
       this._arenaBytes = 0;
-      this._arena = m._malloc(Math.max(need, 1 << 16));
+      this._arena = heapAlloc(m, Math.max(need, 1 << 16));
       if (!this._arena) outOfMemory(about || 'this call', need, true);
       this._arenaBytes = Math.max(need, 1 << 16);
     }
@@ -75,10 +76,10 @@
     const m = this._m, base = this._block(lay.bytes, lay), p = lay.at(base), heap = m.HEAPF32;
     const inAt = lay.inAt;
     for (i = 0; i < n; i++) {
-      if (ins[i].kind === 'f') heap.set(vals[i], inAt[i] >> 2);
+      if (ins[i].kind === 'f') heap.set(vals[i], idx4(inAt[i]));
       else m.HEAPU8.set(vals[i], inAt[i]);
     }
-    if (lay.records.length) m.HEAP32.set(lay.words, lay.wordsAt >> 2);
+    if (lay.records.length) m.HEAP32.set(lay.words, idx4(lay.wordsAt));
     /* NaN / infinity in a float input (as float32: a Float64Array's 1e300 is one too) */
     const bad = lay.floatIns.length ? m._bl__first_nonfinite_of(p.finite, lay.floatIns.length) : -1;
     if (bad >= 0) {
@@ -88,7 +89,7 @@
     }
     this._check(invoke(m, p, base + lay.bytes, lay, arg), base + lay.bytes);
     /* re-read HEAPF32: memory may have grown */
-    const views = lay.views(m.HEAPF32, (base + lay.outAt) >> 2);
+    const views = lay.views(m.HEAPF32, idx4(base + lay.outAt));
     if (dst) {
       if (whole) whole.set(lay._all);
       else for (i = 0; i < outs.length; i++) TA_SET.call(dst[i], views[i]);

@@ -1,7 +1,7 @@
 /* engine.js - the Engine, the object load() resolves to: one per wasm module, owning its heap block,
    layout cache and result pool (the engine files are the only code that touches the wasm heap).
    The files after it add its calls: engine-run.js runs one; engine-ffn/-attention/-block.js. */
-  /* global ABI, checkAbi, useAbi */
+  /* global ABI, addr, checkAbi, HEAP_MAX, heapAlloc, useAbi */
   /* exported ACTIVATIONS, CONFIG_KEYS, COUNT_KEYS, Engine, POOL_BYTES, POOL_MAX */
 
   const ACTIVATIONS = ['relu', 'gelu', 'gelu_tanh', 'silu', 'identity', 'swiglu', 'geglu'];
@@ -28,7 +28,7 @@
     this._poolUsed = POOL_BYTES;
     this.activations = ACTIVATIONS.slice();
     const n = mod._bl_preset_count(), names = [];
-    for (let i = 0; i < n; i++) names.push(mod.UTF8ToString(mod._bl_preset_name(i)));
+    for (let i = 0; i < n; i++) names.push(mod.UTF8ToString(addr(mod._bl_preset_name(i))));
     this.presets = names;
   }
 
@@ -38,3 +38,11 @@
 
   /* Size of the wasm memory in bytes (it grows on demand and never shrinks). */
   Engine.prototype.heapBytes = function () { return this._m.HEAPU8.length; };
+
+  /* Tests only: `bytes` of the heap taken as the engine takes memory, and their address (0 when
+     the heap cannot give them); _give(address) frees them. Ballast that puts what the engine
+     takes next past it (tests/node/heap_4g.test.js: past 2 GiB). */
+  Engine.prototype._take = function (bytes) {
+    return bytes >= 0 && bytes <= HEAP_MAX ? heapAlloc(this._m, bytes) : 0;
+  };
+  Engine.prototype._give = function (p) { this._m._free(p); };
