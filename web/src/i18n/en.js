@@ -98,6 +98,7 @@ export default {
   progress_moew: 'drawing the experts\' weights',
   progress_split: 'parameter counts', progress_presets: 'parameter counts',
   progress_glu: 'gated FFN, parameter parity', progress_maskpair: 'the other mask',
+  progress_headroles: 'what each head does',
   // phones: the sticky quick-settings bar and the cue on a table wider than its column
   qb_title: 'Quick settings', qb_causal: 'causal',
   tableScroll: 'Scroll sideways for all columns',

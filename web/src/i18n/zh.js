@@ -98,6 +98,7 @@ export default {
   progress_moew: '生成专家权重',
   progress_split: '参数统计', progress_presets: '参数统计',
   progress_glu: '门控 FFN 与参数对等', progress_maskpair: '另一种掩码',
+  progress_headroles: '每个头在做什么',
   // phones: the sticky quick-settings bar and the cue on a table wider than its column
   qb_title: '快速设置', qb_causal: '因果掩码',
   tableScroll: '左右滑动查看全部列',
