@@ -24,7 +24,7 @@ const PAGE_ONLY = ['lang', 'theme'];
 const SIZES = {
   classic: Object.fromEntries(params.PARAMS.filter((p) => !PAGE_ONLY.includes(p.key)).map((p) => [p.key, p.def])),
   bert: { weights: 'random', d: 768, dff: 3072, heads: 12, act: 'gelu', init: 'scaled' },
-  poems: { weights: 'poems', tokens: '床前明月光', layer: 1, sel: 0, pert: 3 }
+  poems: { weights: 'poems', tokens: params.POEM.tokens, layer: 1, sel: params.POEM.sel, pert: 3 }
 };
 
 function mount(root, ctx) {
@@ -89,6 +89,8 @@ function mount(root, ctx) {
     const typed = fd.type === 'text' || fd.type === 'textarea';
     input.addEventListener(typed ? 'input' : 'change', function () {
       const v = fd.type === 'checkbox' ? (input.checked ? '1' : '0') : input.value;
+      // (New weights move the selected and perturbed tokens with the model's <s>.)
+      if (fd.key === 'weights') return ctx.setMany(params.switchWeights(ctx.state, v));
       ctx.setRaw(fd.key, v, input, !typed);
     });
     if (typed) input.addEventListener('change', ctx.flush);   // Enter or leaving the field: no pause

@@ -120,6 +120,17 @@ const MODELS = Object.freeze({
   poems: Object.freeze({ d: 64, dff: 256, heads: 4, layers: 2, positions: 64, act: 'relu' })
 });
 const BOS = '<s>';
+// The trained view's text: 静夜思, the whole quatrain, long enough for the head that reads one line
+// up to show; selected, the second 明 (16), with lines before it to compare.
+const POEM = Object.freeze({ tokens: '床前明月光，疑是地上霜。举头望明月，低头思故乡。', sel: 16 });
+
+// A switch of weights keeps the same characters selected and perturbed: a trained model's tokens
+// start with its <s>, so their indexes move by one, and a switch to it never lands on <s>.
+function switchWeights(s, to) {
+  const trained = (w) => w !== 'random', shift = (trained(to) ? 1 : 0) - (trained(s.weights) ? 1 : 0);
+  const at = (i) => Math.max(trained(to) ? 1 : 0, Math.min(LIMITS.tokens - 1, i + shift));
+  return { weights: to, sel: at(s.sel), pert: at(s.pert) };
+}
 
 // Tokens as the figures label them: the page's tokenizer for random weights; for a trained
 // model <s> and then every character but whitespace.
@@ -191,5 +202,5 @@ function toHash(s) {
 
 function isGated(act) { return act === 'swiglu' || act === 'geglu'; }
 
-export { LIMITS, ACTIVATIONS, MODELS, BOS, tokensFor, tokenCount, PARAMS, BY_KEY as byKey, defaults, coerce, tokenize,
-  validate, parseHash, toHash, isGated, quote };
+export { LIMITS, ACTIVATIONS, MODELS, BOS, POEM, switchWeights, tokensFor, tokenCount, PARAMS, BY_KEY as byKey,
+  defaults, coerce, tokenize, validate, parseHash, toHash, isGated, quote };
