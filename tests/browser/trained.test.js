@@ -266,3 +266,35 @@ test('the_tang_poem_button_loads_the_quatrain', async () => {
     assert.strictEqual((await roleLines(page)).length, 4);
   } finally { await close(); }
 });
+
+// With trained weights no text on the page describes random ones: the introduction, the
+// attention figure's ("W_Q … drawn as randn / √d_model … variance close to d_k"), the block's
+// (γ = 1, β = 0), the activation's (the default example's counts) and the saturation figure's
+// notes have trained wordings; random weights bring the classic texts back.
+const RANDOM_WORDS = /randn \/ √d_model|variance close to d_k|np\.random\.seed\(42\)|γ = 1 and β = 0|100 of the 224|only close to unit variance|speak of random weights/;
+const pageText = (page) => page.$$eval('.intro, #weights-note, .explain p, #fig-saturation .fig-note', (ns) =>
+  ns.filter((n) => !n.closest('[hidden]')).map((n) => n.textContent).join('\n'));
+
+test('trained_weights_get_texts_that_fit_them', async () => {
+  const { page, log, close } = await open(env.browser, FILE_URL, 'lang=en&weights=poems&tokens=' + encodeURIComponent(QUATRAIN));
+  try {
+    let text = await pageText(page);
+    assert.doesNotMatch(text, RANDOM_WORDS);
+    assert.match(await page.textContent('.intro'), /^Weights: Tang poems\./);
+    assert.match(await page.textContent('#s-attention .explain'), /the trained model's block chosen under Layer/);
+    assert.match(await page.textContent('#s-block .explain'), /its own learned LayerNorm γ and β/);
+    assert.match(await page.textContent('#fig-saturation'), /runs on the trained model, which divides by √d_k = √16/);
+    assert.match(await page.textContent('#ctl-seed-hint'), /does not use it/);
+    await page.click('#lang-toggle');
+    await settle(page);
+    text = await pageText(page);
+    assert.doesNotMatch(text, /randn \/ √d_model、偏置为 0|γ = 1、β = 0|224 个值中/);
+    assert.match(await page.textContent('.intro'), /^权重：唐诗。/);
+    await page.selectOption('#ctl-weights', 'random');
+    await settle(page);
+    await ready(page, 'ready');
+    assert.match(await page.textContent('#s-attention .explain'), /randn \/ √d_model/);
+    assert.match(await page.textContent('.intro'), /经典的 numpy 例子/);
+    assert.deepStrictEqual(log.errors, []);
+  } finally { await close(); }
+});
