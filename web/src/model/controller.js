@@ -29,7 +29,10 @@ export function createController(compute, change, reads) {
   let fieldErrors = new Map(), given = [], engineErrors = [];
   const kept = defaults();   // per setting, its value in the last answer where it was valid
 
-  const blocking = () => [...fieldErrors.values(), ...validate(state), ...engineErrors];
+  // A field whose text does not parse keeps its setting's last value: the checks of that value
+  // (3 heads that do not divide d_model) are not the message for the text now in the field.
+  const blocking = () => [...fieldErrors.values(), ...validate(state).filter((e) => !fieldErrors.has(e.key)),
+    ...engineErrors];
   const invalid = () => new Set(blocking().map((e) => e.key));
   const blocks = (set, keys) => set.has(ENGINE) || (keys ? keys.some((k) => set.has(k)) : set.size > 0);
 
