@@ -298,3 +298,34 @@ test('trained_weights_get_texts_that_fit_them', async () => {
     assert.deepStrictEqual(log.errors, []);
   } finally { await close(); }
 });
+
+// An embedded trained-model figure says which model and block it shows, as its SVG export does:
+// embed.html (compact and figure-only) and <block-lens>, in both languages; random weights
+// name none.
+test('embedded_trained_figures_name_the_model_and_the_block', async () => {
+  const embed = env.url.replace(/\/?$/, '/') + 'embed.html';
+  const modelLine = async (hash) => {
+    const { page, close } = await open(env.browser, embed, hash);
+    try {
+      await page.waitForFunction(() => /ready|error/.test(document.body.dataset.status), null, { timeout: 30000 });
+      return await page.$eval('.bl-model', (e) => (e.hidden || !e.offsetHeight ? '' : e.textContent));
+    } finally { await close(); }
+  };
+  assert.strictEqual(await modelLine('view=attention&weights=poems&layer=2&lang=en'), 'the trained Tang-poem model, block 2 of 2');
+  assert.strictEqual(await modelLine('view=rows&weights=poems&lang=zh&controls=none'), '训练好的唐诗模型，第 1 个 Block（共 2 个）');
+  assert.strictEqual(await modelLine('view=next&weights=poems&lang=en'), 'the trained Tang-poem model (2 blocks)');
+  assert.strictEqual(await modelLine('view=attention&lang=en'), '');
+
+  const html = '<!doctype html><meta charset="utf-8"><script src="' + pathToFileURL(path.join(WEB, 'dist', 'blocklens-element.js')).href +
+    '"></script><block-lens id="e" view="block" weights="poems" layer="2" lang="zh"></block-lens>';
+  const file = path.join(require('os').tmpdir(), 'blocklens-trained-element-model.html');
+  fs.writeFileSync(file, html);
+  const context = await env.browser.newContext(), ep = await context.newPage();
+  try {
+    await ep.goto(pathToFileURL(file).href);
+    await ep.waitForFunction(() => { const e = document.getElementById('e'); return e && e.status === 'ready'; }, null, { timeout: 30000 });
+    assert.strictEqual(await ep.$eval('#e', (e) => e.shadowRoot.querySelector('.bl-model').textContent),
+      '训练好的唐诗模型，第 2 个 Block（共 2 个）');
+    assert.match(await ep.$eval('#e', (e) => e.toSVG()), /第 2 个/);
+  } finally { await context.close(); }
+});

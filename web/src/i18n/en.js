@@ -90,6 +90,7 @@ export default {
   embed_file: 'This page was opened from a file: put embed.html, css/, js/ and dist/ on your site and replace {base} in the code.',
   embed_copy: 'Copy', embed_copied: 'Copied', embed_copyFail: 'Select the code and copy it by hand',
   embed_open: 'Open in BlockLens', embed_loading: 'Computing…',
+  embed_model_layer: 'the trained Tang-poem model, block {layer} of {n}', embed_model: 'the trained Tang-poem model ({n} blocks)',
   ctl_view: 'Figure', ctl_controls: 'Controls', ctl_id: 'id', ctl_page: 'page',
   err_link: 'only http(s) and relative links can be used ("{value}").',
   progress_computing: 'Computing… {s} s', progress_weights: 'drawing the weights',

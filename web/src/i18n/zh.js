@@ -90,6 +90,7 @@ export default {
   embed_file: '本页是从文件打开的：把 embed.html、css/、js/ 和 dist/ 放到你的网站上，再替换代码里的 {base}。',
   embed_copy: '复制', embed_copied: '已复制', embed_copyFail: '请选中代码手动复制',
   embed_open: '在 BlockLens 中打开', embed_loading: '计算中…',
+  embed_model_layer: '训练好的唐诗模型，第 {layer} 个 Block（共 {n} 个）', embed_model: '训练好的唐诗模型（{n} 个 Block）',
   ctl_view: '图', ctl_controls: '控件', ctl_id: 'id', ctl_page: 'page',
   err_link: '只能使用 http(s) 或相对链接（“{value}”）。',
   progress_computing: '计算中… {s} 秒', progress_weights: '生成权重',
