@@ -104,5 +104,6 @@ export default {
   progress_headroles: 'what each head does',
   // phones: the sticky quick-settings bar and the cue on a table wider than its column
   qb_title: 'Quick settings', qb_causal: 'causal',
+  qb_weights_random: 'random', qb_weights_poems: 'Tang poems',
   tableScroll: 'Scroll sideways for all columns',
 };

@@ -104,5 +104,6 @@ export default {
   progress_headroles: '每个头在做什么',
   // phones: the sticky quick-settings bar and the cue on a table wider than its column
   qb_title: '快速设置', qb_causal: '因果掩码',
+  qb_weights_random: '随机', qb_weights_poems: '唐诗',
   tableScroll: '左右滑动查看全部列',
 };
