@@ -269,9 +269,10 @@ test('the_tang_poem_button_loads_the_quatrain', async () => {
 
 // With trained weights no text on the page describes random ones: the introduction, the
 // attention figure's ("W_Q … drawn as randn / √d_model … variance close to d_k"), the block's
-// (γ = 1, β = 0), the activation's (the default example's counts) and the saturation figure's
-// notes have trained wordings; random weights bring the classic texts back.
-const RANDOM_WORDS = /randn \/ √d_model|variance close to d_k|np\.random\.seed\(42\)|γ = 1 and β = 0|100 of the 224|only close to unit variance|speak of random weights/;
+// (γ = 1, β = 0), the FFN's ("pick identity"), the activation's (the default example's counts)
+// and the saturation figure's notes have trained wordings; random weights bring the classic
+// texts back.
+const RANDOM_WORDS = /Pick "identity" to see|randn \/ √d_model|variance close to d_k|np\.random\.seed\(42\)|γ = 1 and β = 0|100 of the 224|only close to unit variance|speak of random weights/;
 const pageText = (page) => page.$$eval('.intro, #weights-note, .explain p, #fig-saturation .fig-note', (ns) =>
   ns.filter((n) => !n.closest('[hidden]')).map((n) => n.textContent).join('\n'));
 
