@@ -330,3 +330,20 @@ test('embedded_trained_figures_name_the_model_and_the_block', async () => {
     assert.match(await ep.$eval('#e', (e) => e.toSVG()), /第 2 个/);
   } finally { await context.close(); }
 });
+
+// A trained-model link or element that gives no text opens on the quatrain (the random
+// example's 7 characters are too short for the one-line-up head), on its second 明.
+test('a_trained_link_without_text_opens_on_the_quatrain', async () => {
+  const { page, close } = await open(env.browser, FILE_URL, 'lang=en&weights=poems');
+  try {
+    assert.strictEqual(await page.inputValue('#ctl-tokens'), QUATRAIN);
+    assert.strictEqual((await figureData(page, 'rows')).selected, '16');
+    assert.strictEqual((await figureData(page, 'attention')).roles.split(' ')[2], 'up');
+  } finally { await close(); }
+  const embed = env.url.replace(/\/?$/, '/') + 'embed.html';
+  const e = await open(env.browser, embed, 'view=attention&weights=poems&lang=en');
+  try {
+    await e.page.waitForFunction(() => document.body.dataset.status === 'ready', null, { timeout: 30000 });
+    assert.strictEqual(await e.page.$eval('.bl-figure', (f) => f.dataset.lineLength), '5');
+  } finally { await e.close(); }
+});

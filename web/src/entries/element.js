@@ -3,7 +3,7 @@
    root, computed once scrolled near the viewport, redrawn when an attribute changes. The same
    file is the elements' Worker script when it is served from the page's origin. */
 import { compose } from '../figures/compose.js';
-import { PARAMS, byKey, coerce, defaults, parseHash, quote, toHash } from '../model/params.js';
+import { PARAMS, byKey, coerce, defaults, parseHash, poemDefaults, quote, toHash } from '../model/params.js';
 import { VIEWS } from '../figures/index.js';
 import { ownWorkerUrl } from '../dom/compute.js';
 import { heightAt, parseHeights } from '../dom/heights.js';
@@ -88,6 +88,7 @@ function defineElement(BL) {
         const r = coerce(k, raw, state);
         if (r.error) errors.push(r.error); else state[k] = r.value;
       }
+      poemDefaults(state, KEYS.filter((k) => this.hasAttribute(k)));
       let view = this.getAttribute('view') || 'attention';
       if (!VIEWS.includes(view)) {
         errors.push({ key: 'view', code: 'enum', vars: { value: quote(view) } });

@@ -187,8 +187,18 @@ function parseHash(hash, base) {
     if (r.error) errors.push(r.error);
     else { state[k] = r.value; keys.push(k); }
   });
+  poemDefaults(state, keys);
   if (!errors.length) errors = validate(state);
   return { state: state, errors: errors, keys: keys };
+}
+
+// A hand-written trained-model link or element that gives no text: the quatrain (on its
+// second 明, if no token is selected either), not the random example's 7 characters, too short
+// to show what the heads do. keys: the settings given.
+function poemDefaults(state, keys) {
+  if (state.weights !== 'poems' || keys.includes('tokens')) return;
+  state.tokens = POEM.tokens;
+  if (!keys.includes('sel')) state.sel = POEM.sel;
 }
 
 // Every parameter is written, so a shared link restores the exact view.
@@ -202,5 +212,5 @@ function toHash(s) {
 
 function isGated(act) { return act === 'swiglu' || act === 'geglu'; }
 
-export { LIMITS, ACTIVATIONS, MODELS, BOS, POEM, switchWeights, tokensFor, tokenCount, PARAMS, BY_KEY as byKey,
-  defaults, coerce, tokenize, validate, parseHash, toHash, isGated, quote };
+export { LIMITS, ACTIVATIONS, MODELS, BOS, POEM, poemDefaults, switchWeights, tokensFor, tokenCount, PARAMS,
+  BY_KEY as byKey, defaults, coerce, tokenize, validate, parseHash, toHash, isGated, quote };
