@@ -147,6 +147,14 @@ function tokenCount(s) {
     trained: !!trained };
 }
 
+// Settings that do nothing under these weights: a trained model fixes the sizes, activation,
+// initialisation and mask (the form shows them disabled); random weights have no layer (the
+// field is hidden). A field's parse error on one of them is not reported (controller.js).
+const FIXED_BY_MODEL = ['d', 'dff', 'heads', 'act', 'init', 'causal'];
+function inert(key, s) {
+  return s.weights === 'random' ? key === 'layer' : FIXED_BY_MODEL.includes(key);
+}
+
 // Checks that involve several fields, on an already coerced state.
 function validate(s) {
   const errors = [];
@@ -212,5 +220,5 @@ function toHash(s) {
 
 function isGated(act) { return act === 'swiglu' || act === 'geglu'; }
 
-export { LIMITS, ACTIVATIONS, MODELS, BOS, POEM, poemDefaults, switchWeights, tokensFor, tokenCount, PARAMS,
+export { LIMITS, ACTIVATIONS, MODELS, BOS, POEM, inert, poemDefaults, switchWeights, tokensFor, tokenCount, PARAMS,
   BY_KEY as byKey, defaults, coerce, tokenize, validate, parseHash, toHash, isGated, quote };
