@@ -347,3 +347,17 @@ test('a_trained_link_without_text_opens_on_the_quatrain', async () => {
     assert.strictEqual(await e.page.$eval('.bl-figure', (f) => f.dataset.lineLength), '5');
   } finally { await e.close(); }
 });
+
+// Both masks side by side: a head's job (measured under the model's causal mask) names its
+// GPT map, not the BERT one; the maps of a pair start level.
+test('with_both_masks_the_job_names_the_causal_map_only', async () => {
+  const { page, close } = await open(env.browser, FILE_URL, 'lang=en&weights=poems&masks=both');
+  try {
+    const titles = await page.$$eval('#fig-attention .panel .panel-title', (hs) => hs.map((x) => x.textContent));
+    assert.ok(titles.some((x) => /^Head 3 · GPT: causal · one line up \d+%$/.test(x)), titles.join(' | '));
+    assert.ok(titles.filter((x) => /BERT/.test(x)).every((x) => !/one line up|previous|<s> \d/.test(x)), titles.join(' | '));
+    const tops = await page.$$eval('#fig-attention .pair', (ps) => ps.map((p) => Array.from(p.querySelectorAll('canvas.hm'),
+      (c) => Math.round(c.getBoundingClientRect().top))));
+    for (const row of tops) assert.ok(Math.max(...row) - Math.min(...row) <= 1, `maps of a pair start level: ${row}`);
+  } finally { await close(); }
+});

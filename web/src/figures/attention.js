@@ -77,7 +77,8 @@ export default {
     const max = runs ? Math.max(absMax(runs[0].data), absMax(runs[1].data)) : absMax(mine.data);
     const panel = (h, run) => {
       const data = run.data, masked = run.masked, off = h * L * L;
-      const title = t('headTitle', { h: h + 1 }) + (run.tag ? ' \u00b7 ' + t('maskTag_' + run.tag) : '') + roleTag(h);
+      const title = t('headTitle', { h: h + 1 }) + (run.tag ? ' \u00b7 ' + t('maskTag_' + run.tag) : '') +
+        (run.masked === mine.masked ? roleTag(h) : '');   // (the jobs were measured under the page's mask)
       const p = matrixPanel(what, data, L, L, tk, ctx, { offset: off, kind, max, colLabels: tk, maxCell: 34,
         masked, title, shape: what + ' \u00b7 ' + L + X + L,
         label: t('headLabel', { h: h + 1, what, L }) + (run.tag ? ' ' + t('maskTag_' + run.tag) + '.' : ''),
