@@ -286,6 +286,7 @@ test('trained_weights_get_texts_that_fit_them', async () => {
     assert.match(await page.textContent('#s-block .explain'), /its own learned LayerNorm γ and β/);
     assert.match(await page.textContent('#fig-saturation'), /runs on the trained model, which divides by √d_k = √16/);
     assert.match(await page.textContent('#ctl-seed-hint'), /does not use it/);
+    assert.strictEqual(await page.isVisible('#ctl-init'), false, 'no "numpy classic: unit randn" for a trained model');
     await page.click('#lang-toggle');
     await settle(page);
     text = await pageText(page);

@@ -143,6 +143,8 @@ function mount(root, ctx) {
     const model = state.weights === 'random' ? null : params.MODELS[state.weights];
     setText(f.layer.hint, model ? t('hint_layer', { n: model.layers }) : '');
     setHidden(f.layer.input.closest('.field'), !model);
+    // (How random weights are scaled says nothing about a trained model's: no field for it.)
+    setHidden(f.init.input.closest('.field'), !!model);
     const fixed = model ? { d: model.d, dff: model.dff, heads: model.heads, act: t('act_' + model.act),
       causal: t('ctl_causal'), init: t('weights_' + state.weights) } : {};
     ['d', 'dff', 'heads', 'act', 'init', 'causal'].forEach(function (k) {
