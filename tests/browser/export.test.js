@@ -126,7 +126,7 @@ test('embed_code_loads_the_same_figure', async () => {
     const element = await page.inputValue('#s-attention textarea.embed-element');
     assert.match(iframe, /<iframe src="http:\/\/127\.0\.0\.1:\d+\/embed\.html#view=attention&amp;tokens=one%20two%20three%20four&amp;d=12&amp;/);
     assert.match(iframe, /sandbox="allow-scripts allow-downloads"/);
-    assert.match(element, /<script src="http:\/\/127\.0\.0\.1:\d+\/dist\/blocklens-element\.js"><\/script>\n<block-lens view="attention" tokens="one two three four" d="12" heads="3" lang="en"><\/block-lens>/);
+    assert.match(element, /<script src="http:\/\/127\.0\.0\.1:\d+\/dist\/blocklens-element\.js"><\/script>\n<block-lens view="attention" tokens="one two three four" d="12" heads="3" lang="en" heights="[\d: ]+"><\/block-lens>/);
     const src = /src="([^"]+)"/.exec(iframe)[1].replace(/&amp;/g, '&');
     const frame = await page.context().newPage();
     await frame.goto(src);

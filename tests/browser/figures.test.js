@@ -54,7 +54,9 @@ test('two_copies_of_one_embed_snippet_both_fit_their_frames', async () => {
     const second = await page.inputValue('#s-attention textarea.embed-iframe');
     const ids = [first, second].map((s) => /id="([^"]+)"/.exec(s)[1]);
     assert.notStrictEqual(ids[0], ids[1], 'each copy has its own id');
-    const reserved = +/height="(\d+)"/.exec(first)[1];
+    // The height the snippet's script gives a frame 680 px wide, from the heights measured.
+    const table = /data-heights="([^"]+)"/.exec(first)[1].split(' ').map((p) => p.split(':').map(Number));
+    const reserved = Math.max(...table.filter(([w]) => w === 680 || w === 720).map(([, h]) => h));
     // A 680 px blog column with both copies; the frames load from the same server.
     const blog = env.url + 'two-copies.html';
     await page.route(blog, (r) => r.fulfill({ contentType: 'text/html',
@@ -74,3 +76,56 @@ test('two_copies_of_one_embed_snippet_both_fit_their_frames', async () => {
     assert.ok(outer.every((h) => Math.abs(h - reserved) <= 3), `the suggested height (${reserved}) is the drawn one (${outer})`);
   } finally { await close(); }
 });
+
+// The embed code reserves the height a figure needs at the reader's width: on a phone (390 px)
+// and a wide screen (1280 px) the iframe starts at the height it will end with (its script picks
+// it from the heights measured at 25 widths), its own height attribute is enough on a phone
+// without the script, and <block-lens> reserves its height before it is drawn.
+for (const [name, hash, view] of [['attention', 'lang=en', 'attention'],
+  ['trained_attention', 'lang=zh&weights=poems&tokens=' + encodeURIComponent('床前明月光，疑是地上霜。举头望明月，低头思故乡。'), 'attention']]) {
+  test(`embed_code_reserves_the_height_at_the_readers_width_${name}`, async () => {
+    const { page, close } = await open(env.browser, env.url, hash);
+    let iframe, element;
+    try {
+      await page.click(`#s-${view} .embed-code summary`);
+      await page.waitForFunction((v) => /^\d+$/.test(document.querySelector(`#s-${v} .embed-code`).dataset.measured || ''), view,
+        { timeout: 30000 });
+      iframe = await page.inputValue(`#s-${view} textarea.embed-iframe`);
+      element = await page.inputValue(`#s-${view} textarea.embed-element`);
+    } finally { await close(); }
+    const attrHeight = +/height="(\d+)"/.exec(iframe)[1];
+    for (const width of [390, 1280]) {
+      const context = await env.browser.newContext({ viewport: { width, height: 800 }, isMobile: width < 500, hasTouch: width < 500 });
+      const page2 = await context.newPage();
+      try {
+        const blog = env.url + 'blog-' + width + '.html';
+        await page2.route(blog, (r) => r.fulfill({ contentType: 'text/html', body: '<!doctype html><meta charset="utf-8">' +
+          '<meta name="viewport" content="width=device-width"><body style="margin:8px"><p>Before.</p>' + iframe + '<p>After.</p>' }));
+        await page2.goto(blog, { waitUntil: 'domcontentloaded' });
+        const first = await page2.$eval('iframe', (f) => f.getBoundingClientRect().height);
+        const frame = await (await page2.waitForSelector('iframe')).contentFrame();
+        await frame.waitForFunction(() => document.body.dataset.status === 'ready', null, { timeout: 30000 });
+        await page2.waitForTimeout(600);
+        const inner = await frame.evaluate(() => Math.ceil(document.body.getBoundingClientRect().height));
+        const last = await page2.$eval('iframe', (f) => f.getBoundingClientRect().height);
+        assert.ok(Math.abs(last - inner) <= 3, `${width} px: the frame fits its figure (${last} for ${inner})`);
+        // (Between two measured widths the height changes a little: it may start up to 3 % taller.)
+        assert.ok(last - first <= 8 && first - last <= 0.03 * last, `${width} px: the frame starts at ${first} px and ends at ${last} px`);
+        if (width === 390) assert.ok(attrHeight >= inner, `without the script a phone sees it whole (${attrHeight} >= ${inner})`);
+
+        // The element, on its own page: its height before it is drawn is the drawn one.
+        const page3 = env.url + 'element-' + width + '.html';
+        await page2.route(page3, (r) => r.fulfill({ contentType: 'text/html', body: '<!doctype html><meta charset="utf-8">' +
+          '<meta name="viewport" content="width=device-width"><body style="margin:8px">' + element + '<p id="after">After.</p>' }));
+        await page2.goto(page3, { waitUntil: 'domcontentloaded' });
+        await page2.waitForFunction(() => customElements.get('block-lens'));
+        const before = await page2.$eval('block-lens', (e) => e.getBoundingClientRect().height);
+        await page2.waitForFunction(() => document.querySelector('block-lens').status === 'ready', null, { timeout: 30000 });
+        await page2.waitForTimeout(300);
+        const drawn = await page2.$eval('block-lens', (e) => e.getBoundingClientRect().height);
+        assert.ok(drawn - before <= 8 && before - drawn <= 0.03 * drawn,
+          `${width} px: the element reserves ${before} px and is drawn ${drawn} px tall`);
+      } finally { await context.close(); }
+    }
+  });
+}

@@ -272,3 +272,41 @@ for (const lang of ['en', 'zh']) {
     } finally { await close(); }
   });
 }
+
+// In trained mode the model fixes d_model, heads, the activation and the mask: the bar carries
+// what can change there (weights, layer, the text), nothing disabled, and works from figure 11.
+test('quick_bar_in_trained_mode_carries_what_can_change_and_nothing_disabled', async () => {
+  const poem = '床前明月光，疑是地上霜。举头望明月，低头思故乡。';
+  const { page, log, close } = await open(env.browser, FILE_URL, 'lang=en&weights=poems&tokens=' + encodeURIComponent(poem), PHONE);
+  const shown = () => page.$$eval('#quickbar .qb-fields .qb-field', (fs) => fs.filter((f) => f.offsetParent)
+    .map((f) => { const i = f.querySelector('input, select'); return { id: i.id, disabled: i.disabled }; }));
+  try {
+    await page.$eval('#s-next', (s) => s.scrollIntoView());
+    await frames(page);
+    let fields = await shown();
+    assert.deepStrictEqual(fields.map((x) => x.id), ['qb-weights', 'qb-layer', 'qb-tokens']);
+    assert.ok(fields.every((x) => !x.disabled), JSON.stringify(fields));
+    const bar = await page.$eval('#quickbar', (b) => b.getBoundingClientRect().toJSON());
+    assert.ok(bar.top >= 0 && bar.height < 120, `the bar is in view and short: ${JSON.stringify(bar)}`);
+    assert.strictEqual(await page.inputValue('#qb-tokens'), poem);
+    // Layer 2 from the bar.
+    await page.fill('#qb-layer', '2');
+    await settle(page);
+    await ready(page, 'ready');
+    assert.match(await page.textContent('#weights-note'), /block 2 of 2/);
+    assert.strictEqual(await page.inputValue('#ctl-layer'), '2', 'the form follows');
+    // The text from the bar: figure 11 predicts after the new text.
+    await page.fill('#qb-tokens', '白日依山尽');
+    await settle(page);
+    await ready(page, 'ready');
+    assert.match(await page.textContent('#fig-next'), /白日依山尽/);
+    assert.strictEqual(await page.inputValue('#ctl-tokens'), '白日依山尽');
+    // Back to random weights from the bar: the sizes come back, enabled.
+    await page.selectOption('#qb-weights', 'random');
+    await settle(page);
+    fields = await shown();
+    assert.deepStrictEqual(fields.map((x) => x.id), ['qb-weights', 'qb-d', 'qb-heads', 'qb-act', 'qb-causal']);
+    assert.ok(fields.every((x) => !x.disabled));
+    assert.deepStrictEqual(log.errors, []);
+  } finally { await close(); }
+});

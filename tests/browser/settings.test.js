@@ -212,3 +212,57 @@ test('typed_seed_waits_for_the_pause_but_enter_applies_it_at_once', async () => 
     assert.deepStrictEqual(log.errors, []);
   } finally { await close(); }
 });
+
+// A field shows the message about the value in it, never an older one beside it: a head count
+// that does not divide d_model, then text that is no number, says only the latter; so does the
+// layer of the trained model (3 of 2, then "x"); a good value clears both.
+test('a_field_never_shows_an_old_error_next_to_the_current_one', async () => {
+  const { page, log, close } = await open(env.browser, FILE_URL, 'lang=en');
+  const err = (k) => page.$eval(`#ctl-${k}-err`, (e) => (e.hidden ? '' : e.textContent));
+  const box = () => page.$eval('#status', (e) => (e.hidden ? '' : e.textContent));
+  try {
+    await setField(page, 'heads', '3');
+    assert.match(await err('heads'), /must be divisible/);
+    await setField(page, 'heads', 'x');
+    assert.strictEqual(await err('heads'), 'Heads: "x" is not a whole number.');
+    assert.doesNotMatch(await box(), /divisible/, 'nor in the settings box');
+    await setField(page, 'heads', '4');
+    assert.strictEqual(await err('heads'), '');
+    await page.selectOption('#ctl-weights', 'poems');
+    await settle(page);
+    await setField(page, 'layer', '3');
+    assert.match(await err('layer'), /3 is outside 1 … 2/);
+    await setField(page, 'layer', 'x');
+    assert.strictEqual(await err('layer'), 'Layer: "x" is not a whole number.');
+    await setField(page, 'layer', '2');
+    assert.strictEqual(await err('layer'), '');
+    assert.deepStrictEqual(log.errors, []);
+  } finally { await close(); }
+});
+
+// A parse error on a setting the weights make inert is no message: heads "x", then the trained
+// model (which fixes the heads and disables the field), says nothing and fades no figure; the
+// layer "x", then random weights (the field hidden), neither. Back in the field's mode, the
+// message about the text still in it returns.
+test('a_field_the_weights_make_inert_shows_no_message', async () => {
+  const { page, log, close } = await open(env.browser, FILE_URL, 'lang=en');
+  const err = (k) => page.$eval(`#ctl-${k}-err`, (e) => (e.hidden ? '' : e.textContent));
+  const box = () => page.$eval('#status', (e) => (e.hidden ? '' : e.textContent));
+  try {
+    await setField(page, 'heads', 'x');
+    assert.match(await err('heads'), /"x" is not a whole number/);
+    await page.selectOption('#ctl-weights', 'poems');
+    await settle(page);
+    assert.strictEqual(await err('heads'), '');
+    assert.strictEqual(await box(), '');
+    assert.deepStrictEqual(await staleViews(page), []);
+    await setField(page, 'layer', 'x');
+    assert.match(await err('layer'), /"x" is not a whole number/);
+    await page.selectOption('#ctl-weights', 'random');
+    await settle(page);
+    assert.strictEqual(await err('layer'), '');
+    assert.match(await err('heads'), /"x" is not a whole number/, 'the heads field still holds "x"');
+    assert.doesNotMatch(await box(), /Layer/);
+    assert.deepStrictEqual(log.errors, []);
+  } finally { await close(); }
+});

@@ -73,7 +73,7 @@ test('a_change_recomputes_only_the_stages_that_read_it', async () => {
 test('a_host_that_wants_one_figure_computes_only_its_stages', async () => {
   const bl = await BlockLens.load(), m = model.create(bl), spec = model.resolve(params.defaults());
   const stages = [...new Set(m.plan(spec, model.closure(FIGURES.get('attention').needs)).map((s) => s.stage))];
-  assert.deepEqual(stages, ['weights', 'attnw', 'attn', 'maskpair', 'attnstats']);
+  assert.deepEqual(stages, ['weights', 'attnw', 'attn', 'maskpair', 'attnstats', 'headroles']);
   assert.throws(() => model.closure(['nope']), /unknown stage "nope"/);
 });
 

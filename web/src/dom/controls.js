@@ -24,7 +24,7 @@ const PAGE_ONLY = ['lang', 'theme'];
 const SIZES = {
   classic: Object.fromEntries(params.PARAMS.filter((p) => !PAGE_ONLY.includes(p.key)).map((p) => [p.key, p.def])),
   bert: { weights: 'random', d: 768, dff: 3072, heads: 12, act: 'gelu', init: 'scaled' },
-  poems: { weights: 'poems', tokens: '床前明月光', layer: 1, sel: 0, pert: 3 }
+  poems: { weights: 'poems', tokens: params.POEM.tokens, layer: 1, sel: params.POEM.sel, pert: 3 }
 };
 
 function mount(root, ctx) {
@@ -89,6 +89,8 @@ function mount(root, ctx) {
     const typed = fd.type === 'text' || fd.type === 'textarea';
     input.addEventListener(typed ? 'input' : 'change', function () {
       const v = fd.type === 'checkbox' ? (input.checked ? '1' : '0') : input.value;
+      // (New weights move the selected and perturbed tokens with the model's <s>.)
+      if (fd.key === 'weights') return ctx.setMany(params.switchWeights(ctx.state, v));
       ctx.setRaw(fd.key, v, input, !typed);
     });
     if (typed) input.addEventListener('change', ctx.flush);   // Enter or leaving the field: no pause
@@ -133,7 +135,7 @@ function mount(root, ctx) {
       : attn ? t('hint_heads_kept', { d: attn.d, h: attn.heads, dk: attn.d / attn.heads }) : '');
     setText(f.act.hint, t('hint_act_' + (params.isGated(state.act) ? 'gated' : 'plain')));
     setText(f.init.hint, t('hint_init_' + state.init));
-    setText(f.seed.hint, t('hint_seed'));
+    setText(f.seed.hint, t(state.weights === 'random' ? 'hint_seed' : 'hint_seed_trained'));
     setText(f.causal.hint, t(state.causal ? 'hint_causal_on' : 'hint_causal_off'));
     setText(f.scale.hint, t('hint_scale'));
     setText(f.weights.hint, t('hint_weights_' + state.weights));
@@ -141,6 +143,8 @@ function mount(root, ctx) {
     const model = state.weights === 'random' ? null : params.MODELS[state.weights];
     setText(f.layer.hint, model ? t('hint_layer', { n: model.layers }) : '');
     setHidden(f.layer.input.closest('.field'), !model);
+    // (How random weights are scaled says nothing about a trained model's: no field for it.)
+    setHidden(f.init.input.closest('.field'), !!model);
     const fixed = model ? { d: model.d, dff: model.dff, heads: model.heads, act: t('act_' + model.act),
       causal: t('ctl_causal'), init: t('weights_' + state.weights) } : {};
     ['d', 'dff', 'heads', 'act', 'init', 'causal'].forEach(function (k) {

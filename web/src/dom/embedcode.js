@@ -4,6 +4,7 @@
 import * as i18n from './i18n-dom.js';
 import * as params from '../model/params.js';
 import { el } from './el.js';
+import { PHONE, WIDTHS, formatHeights, heightAt } from './heights.js';
 
 function attr(v) {
   const ENT = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
@@ -36,52 +37,74 @@ function freshId(view) {
   return 'blocklens-' + view + '-' + r[0].toString(36);
 }
 
-// view, state, base URL, suggested height, id -> { iframe, element }. The listener finds the
-// frame that sent the message (e.source), so any number of frames on one page each fit.
-function snippets(view, state, root, height, id) {
+// view, state, base URL, heights ([[width, height], ...] measured, or a one-entry guess), id ->
+// { iframe, element }. The frame's height attribute is the one at a phone's width (never cut
+// off from 360 px on, without the script); the optional script gives each frame, before it
+// loads, the height measured nearest its own width (data-heights), then the height it reports.
+// The listener finds the frame that sent the message (e.source), so any number of frames on
+// one page each fit. The element reserves the same heights (its `heights` attribute).
+function snippets(view, state, root, table, id) {
   const hash = 'view=' + view + '&' + params.toHash(state);
   id = id || freshId(view);
+  const heights = formatHeights(table), phone = heightAt(table, PHONE);
   const iframe = '<iframe src="' + attr(root + 'embed.html#' + hash + '&id=' + id) + '" id="' + id + '"\n' +
-    '  title="BlockLens: ' + attr(view) + '" width="100%" height="' + Math.round(height) + '" loading="lazy"\n' +
+    '  title="BlockLens: ' + attr(view) + '" width="100%" height="' + Math.round(phone) + '" loading="lazy"\n' +
+    '  data-heights="' + heights + '"\n' +
     '  style="border:0" sandbox="allow-scripts allow-downloads"></iframe>\n' +
-    '<script>/* optional: let each BlockLens frame take the height it reports */\n' +
+    '<script>/* optional: each BlockLens frame takes the height it needs at its width, then the one it reports */\n' +
+    'document.querySelectorAll("iframe[data-heights]").forEach(function (f) { if (f.style.height) return;\n' +
+    '  var w = f.clientWidth, lo = 0, hi = 0; f.getAttribute("data-heights").split(" ").forEach(function (p) {\n' +
+    '    var a = p.split(":"); if (+a[0] <= w) lo = +a[1]; else if (!hi) hi = +a[1]; });\n' +
+    '  if (lo || hi) f.style.height = Math.max(lo, hi) + "px"; });\n' +
     'addEventListener("message", function (e) { var d = e.data; if (!d || d.type !== "blocklens:height") return;\n' +
     '  document.querySelectorAll("iframe").forEach(function (f) { ' +
     'if (f.contentWindow === e.source) f.style.height = d.height + "px"; }); });\n' +
     '</script>';
   const element = '<script src="' + attr(root + 'dist/blocklens-element.js') + '"></script>\n' +
-    '<block-lens view="' + view + '" ' + attrs(state).join(' ') + '></block-lens>';
+    '<block-lens view="' + view + '" ' + attrs(state).concat('heights="' + heights + '"').join(' ') +
+    '></block-lens>';
   return { iframe: iframe, element: element };
 }
 
-// The embed's own height at a typical blog column (680 px): embed.html laid out in a hidden
-// frame of that width, read from the height message it posts once drawn. Resolves null when
-// it cannot be measured (no answer within 10 s).
-const COLUMN = 680;
+// The embed's own heights at the widths of heights.js: embed.html laid out once in a hidden
+// frame, then resized to each width in turn, each height read from the frame's answer to a
+// 'blocklens:measure' message. Resolves [[width, height], ...], or null when the figure is not
+// drawn within 10 s (a width that does not answer within 2 s is left out).
 function measure(root, view, state) {
   return new Promise((resolve) => {
-    const frame = document.createElement('iframe'), id = freshId(view);
+    const frame = document.createElement('iframe'), id = freshId(view), table = [];
     // Our own embed.html, not sandboxed: a sandboxed frame of a file:// page may load no files.
     frame.setAttribute('aria-hidden', 'true');
     frame.tabIndex = -1;
     frame.className = 'embed-measure';
-    frame.width = String(COLUMN);
+    frame.width = String(WIDTHS[0]);
     frame.height = '400';
-    let done = false;
-    const finish = (h) => {
+    let done = false, at = -1, timer = 0;
+    const finish = (ok) => {
       if (done) return;
       done = true;
       removeEventListener('message', onMessage);
       clearTimeout(timer);
       frame.remove();
-      resolve(h);
+      resolve(ok && table.length ? table : null);
+    };
+    // The next width: resize, then ask (the frame answers once it has drawn at that width).
+    const next = () => {
+      at++;
+      if (at >= WIDTHS.length) return finish(true);
+      frame.width = String(WIDTHS[at]);
+      clearTimeout(timer);
+      timer = setTimeout(next, 2000);
+      frame.contentWindow.postMessage({ type: 'blocklens:measure', id, n: at }, '*');
     };
     const onMessage = (e) => {
       const d = e.data;
-      const mine = e.source === frame.contentWindow && d && d.type === 'blocklens:height' && d.id === id;
-      if (mine && d.status === 'ready') finish(d.height);
+      if (e.source !== frame.contentWindow || !d || d.type !== 'blocklens:height' || d.id !== id) return;
+      if (d.status !== 'ready') return finish(false);
+      if (at < 0) return next();   // drawn: start the sweep
+      if (d.measure === at) { table.push([WIDTHS[at], d.height]); next(); }
     };
-    const timer = setTimeout(() => finish(null), 10000);
+    timer = setTimeout(() => finish(false), 10000);
     addEventListener('message', onMessage);
     frame.src = root + 'embed.html#view=' + view + '&' + params.toHash(state) + '&id=' + id;
     document.body.appendChild(frame);
@@ -128,19 +151,19 @@ function create(view) {
   });
   const staticNote = el('p', 'fig-note');
   body.appendChild(staticNote);
-  const last = { t: function (k) { return k; }, state: null, height: 600, key: '', size: null };
-  // The height the snippets suggest before the measured one: the figure's on the page, read
+  const last = { t: function (k) { return k; }, state: null, heights: [[PHONE, 600]], key: '', size: null };
+  // The height the snippets suggest before the measured ones: the figure's on the page, read
   // only while the box is open (reading it forces a layout of the whole page).
   function guess() {
     const h = last.size && det.open ? last.size() : 0;
-    if (h > 0) last.height = h;
+    if (h > 0) last.heights = [[PHONE, h]];
   }
   // A copy takes the snippet as it is; the next copy gets a new id.
   boxes.forEach(function (bx) {
     bx.button.addEventListener('click', function () { copy(bx.area, bx.button, last.t); fillBoxes(); });
   });
   function fillBoxes() {
-    const s = snippets(view, last.state, base(), last.height);
+    const s = snippets(view, last.state, base(), last.heights);
     boxes.forEach(function (bx) { bx.area.value = s[bx.kind]; });
   }
   // The suggested height is measured only when someone opens the box (and again per state).
@@ -153,8 +176,10 @@ function create(view) {
     det.dataset.measured = 'pending';
     measure(location.href.replace(/#.*$/, '').replace(/[^/]*$/, ''), view, last.state).then(function (h) {
       if (key !== params.toHash(last.state)) return;
-      if (h) { last.height = h; fillBoxes(); }
-      det.dataset.measured = h ? String(h) : 'failed';
+      if (h) { last.heights = h; fillBoxes(); }
+      // (The height at a phone's width, and all of them, for tests.)
+      det.dataset.measured = h ? String(heightAt(h, PHONE)) : 'failed';
+      det.dataset.heights = h ? formatHeights(h) : '';
     });
   }
   det.addEventListener('toggle', measured);
@@ -168,7 +193,7 @@ function create(view) {
       sum.textContent = t('embed_btn');
       sum.title = t('embed_title');
       measured();
-      const root = base(), s = snippets(view, state, root, last.height);
+      const root = base(), s = snippets(view, state, root, last.heights);
       fileNote.hidden = /^https?:$/.test(location.protocol);
       fileNote.textContent = t('embed_file', { base: root });
       boxes.forEach(function (bx) {

@@ -17,9 +17,13 @@ export function fill(node, text) {
   });
 }
 
-// data-i18n="key" sets the text; data-i18n-attr="aria-label:key title:key2" sets attributes.
-export function apply(rootEl, lang) {
-  rootEl.querySelectorAll('[data-i18n]').forEach((n) => fill(n, t(lang, n.getAttribute('data-i18n'))));
+// data-i18n="key" sets the text (data-i18n-trained="key2": the text instead while the figures show
+// a trained model, trained true); data-i18n-attr="aria-label:key title:key2" sets attributes.
+export function apply(rootEl, lang, trained) {
+  rootEl.querySelectorAll('[data-i18n]').forEach((n) => {
+    const own = trained && n.getAttribute('data-i18n-trained');
+    fill(n, t(lang, own || n.getAttribute('data-i18n')));
+  });
   rootEl.querySelectorAll('[data-i18n-attr]').forEach((n) => {
     n.getAttribute('data-i18n-attr').split(/\s+/).forEach((pair) => {
       const i = pair.indexOf(':');

@@ -1,18 +1,25 @@
 /* quickbar.js - index.html on phones and narrow windows, where the settings form sits far above
    the figures: a bar that sticks to the top of the figures with a menu of the figures (and
-   which one is on screen) and the common settings (d_model, heads, activation, causal mask),
-   bound to the same controller as the form and following every change. CSS shows the bar only
-   in the one-column layout. Links within the page (table of contents, skip link) scroll
-   without touching the URL hash, which holds the settings. */
-import { ACTIVATIONS, MODELS } from '../model/params.js';
+   which one is on screen) and the settings that can change in the current mode (random
+   weights: d_model, heads, activation, causal mask, weights; a trained model, which fixes
+   those: weights, layer, text), bound to the same controller as the form and following every
+   change. CSS shows the bar only in the one-column layout. Links within the page (table of
+   contents, skip link) scroll without touching the URL hash, which holds the settings. */
+import { byKey, switchWeights } from '../model/params.js';
 import { el } from './el.js';
 
-// key, control, label key; text fields are debounced by the controller like the form's.
+// key, control, label key, the modes it is shown in; text fields are debounced by the
+// controller like the form's (type 'text': a number, 'line': any text).
+// A select's options are named by `options` + '_' + value (the bar's short names for weights).
+const RANDOM = ['random'], TRAINED = ['trained'], BOTH = ['random', 'trained'];
 const FIELDS = [
-  { key: 'd', type: 'text', label: 'ctl_d' },
-  { key: 'heads', type: 'text', label: 'ctl_heads' },
-  { key: 'act', type: 'select', label: 'ctl_act' },
-  { key: 'causal', type: 'checkbox', label: 'qb_causal' }
+  { key: 'weights', type: 'select', label: 'ctl_weights', options: 'qb_weights', modes: BOTH },
+  { key: 'layer', type: 'text', label: 'ctl_layer', modes: TRAINED },
+  { key: 'd', type: 'text', label: 'ctl_d', modes: RANDOM },
+  { key: 'heads', type: 'text', label: 'ctl_heads', modes: RANDOM },
+  { key: 'act', type: 'select', label: 'ctl_act', options: 'act', modes: RANDOM },
+  { key: 'causal', type: 'checkbox', label: 'qb_causal', modes: RANDOM },
+  { key: 'tokens', type: 'line', label: 'ctl_tokens', modes: TRAINED }
 ];
 
 // A link within the page (a figure, the skip link): scroll there and move focus to it; the
@@ -77,24 +84,28 @@ function field(fd, ctl) {
   let input;
   if (fd.type === 'select') {
     input = el('select');
-    ACTIVATIONS.forEach((a) => {
-      const o = el('option'); o.value = a; o.setAttribute('data-i18n', 'act_' + a); input.appendChild(o);
+    byKey[fd.key].options.forEach((a) => {
+      const o = el('option'); o.value = a; o.setAttribute('data-i18n', fd.options + '_' + a); input.appendChild(o);
     });
   } else {
     input = el('input');
-    input.type = fd.type;
-    if (fd.type === 'text') { input.inputMode = 'numeric'; input.autocomplete = 'off'; input.size = 4; }
+    input.type = fd.type === 'line' ? 'text' : fd.type;
+    input.autocomplete = 'off';
+    if (fd.type === 'text') { input.inputMode = 'numeric'; input.size = 4; }
+    if (fd.type === 'line') input.spellcheck = false;
   }
   input.id = 'qb-' + fd.key;
   input.name = fd.key;
   wrap.appendChild(name);
   wrap.appendChild(input);
-  const typed = fd.type === 'text';
+  const typed = fd.type === 'text' || fd.type === 'line';
   input.addEventListener(typed ? 'input' : 'change', () => {
+    // (New weights move the selected and perturbed tokens with the model's <s>, as in the form.)
+    if (fd.key === 'weights') return ctl.set(switchWeights(ctl.state, input.value));
     ctl.setRaw(fd.key, fd.type === 'checkbox' ? (input.checked ? '1' : '0') : input.value, !typed);
   });
   if (typed) input.addEventListener('change', ctl.flush);   // Enter or leaving the field: no pause
-  return { wrap, input, type: fd.type };
+  return { wrap, input, type: fd.type, key: fd.key, modes: fd.modes };
 }
 
 // root: the bar's empty element; form: the mounted settings form, whose update the returned
@@ -125,26 +136,22 @@ export function mount(root, form, ctl) {
 
   // state -> fields (never the one being typed in, nor a rejected value), and the messages
   // about the bar's settings right under it.
+  // The fields of the current mode only: a trained model fixes the sizes, the activation and
+  // the mask (the form shows them, disabled, with the model's values).
   function own(state, c, errors) {
-    const mine = (Array.isArray(errors) ? errors : []).filter((e) => Object.prototype.hasOwnProperty.call(f, e.key));
-    Object.keys(f).forEach((k) => {
-      const x = f[k], bad = mine.some((e) => e.key === k);
+    const mode = state.weights === 'random' ? 'random' : 'trained';
+    const shown = Object.values(f).filter((x) => x.modes.includes(mode));
+    const mine = (Array.isArray(errors) ? errors : []).filter((e) => shown.some((x) => x.key === e.key));
+    Object.values(f).forEach((x) => {
+      x.wrap.hidden = !shown.includes(x);
+      const k = x.key, bad = mine.some((e) => e.key === k);
       if (bad) x.input.setAttribute('aria-invalid', 'true'); else x.input.removeAttribute('aria-invalid');
+      const typing = document.activeElement === x.input && (x.type === 'text' || x.type === 'line');
       if (x.type === 'checkbox') x.input.checked = !!state[k];
-      else if (!(document.activeElement === x.input && x.type === 'text') && !bad) x.input.value = String(state[k]);
+      else if (!typing && !bad) x.input.value = String(state[k]);
     });
     err.textContent = mine.map((e) => c.message(e)).join(' ');
     err.hidden = !mine.length;
-    // A trained model fixes these: the bar shows the model's values, not to be edited (the form
-    // says so under each field).
-    const model = state.weights !== 'random' ? MODELS[state.weights] : null;
-    Object.keys(f).forEach((k) => {
-      const x = f[k];
-      x.input.disabled = !!model;
-      if (!model) return;
-      if (x.type === 'checkbox') x.input.checked = true;   // the causal mask of a GPT
-      else x.input.value = String(model[k]);
-    });
   }
   return Object.assign({}, form, {
     update(...args) { form.update(...args); own(...args); }

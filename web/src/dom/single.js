@@ -27,7 +27,11 @@ export function create(parent, opts) {
   box.dataset.view = view;
   box.dataset.status = 'idle';
   const head = el('div', 'bl-head'), title = el('span', 'bl-title');
+  // Which trained model and block the figure shows (the SVG export's state line says it too).
+  const model = el('span', 'bl-model');
+  model.hidden = true;
   head.appendChild(title);
+  head.appendChild(model);
   const status = el('div', 'status');
   status.setAttribute('role', 'alert');
   status.hidden = true;
@@ -40,6 +44,7 @@ export function create(parent, opts) {
   foot.appendChild(open);
   foot.appendChild(bar.root);
   if (mode !== 'none') box.appendChild(head);
+  else box.appendChild(model);
   box.appendChild(status);
   if (mode === 'full') box.appendChild(controlsBox);
   box.appendChild(figBox);
@@ -66,7 +71,10 @@ export function create(parent, opts) {
       if (!drawnOnce && marks) performance.mark('blocklens:figure:' + view);
       drawnOnce = true;
     } else figView.redraw(c);
-    const drawn = figView.drawn();
+    const drawn = figView.drawn(), shown = drawn && drawn.res.trained ? drawn.res : null;
+    model.hidden = !shown;
+    model.textContent = shown ? t(fig.reads.includes('layer') ? 'embed_model_layer' : 'embed_model',
+      { layer: shown.layer, n: shown.layers }) : '';
     figView.status(host.texts(errs), host.staleNote(fig.reads));
     const headsBad = drawn && ctl.badOf(['heads']).length && fig.reads.includes('heads');
     if (controls) controls.update(ctl.state, c, errs, headsBad ? drawn.state : null);

@@ -3,14 +3,15 @@
    root, computed once scrolled near the viewport, redrawn when an attribute changes. The same
    file is the elements' Worker script when it is served from the page's origin. */
 import { compose } from '../figures/compose.js';
-import { PARAMS, byKey, coerce, defaults, parseHash, quote, toHash } from '../model/params.js';
+import { PARAMS, byKey, coerce, defaults, parseHash, poemDefaults, quote, toHash } from '../model/params.js';
 import { VIEWS } from '../figures/index.js';
 import { ownWorkerUrl } from '../dom/compute.js';
+import { heightAt, parseHeights } from '../dom/heights.js';
 import { MODES, create } from '../dom/single.js';
 import { inWorker, main } from './worker.js';
 
 const KEYS = PARAMS.map((p) => p.key);
-const OWN = ['view', 'controls', 'page'];
+const OWN = ['view', 'controls', 'page', 'heights'];
 const own = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
 // The "Open in BlockLens" link of page="...": a relative or http(s) URL, resolved against the
@@ -87,6 +88,7 @@ function defineElement(BL) {
         const r = coerce(k, raw, state);
         if (r.error) errors.push(r.error); else state[k] = r.value;
       }
+      poemDefaults(state, KEYS.filter((k) => this.hasAttribute(k)));
       let view = this.getAttribute('view') || 'attention';
       if (!VIEWS.includes(view)) {
         errors.push({ key: 'view', code: 'enum', vars: { value: quote(view) } });
@@ -113,14 +115,28 @@ function defineElement(BL) {
           workerCode: __WORKER_CODE__, assetUrl,
           openUrl: (stateHash) => (page ? page + '#' + stateHash : ''),
           onTheme: (scheme) => { this._frame.dataset.theme = scheme; },
-          onRender: (status) => this.dispatchEvent(new CustomEvent('blocklens:render', { detail: { status } })) });
+          onRender: (status) => {
+            if (status === 'ready' || status === 'error') this._frame.style.minHeight = '';
+            this.dispatchEvent(new CustomEvent('blocklens:render', { detail: { status } }));
+          } });
         if (this._visible) this._one.start();
       }
       this._one.setState(a.state, a.errors);
+      this._reserve();
+    }
+
+    // Until it is drawn, the height the embed code measured for this width (heights="320:1304
+    // 360:1296 ..."), so that the page does not jump when the figure comes in.
+    _reserve() {
+      const table = parseHeights(this.getAttribute('heights')), st = this._one.status();
+      if (!table.length || st === 'ready' || st === 'error') return;
+      const h = heightAt(table, Math.round(this.getBoundingClientRect().width));
+      if (h) this._frame.style.minHeight = h + 'px';
     }
 
     connectedCallback() {
       if (!this._built) this._sync();
+      else this._reserve();
       if (seen) seen.observe(this); else this._start();
     }
 

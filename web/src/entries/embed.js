@@ -44,6 +44,11 @@ function postHeight() {
   } catch (e) { /* a parent that cannot be reached has nothing to resize */ }
 }
 
+// After the layout and drawing a resize starts (two frames, then the tasks they queued).
+function settled(fn) {
+  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(fn, 30)));
+}
+
 function start() {
   one = create(document.getElementById('root'), {
     view: current.view, controls: current.controls, engine: typeof BlockLens === 'undefined' ? null : BlockLens,
@@ -59,6 +64,21 @@ function start() {
   one.setState(current.state, current.errors);
   one.start();
   if (typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.body);
+  // The page that writes the embed code lays this frame out at several widths and asks, after
+  // each, for the height ({ type: 'blocklens:measure', id }): the answer comes after the
+  // redraw, even when the height did not change.
+  addEventListener('message', (e) => {
+    const d = e.data;
+    if (e.source !== window.parent || !d || d.type !== 'blocklens:measure' || d.id !== current.id) return;
+    settled(() => {
+      if (status !== 'ready' && status !== 'error') return;
+      const h = Math.ceil(document.body.getBoundingClientRect().height);
+      try {
+        window.parent.postMessage({ type: 'blocklens:height', height: h, id: current.id, view: current.view, status,
+          width: document.documentElement.clientWidth, measure: d.n }, '*');
+      } catch (err) { /* nothing to answer */ }
+    });
+  });
   addEventListener('load', postHeight);
   addEventListener('hashchange', () => {
     const next = parse(location.hash);

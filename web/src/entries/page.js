@@ -40,15 +40,17 @@ const timing = typeof performance === 'object' && performance.mark && performanc
 // After the next frame (none comes while the tab is hidden); in a task of its own.
 const clock = { frame: (fn) => (document.hidden ? fn() : requestAnimationFrame(fn)), later: (fn) => setTimeout(fn, 0) };
 
-// The page's language, theme and title. (Setting these, even to the value they have, restyles
-// the whole page: only on a change, or when the page is drawn again.)
-function dress(c, all) {
+// The page's language, theme and title, and its texts for the weights the figures show (random
+// or trained). (Setting these, even to the value they have, restyles the whole page: only on a
+// change, or when the page is drawn again.)
+function dress(c, all, weights) {
   const html = document.documentElement, lang = c.lang === 'zh' ? 'zh-CN' : 'en';
-  if (!all && html.lang === lang && html.dataset.theme === c.scheme.name) return;
+  if (!all && html.lang === lang && html.dataset.theme === c.scheme.name && html.dataset.weights === weights) return;
   html.lang = lang;
   html.dataset.theme = c.scheme.name;
+  html.dataset.weights = weights;
   document.title = c.t('pageTitle');
-  applyI18n(document.body, c.lang);
+  applyI18n(document.body, c.lang, weights !== 'random');
 }
 
 // Under the introduction: which weights the figures show, when they are a trained model's.
@@ -118,7 +120,7 @@ function start() {
 
   function render(all) {
     const c = host.ctx();
-    dress(c, all);
+    dress(c, all, (ctl.result && ctl.result.trained) || 'random');
     weightsNote(t, ctl.result);
     redraw.render(all);
   }

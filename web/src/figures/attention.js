@@ -2,17 +2,38 @@
    L x L heatmap per head (softmax weights, or the scores before/after the 1/sqrt(d_k)
    scaling), masked cells hatched. More than 4 heads: 8 at a time as small multiples and the
    one picked (setting `head`) large. Setting masks = both: each head (or the picked one) with
-   no mask (BERT) and with the causal mask (GPT) side by side, on one scale, and what differs. */
+   no mask (BERT) and with the causal mask (GPT) side by side, on one scale, and what differs.
+   Trained weights: a line per head saying what it does on this text (stage headroles). */
 import * as F from '../draw/format.js';
 import { absMax } from '../draw/heatmap.js';
 import { X, legendOf, matrixPanel } from './common.js';
 
 export const MODES = ['weights', 'scaled', 'raw'], MASKS = ['one', 'both'];
+// The order a head's other patterns are listed in after the one that stands out.
+const ROLE_ORDER = ['prev', 'up', 'column', 'punct', 'bos'];
+const pct = (v) => Math.round(100 * v) + '%';
+
+// Trained weights: what the heads of this block do (stage headroles), a line per head naming the
+// pattern that stands out (or none: spread out) with its mean weight, then the others'.
+function headLines(hr, res, t) {
+  const pc = pct, x = (v) => v.toFixed(1);
+  const rows = hr.heads.map((r, h) => {
+    const P = r.patterns, top = P[r.top];
+    const main = r.sharp ? t('roleSharp', { w: pc(top.w), what: t('role_' + r.top), x: x(top.lift) })
+      : t('roleDiffuse', { w: pc(top.w), what: t('role_' + r.top), x: x(top.lift) });
+    const rest = ROLE_ORDER.filter((p) => p !== r.top && P[p]).map((p) => t('roleShort_' + p, { w: pc(P[p].w) }));
+    return [t('headTitle', { h: h + 1 }), t('roleLine', { main, rest: rest.join(t('listSep')) })];
+  });
+  const out = [{ type: 'headline', text: t('rolesTitle', { layer: res.layer }) },
+    { type: 'formulas', rows, prose: true }];
+  if (!hr.n) out.push({ type: 'note', text: t('rolesNoLines') });
+  return out;
+}
 const ALL_HEADS = 4, PAGE = 8;   // up to 4 heads: all large; more: 8 at a time small, one large
 
 export default {
   view: 'attention',
-  needs: ['attn', 'attnstats', 'maskpair'],   // the model's stages it draws from (model/stages/)
+  needs: ['attn', 'attnstats', 'maskpair', 'headroles'],   // the model's stages it draws from (model/stages/)
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'layer', 'heads', 'causal', 'scale', 'show', 'head', 'masks'],
   // Read only for where the attention weights start in the random stream: a change of these
   // redraws the figure only when the weights changed (relu -> gelu keeps them, -> swiglu not).
@@ -22,6 +43,11 @@ export default {
   build(res, ctx) {
     const t = ctx.t, L = res.L, H = res.heads, dk = res.dk, d = res.d, A = res.attn, tk = res.tokens;
     const mode = ctx.state.show, s = 1 / Math.sqrt(dk);   // the 'scaled' view always divides
+    // A trained head with a job: its map's title names it ("Head 3 · one line up 29%").
+    const hr = res.headroles, roleTag = (h) => {
+      const r = hr && hr.heads[h];
+      return r && r.sharp ? ' \u00b7 ' + t('roleShort_' + r.top, { w: pct(r.patterns[r.top].w) }) : '';
+    };
     const pair = res.maskpair || null;   // the other mask's run (masks = both)
     const flow = [
       { name: 'x', shape: L + X + d },
@@ -51,7 +77,8 @@ export default {
     const max = runs ? Math.max(absMax(runs[0].data), absMax(runs[1].data)) : absMax(mine.data);
     const panel = (h, run) => {
       const data = run.data, masked = run.masked, off = h * L * L;
-      const title = t('headTitle', { h: h + 1 }) + (run.tag ? ' \u00b7 ' + t('maskTag_' + run.tag) : '');
+      const title = t('headTitle', { h: h + 1 }) + (run.tag ? ' \u00b7 ' + t('maskTag_' + run.tag) : '') +
+        (run.masked === mine.masked ? roleTag(h) : '');   // (the jobs were measured under the page's mask)
       const p = matrixPanel(what, data, L, L, tk, ctx, { offset: off, kind, max, colLabels: tk, maxCell: 34,
         masked, title, shape: what + ' \u00b7 ' + L + X + L,
         label: t('headLabel', { h: h + 1, what, L }) + (run.tag ? ' ' + t('maskTag_' + run.tag) + '.' : ''),
@@ -105,16 +132,20 @@ export default {
         ug: pair.gpt.uniform.toFixed(2), ub: pair.bert.uniform.toFixed(2),
         last: F.short(pair.lastDiff), first: tk[0], lastTok: tk[L - 1] }));
     }
+    const roles = res.headroles ? headLines(res.headroles, res, t) : [];
     return {
       data: Object.assign({ mode, causal: String(res.causal), peak: st.peak.toFixed(4), uniform: st.uniform.toFixed(4),
         head: H <= ALL_HEADS ? 'all' : String(picked), masks: pair ? 'both' : 'one' },
         pair ? { selfGpt: pair.gpt.self0.toFixed(4), selfBert: pair.bert.self0.toFixed(4),
           peakGpt: pair.gpt.peak.toFixed(4), peakBert: pair.bert.peak.toFixed(4),
           uniformGpt: pair.gpt.uniform.toFixed(4), uniformBert: pair.bert.uniform.toFixed(4),
-          lastDiff: F.f32(pair.lastDiff) } : {}),
+          lastDiff: F.f32(pair.lastDiff) } : {},
+        res.headroles ? { roles: res.headroles.heads.map((r) => (r.sharp ? r.top : 'diffuse')).join(' '),
+          lineLength: String(res.headroles.n) } : {}),
       blocks: [
         { type: 'flow', items: flow },
         ...heads,
+        ...roles,
         ...note.map((text) => ({ type: 'note', text }))
       ]
     };

@@ -4,10 +4,9 @@
    trained model. */
 import * as F from '../draw/format.js';
 import { probabilities, sample, top } from '../model/nextchar.js';
+import { POEM } from '../model/params.js';
 
-// 静夜思, the whole quatrain: long enough for the head that reads one line up to show, and a
-// selected token (16: the second 明) with lines before it to compare.
-const K = 10, POEM = '床前明月光，疑是地上霜。举头望明月，低头思故乡。', POEM_SEL = 16;
+const K = 10;
 
 // A probability as the list shows it: small ones keep two significant digits ("0.024%"), not "0.0%".
 const prob = (p) => (p >= 0.001 ? F.pct(p) : p >= 1e-6 ? (100 * p).toPrecision(2) + '%' : '<0.0001%');
@@ -23,7 +22,7 @@ export default {
       return { data: { trained: 'no' }, blocks: [
         { type: 'note', text: t('nextRandom') },
         { type: 'nextchars', items: [], action: { label: t('nextUsePoems'),
-          run: () => ctx.set({ weights: 'poems', tokens: POEM, sel: POEM_SEL }) } }
+          run: () => ctx.set({ weights: 'poems', tokens: POEM.tokens, sel: POEM.sel }) } }
       ] };
     }
     const w = res.weights, T = ctx.state.temp, p = probabilities(w.next.logits, T), ids = top(p, K);

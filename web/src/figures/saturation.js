@@ -55,7 +55,7 @@ export default {
           table: { caption: t('satTable', { L }), rows: P.length, cols: fields.length,
             rowLabels: P.map((p) => 'd_k = ' + p.dk), colLabels: cols, corner: 'd_k',
             cell: (r, c) => (c < 2 ? F.int(P[r][fields[c]]) : F.short(P[r][fields[c]])) } },
-        { type: 'note', text: t(res.scale ? 'satSwitchOn' : 'satSwitchOff',
+        { type: 'note', text: t(res.trained ? 'satSwitchTrained' : res.scale ? 'satSwitchOn' : 'satSwitchOff',
           { dk, pr: at.peakRaw.toFixed(2), ps: at.peakScaled.toFixed(2) }) }
       ]
     };

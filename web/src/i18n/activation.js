@@ -3,6 +3,7 @@ export default {
   en: {
     h_activation: 'The activation map',
     p_activation_1: 'The hidden matrix before and after the activation, on one colour scale: blue is negative, red positive, and the fainter a cell, the closer to zero. ReLU sets every negative value to exactly 0 (marked ×). In the default example 100 of the 224 values are negative before ReLU, and none after. A gated FFN shows four maps: the gate before and after its function, the up projection, and their product.',
+    p_activation_1_trained: 'The hidden matrix before and after the activation, on one colour scale: blue is negative, red positive, and the fainter a cell, the closer to zero. The trained model\'s ReLU sets every negative value to exactly 0 (marked ×), and in its blocks most hidden values are negative (about 7 in 10 in block 1, 9 in 10 in block 2; the count for your text is under the map).',
     p_activation_2: 'Which cells are zeroed depends on the token\'s own values, not on the weights alone. That input-dependent switch is what no single matrix can do. GELU and SiLU bend rather than cut: by definition they are 0 only at x = 0, so small negative values survive. The engine computes GELU in float32 through erfc, so far-negative inputs still give tiny negative outputs (GELU(−8) ≈ −5.0 × 10⁻¹⁵); only below x ≈ −13.15, where the true value is under 1.2 × 10⁻³⁸ (the smallest normal float32), does it return exactly 0. Those zeros are counted apart, as underflow, and not marked ×.',
     negBeforeLabel: 'negative before the activation (of {total})',
     negAfterLabel: 'negative after {act}',
@@ -27,6 +28,7 @@ export default {
   zh: {
     h_activation: '激活图',
     p_activation_1: '激活前后的 hidden 矩阵，用同一把色尺：蓝为负，红为正，颜色越淡越接近零。ReLU 把所有负数都变成恰好为 0（用 × 标出）。默认例子里，224 个值中激活前有 100 个是负数，激活后一个也没有。门控 FFN 则有四张图：激活函数前后的 gate、up 投影，以及两者的乘积。',
+    p_activation_1_trained: '激活前后的 hidden 矩阵，用同一把色尺：蓝为负，红为正，颜色越淡越接近零。训练好的模型用 ReLU，把所有负数都变成恰好为 0（用 × 标出）；在它的 Block 里大多数 hidden 值都是负数（第 1 个 Block 约十分之七，第 2 个约十分之九；你这段文字的数目写在图下）。',
     p_activation_2: '哪些格子被置零，取决于这个 token 自己的数值，而不只是权重。这种随输入而变的“开关”，任何单个矩阵都做不到。GELU 和 SiLU 是把曲线弯过去而不是一刀切：按定义它们只在 x = 0 处为 0，所以小的负数会留下来。引擎在 float32 里经由 erfc 计算 GELU，所以很负的输入仍得到很小的负输出（GELU(−8) ≈ −5.0 × 10⁻¹⁵）；只有 x 小于约 −13.15、真值低于 1.2 × 10⁻³⁸（float32 最小的正规数）时，它才返回恰好 0。这些 0 单独算作下溢，不标 ×。',
     negBeforeLabel: '激活前为负（共 {total} 个）',
     negAfterLabel: '{act} 之后为负',

@@ -11,6 +11,7 @@ export default {
   controlsTitle: 'Settings',
   tocTitle: 'Figures',
   intro: 'The defaults are the classic numpy example: 7 tokens, d_model = 8, d_ff = 32, seed 42. The input x is random, drawn exactly as `np.random.randn(7, 8)` after `np.random.seed(42)`, so the tokens only name the rows; a trained model would look each one up in an embedding table instead.',
+  intro_trained: 'Weights: Tang poems. Every figure runs on a small GPT this project trained on 47,000 Tang poems (d_model = 64, 4 heads, d_ff = 256 with ReLU, 2 pre-LN blocks): each character is looked up in its embedding table, and x is the residual stream entering the block chosen under Layer. The sizes, the causal mask and the activation are the model\'s; the text is yours (Li Bai\'s quatrain 静夜思 by default, long enough to see in figure 4 what each head does).',
   footer: 'Nothing here is precomputed: change any setting and the engine runs again. Hover or focus a heatmap and use the arrow keys to read exact values; every heatmap also has a data table.',
 
   ctl_tokens: 'Tokens', ctl_d: 'd_model', ctl_dff: 'd_ff', ctl_heads: 'Heads', ctl_act: 'Activation',
@@ -32,6 +33,7 @@ export default {
   ctl_ln: 'Norm placement', ctl_masks: 'Masks', ctl_experts: 'Experts', ctl_topk: 'Experts per token (top-k)',
   err_topk: 'top-k ({k}) must be at most the number of experts ({n}).',
   hint_seed: 'One numpy-compatible random stream for all weights.',
+  hint_seed_trained: 'The trained model does not use it: it draws only the random q and k of figure 5 and the router and experts of figure 9.',
   hint_causal_off: 'Off: bidirectional, as in BERT.',
   hint_causal_on: 'On: each token sees itself and earlier tokens only.',
   hint_scale: 'Turn off to watch the softmax saturate.',
@@ -88,6 +90,7 @@ export default {
   embed_file: 'This page was opened from a file: put embed.html, css/, js/ and dist/ on your site and replace {base} in the code.',
   embed_copy: 'Copy', embed_copied: 'Copied', embed_copyFail: 'Select the code and copy it by hand',
   embed_open: 'Open in BlockLens', embed_loading: 'Computing…',
+  embed_model_layer: 'the trained Tang-poem model, block {layer} of {n}', embed_model: 'the trained Tang-poem model ({n} blocks)',
   ctl_view: 'Figure', ctl_controls: 'Controls', ctl_id: 'id', ctl_page: 'page',
   err_link: 'only http(s) and relative links can be used ("{value}").',
   progress_computing: 'Computing… {s} s', progress_weights: 'drawing the weights',
@@ -98,7 +101,9 @@ export default {
   progress_moew: 'drawing the experts\' weights',
   progress_split: 'parameter counts', progress_presets: 'parameter counts',
   progress_glu: 'gated FFN, parameter parity', progress_maskpair: 'the other mask',
+  progress_headroles: 'what each head does',
   // phones: the sticky quick-settings bar and the cue on a table wider than its column
   qb_title: 'Quick settings', qb_causal: 'causal',
+  qb_weights_random: 'random', qb_weights_poems: 'Tang poems',
   tableScroll: 'Scroll sideways for all columns',
 };

@@ -19,7 +19,7 @@ export default {
     nextAppend: 'Append \u201c{ch}\u201d',
     nextNote: '{L} tokens including <s>; every one is a character the model knows.',
     nextUnknown: '{n} of the characters are not in the model\u2019s vocabulary and are read as <unk>.',
-    weightsBanner: 'Every figure below runs on the trained Tang-poem model: block {layer} of {n}, on the real residual stream of your {L} tokens (<s> and one per character). The explanations speak of random weights in places; the numbers are the model\u2019s.'
+    weightsBanner: 'Every figure below runs on the trained Tang-poem model: block {layer} of {n}, on the real residual stream of your {L} tokens (<s> and one per character). Only figures 5 and 9 draw random numbers of their own: the q and k of the saturation curves, and the router and experts of the mixture-of-experts layer, which read the model\u2019s x.'
   },
   zh: {
     h_next: '下一个字：一个用唐诗训练的模型',
@@ -40,6 +40,6 @@ export default {
     nextAppend: '接上“{ch}”',
     nextNote: '共 {L} 个 token（含 <s>），每个字模型都认识。',
     nextUnknown: '有 {n} 个字不在模型的词表里，按 <unk> 读入。',
-    weightsBanner: '下面每张图都运行在训练好的唐诗模型上：第 {layer} 个 Block（共 {n} 个），输入是你这 {L} 个 token（<s> 加每个字一个）真实的残差流。说明文字有些地方讲的是随机权重；图里的数字都来自这个模型。'
+    weightsBanner: '下面每张图都运行在训练好的唐诗模型上：第 {layer} 个 Block（共 {n} 个），输入是你这 {L} 个 token（<s> 加每个字一个）真实的残差流。只有图 5 和图 9 另外抽取自己的随机数：饱和曲线的 q、k，以及混合专家层的路由器和专家（它们读的是模型的 x）。'
   }
 };

@@ -4,6 +4,7 @@ export default {
     h_saturation: 'Why divide by √d_k: softmax saturation',
     p_saturation_1: 'The dot product q · k of two random vectors with unit-variance entries is a sum of d_k products, so its variance is d_k. The wider the head, the further apart the scores of different keys. Softmax turns large gaps into near-certainty: one key gets almost all the weight, and the gradients that would adjust the other keys all but vanish.',
     p_saturation_2: 'Dividing by √d_k brings the variance back to 1 at every width. Below, the engine scores random queries against random keys for d_k from 1 to 1024, with and without the scaling. This is what the "Divide scores by √d_k" switch changes in the attention figure.',
+    p_saturation_2_trained: 'Dividing by √d_k brings the variance back to 1 at every width. Below, the engine scores random queries against random keys for d_k from 1 to 1024, with and without the scaling: random numbers of this figure\'s own, not the trained model\'s, which was trained with the scaling (its switch is fixed).',
     progress_saturation: 'softmax saturation',
     sat_raw: 'q · k (unscaled)', sat_scaled: 'q · k / √d_k (scaled)',
     satYourDk: 'your d_k = {dk}',
@@ -18,12 +19,14 @@ export default {
     satTable: 'Every point of both plots (L = {L} keys)',
     satColPairs: 'scores', satColRows: 'softmax rows', satColVar: 'variance', satColPeak: 'largest weight',
     satSwitchOn: 'The scaling is on in the settings, so the attention figure above is on the scaled series: at d_k = {dk}, rows of random q and k peak at {ps} on average. Turn it off and it moves to the unscaled series ({pr} here). Its own peak differs a little: its q and k are only close to unit variance.',
+    satSwitchTrained: 'The attention figure above runs on the trained model, which divides by √d_k = √{dk}: its q and k are learned, not random with unit variance, so its rows\' peak is not on these curves (the curves are what random rows of that width would give: {ps} scaled, {pr} not).',
     satSwitchOff: 'The scaling is off in the settings, so the attention figure above is on the unscaled series: at d_k = {dk}, rows of random q and k peak at {pr} on average. Turn it on and it drops to the scaled series ({ps} here). Its own peak differs a little: its q and k are only close to unit variance.'
   },
   zh: {
     h_saturation: '为什么要除以 √d_k：softmax 饱和',
     p_saturation_1: '两个各分量方差为 1 的随机向量，点积 q · k 是 d_k 个乘积之和，所以方差是 d_k。头越宽，不同键的分数拉得越开。softmax 会把大的差距变成近乎确定：一个键拿走几乎全部权重，其余键的梯度几乎消失。',
     p_saturation_2: '除以 √d_k 后，无论多宽，方差都回到 1。下图由引擎在 d_k 从 1 到 1024 的每个宽度上，用随机查询给随机键打分，缩放与不缩放各算一遍。注意力图里的“分数除以 √d_k”开关，改变的正是这一点。',
+    p_saturation_2_trained: '除以 √d_k 后，无论多宽，方差都回到 1。下图由引擎在 d_k 从 1 到 1024 的每个宽度上，用随机查询给随机键打分，缩放与不缩放各算一遍：这是本图自己的随机数，不是训练好的模型的；那个模型训练时就带着缩放（开关固定）。',
     progress_saturation: 'softmax 饱和',
     sat_raw: 'q · k（不缩放）', sat_scaled: 'q · k / √d_k（缩放）',
     satYourDk: '当前 d_k = {dk}',
@@ -38,6 +41,7 @@ export default {
     satTable: '两张图的每个点（L = {L} 个键）',
     satColPairs: '分数个数', satColRows: 'softmax 行数', satColVar: '方差', satColPeak: '最大权重',
     satSwitchOn: '设置里开着缩放，所以上面的注意力图处在缩放的那条线上：d_k = {dk} 时，随机 q、k 的每行最大权重平均为 {ps}。关掉缩放，它会移到不缩放的那条线（这里为 {pr}）。注意力图自己的峰值会略有不同，因为它的 q、k 只是接近单位方差。',
+    satSwitchTrained: '上面的注意力图运行在训练好的模型上，它除以 √d_k = √{dk}：它的 q、k 是学出来的，不是单位方差的随机数，所以它每行的峰值不在这些曲线上（曲线是同样宽度的随机行会给出的值：缩放为 {ps}，不缩放为 {pr}）。',
     satSwitchOff: '设置里关着缩放，所以上面的注意力图处在不缩放的那条线上：d_k = {dk} 时，随机 q、k 的每行最大权重平均为 {pr}。打开缩放，它会降到缩放的那条线（这里为 {ps}）。注意力图自己的峰值会略有不同，因为它的 q、k 只是接近单位方差。'
   }
 };

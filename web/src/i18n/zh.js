@@ -11,6 +11,7 @@ export default {
   controlsTitle: '设置',
   tocTitle: '图表',
   intro: '默认设置就是那个经典的 numpy 例子：7 个 token，d_model = 8，d_ff = 32，种子 42。输入 x 是随机数，抽取方式与 `np.random.seed(42)` 之后的 `np.random.randn(7, 8)` 完全一致，所以这里的字只是给每一行起个名字；真正的模型会先到词嵌入表里查出每个 token 的向量。',
+  intro_trained: '权重：唐诗。每张图都运行在本项目用 4.7 万首唐诗训练的小型 GPT 上（d_model = 64，4 个头，d_ff = 256、ReLU，2 个 pre-LN Block）：每个字先在它的词嵌入表里查出向量，x 是进入“层”所选那个 Block 的残差流。尺寸、因果掩码和激活函数都是模型自己的；文字由你来定（默认是李白的《静夜思》，足够长，能在图 4 里看出每个头在做什么）。',
   footer: '页面上没有任何预先算好的结果：改动任一设置，引擎都会重新计算。把鼠标移到热力图上，或用 Tab 聚焦后按方向键，就能读到精确数值；每张热力图都附有数据表。',
 
   ctl_tokens: 'Token', ctl_d: 'd_model', ctl_dff: 'd_ff', ctl_heads: '头数', ctl_act: '激活函数',
@@ -32,6 +33,7 @@ export default {
   ctl_ln: '归一化位置', ctl_masks: '掩码', ctl_experts: '专家数', ctl_topk: '每个 token 的专家数（top-k）',
   err_topk: 'top-k（{k}）不能大于专家数（{n}）。',
   hint_seed: '所有权重来自同一个与 numpy 兼容的随机数流。',
+  hint_seed_trained: '训练好的模型用不到它：它只用来抽取图 5 的随机 q、k 和图 9 的路由器与专家。',
   hint_causal_off: '关闭：双向注意力，同 BERT。',
   hint_causal_on: '开启：每个 token 只能看到自己和前面的 token。',
   hint_scale: '关掉它，看 softmax 如何饱和。',
@@ -88,6 +90,7 @@ export default {
   embed_file: '本页是从文件打开的：把 embed.html、css/、js/ 和 dist/ 放到你的网站上，再替换代码里的 {base}。',
   embed_copy: '复制', embed_copied: '已复制', embed_copyFail: '请选中代码手动复制',
   embed_open: '在 BlockLens 中打开', embed_loading: '计算中…',
+  embed_model_layer: '训练好的唐诗模型，第 {layer} 个 Block（共 {n} 个）', embed_model: '训练好的唐诗模型（{n} 个 Block）',
   ctl_view: '图', ctl_controls: '控件', ctl_id: 'id', ctl_page: 'page',
   err_link: '只能使用 http(s) 或相对链接（“{value}”）。',
   progress_computing: '计算中… {s} 秒', progress_weights: '生成权重',
@@ -98,7 +101,9 @@ export default {
   progress_moew: '生成专家权重',
   progress_split: '参数统计', progress_presets: '参数统计',
   progress_glu: '门控 FFN 与参数对等', progress_maskpair: '另一种掩码',
+  progress_headroles: '每个头在做什么',
   // phones: the sticky quick-settings bar and the cue on a table wider than its column
   qb_title: '快速设置', qb_causal: '因果掩码',
+  qb_weights_random: '随机', qb_weights_poems: '唐诗',
   tableScroll: '左右滑动查看全部列',
 };

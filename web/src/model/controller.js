@@ -6,7 +6,7 @@
    request uses the last valid value of that setting (and, for a head count that does not
    divide d_model, the largest valid one below it), the other figures are drawn with the new
    numbers, and the blocked ones keep their last good drawing, marked stale by the host. */
-import { coerce, defaults, validate } from './params.js';
+import { coerce, defaults, inert, validate } from './params.js';
 
 export const PAGE_KEYS = ['lang', 'theme'];   // change the page, never the numbers
 const TYPING_DELAY = 250;                       // ms after the last keystroke
@@ -29,7 +29,12 @@ export function createController(compute, change, reads) {
   let fieldErrors = new Map(), given = [], engineErrors = [];
   const kept = defaults();   // per setting, its value in the last answer where it was valid
 
-  const blocking = () => [...fieldErrors.values(), ...validate(state), ...engineErrors];
+  // A field whose text does not parse keeps its setting's last value: the checks of that value
+  // (3 heads that do not divide d_model) are not the message for the text now in the field.
+  // Nor is a parse error on a setting the weights make inert (a layer under random weights, or
+  // d_model under a trained model's) any message: that field is hidden or disabled.
+  const blocking = () => [...[...fieldErrors.values()].filter((e) => !inert(e.key, state)),
+    ...validate(state).filter((e) => !fieldErrors.has(e.key)), ...engineErrors];
   const invalid = () => new Set(blocking().map((e) => e.key));
   const blocks = (set, keys) => set.has(ENGINE) || (keys ? keys.some((k) => set.has(k)) : set.size > 0);
 

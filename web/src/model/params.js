@@ -120,6 +120,17 @@ const MODELS = Object.freeze({
   poems: Object.freeze({ d: 64, dff: 256, heads: 4, layers: 2, positions: 64, act: 'relu' })
 });
 const BOS = '<s>';
+// The trained view's text: 静夜思, the whole quatrain, long enough for the head that reads one line
+// up to show; selected, the second 明 (16), with lines before it to compare.
+const POEM = Object.freeze({ tokens: '床前明月光，疑是地上霜。举头望明月，低头思故乡。', sel: 16 });
+
+// A switch of weights keeps the same characters selected and perturbed: a trained model's tokens
+// start with its <s>, so their indexes move by one, and a switch to it never lands on <s>.
+function switchWeights(s, to) {
+  const trained = (w) => w !== 'random', shift = (trained(to) ? 1 : 0) - (trained(s.weights) ? 1 : 0);
+  const at = (i) => Math.max(trained(to) ? 1 : 0, Math.min(LIMITS.tokens - 1, i + shift));
+  return { weights: to, sel: at(s.sel), pert: at(s.pert) };
+}
 
 // Tokens as the figures label them: the page's tokenizer for random weights; for a trained
 // model <s> and then every character but whitespace.
@@ -134,6 +145,14 @@ function tokenCount(s) {
   const trained = s.weights === 'poems' ? MODELS.poems : null;
   return { n: tokensFor(s).length - (trained ? 1 : 0), max: trained ? trained.positions - 1 : LIMITS.tokens,
     trained: !!trained };
+}
+
+// Settings that do nothing under these weights: a trained model fixes the sizes, activation,
+// initialisation and mask (the form shows them disabled); random weights have no layer (the
+// field is hidden). A field's parse error on one of them is not reported (controller.js).
+const FIXED_BY_MODEL = ['d', 'dff', 'heads', 'act', 'init', 'causal'];
+function inert(key, s) {
+  return s.weights === 'random' ? key === 'layer' : FIXED_BY_MODEL.includes(key);
 }
 
 // Checks that involve several fields, on an already coerced state.
@@ -176,8 +195,18 @@ function parseHash(hash, base) {
     if (r.error) errors.push(r.error);
     else { state[k] = r.value; keys.push(k); }
   });
+  poemDefaults(state, keys);
   if (!errors.length) errors = validate(state);
   return { state: state, errors: errors, keys: keys };
+}
+
+// A hand-written trained-model link or element that gives no text: the quatrain (on its
+// second 明, if no token is selected either), not the random example's 7 characters, too short
+// to show what the heads do. keys: the settings given.
+function poemDefaults(state, keys) {
+  if (state.weights !== 'poems' || keys.includes('tokens')) return;
+  state.tokens = POEM.tokens;
+  if (!keys.includes('sel')) state.sel = POEM.sel;
 }
 
 // Every parameter is written, so a shared link restores the exact view.
@@ -191,5 +220,5 @@ function toHash(s) {
 
 function isGated(act) { return act === 'swiglu' || act === 'geglu'; }
 
-export { LIMITS, ACTIVATIONS, MODELS, BOS, tokensFor, tokenCount, PARAMS, BY_KEY as byKey, defaults, coerce, tokenize,
-  validate, parseHash, toHash, isGated, quote };
+export { LIMITS, ACTIVATIONS, MODELS, BOS, POEM, inert, poemDefaults, switchWeights, tokensFor, tokenCount, PARAMS,
+  BY_KEY as byKey, defaults, coerce, tokenize, validate, parseHash, toHash, isGated, quote };

@@ -70,6 +70,7 @@ const MAKERS = {
   formulas() {
     const dl = el('dl', 'formulas');
     return { root: dl, update: (b) => {
+      dl.classList.toggle('prose', !!b.prose);   // sentences, not formulas
       dl.textContent = '';
       for (const row of b.rows) { dl.appendChild(el('dt', null, row[0])); dl.appendChild(el('dd', null, row[1])); }
     } };

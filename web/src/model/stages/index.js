@@ -8,6 +8,7 @@ import { attn, attnMean, attnStatsStage } from './attention.js';
 import block, { blockAttention } from './block.js';
 import { collapse, ffn, zeros } from './ffn.js';
 import glu from './glu.js';
+import headroles from './heads.js';
 import maskpair from './masks.js';
 import moe, { moeWeights } from './moe.js';
 import norms from './norms.js';
@@ -20,7 +21,7 @@ export default [
   weights, ffn, glu, collapse,        // pipeline
   zeros,                              // activation
   attnWeights, attn, attnMean,        // rows
-  maskpair, attnStatsStage,           // attention
+  maskpair, attnStatsStage, headroles, // attention
   saturation,                         // saturation
   pertFfn, pertAttn,                  // positionwise
   norms,                              // norms
