@@ -259,17 +259,17 @@ async function pageRun(rounds, ids) {
     ua: navigator.userAgent };
 }
 
-/* Peak RSS (VmHWM) of the renderer processes under the browser's process. */
-function rendererPeak(browserPid) {
+/* Peak RSS (VmHWM) of the renderer processes started (through the browser) by this process. */
+function rendererPeak(rootPid) {
   let best = 0;
   for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
       if (!cmd.includes('--type=renderer')) continue;
       let p = pid, ok = false;
-      for (let i = 0; i < 5 && p > 1; i++) {
+      for (let i = 0; i < 8 && p > 1; i++) {
         p = Number(fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
-        if (p === browserPid) { ok = true; break; }
+        if (p === rootPid) { ok = true; break; }
       }
       if (!ok) continue;
       const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/);
@@ -291,6 +291,7 @@ async function chromiumPart(prep) {
     let file = files[p];
     if (!file && /^\/ort-wasm[\w.-]*\.(mjs|wasm)$/.test(p)) file = nm('onnxruntime-web/dist' + p);
     if (p === '/') { res.writeHead(200, { 'content-type': 'text/html' }); return res.end(PAGE); }
+    if (p === '/favicon.ico') { res.writeHead(204); return res.end(); }
     if (!file || !fs.existsSync(file)) { res.writeHead(404); return res.end(); }
     res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
       'content-length': fs.statSync(file).size });
@@ -310,7 +311,7 @@ async function chromiumPart(prep) {
     await page.goto(origin + '/');
     await page.addScriptTag({ content: [agreement, compare, pageRun].map((f) => f.toString()).join('\n') });
     const r = await page.evaluate(([n, ids]) => pageRun(n, ids), [ROUNDS, prep.ids]);
-    r.rendererPeak = rendererPeak(browser.process().pid);
+    r.rendererPeak = rendererPeak(process.pid);
     return r;
   } finally {
     await browser.close();
@@ -476,5 +477,7 @@ Rerun: \`bash tools/build && node tools/bench/forward.js\` (add \`--no-chromium\
 `;
   return md;
 }
+
+module.exports = { chromiumPart, child, writeReport };
 
 if (require.main === module) main().catch((e) => { console.error(e); process.exit(1); });
