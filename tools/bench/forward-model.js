@@ -108,6 +108,11 @@ function prepare(dir = defaultDir(), log = (m) => process.stderr.write(m + '\n')
   if (!fs.existsSync(onnx) || !fs.existsSync(ref)) {
     fs.writeFileSync(idsFile, JSON.stringify(ids));
     log('exporting it to ONNX with torch (tools/bench/forward_onnx.py), float64 reference logits');
+    try {
+      execFileSync('/usr/bin/python3', ['-c', 'import torch, numpy'], { stdio: 'ignore' });
+    } catch (e) {
+      throw new Error('forward_onnx.py needs Debian\'s torch and numpy: apt-get install -y python3-torch python3-numpy');
+    }
     const t0 = Date.now();
     execFileSync('/usr/bin/python3', [path.join(__dirname, 'forward_onnx.py'), dir, onnx + '.part', idsFile,
       ref + '.part'], { stdio: ['ignore', 'ignore', 'inherit'] });

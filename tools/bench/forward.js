@@ -31,7 +31,7 @@ const fm = require('./forward-model.js');
 const root = path.join(__dirname, '..', '..');
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
-const ROUNDS = Number(opt('--rounds', 9));
+const ROUNDS = Number(opt('--rounds', 15));
 const outFile = opt('--out', path.join(__dirname, 'REPORT-forward.md'));
 const NODE22 = path.join(root, '.cache', 'node22', 'node_modules', '.bin', 'node');
 const log = (m) => process.stderr.write(m + '\n');
@@ -72,8 +72,9 @@ function agreement(a, b) {
 }
 
 /* The timed comparison, given the loaded implementations: impls [{ name, key, run(): logits }],
-   the float64 reference; returns per implementation its checks and samples, and the pair ratios. */
-async function compare(impls, ref, rounds, say) {
+   the float64 reference, cpu() (this thread's CPU time in ms, a Promise); returns per
+   implementation its checks, wall and CPU samples, and the pair ratios of both. */
+async function compare(impls, ref, rounds, say, cpu) {
   const outs = [];
   for (const im of impls) {
     const o = await im.run();
@@ -81,6 +82,7 @@ async function compare(impls, ref, rounds, say) {
     im.vsRef = agreement(o, ref);
     await im.run();   /* second warm-up */
     im.samples = [];
+    im.cpu = [];
     say(`${im.name}: max |logit - float64 reference| ${im.vsRef.maxAbs.toExponential(2)}`);
   }
   const peer = impls.findIndex((im) => im.key === 'ort');
@@ -89,15 +91,18 @@ async function compare(impls, ref, rounds, say) {
     const order = impls.map((_, i) => i);
     if (r % 2) order.reverse();
     for (const i of order) {
-      const t0 = performance.now();
+      const c0 = await cpu(), t0 = performance.now();
       await impls[i].run();
-      impls[i].samples.push(performance.now() - t0);
+      const t1 = performance.now(), c1 = await cpu();
+      impls[i].samples.push(t1 - t0);
+      impls[i].cpu.push(c1 - c0);
     }
-    say(`round ${r + 1}/${rounds}: ` + impls.map((im) => `${im.key} ${im.samples[r].toFixed(0)}`).join(', '));
+    say(`round ${r + 1}/${rounds}, wall / CPU ms: ` +
+      impls.map((im) => `${im.key} ${im.samples[r].toFixed(0)} / ${im.cpu[r].toFixed(0)}`).join(', '));
   }
-  const ortS = impls[peer].samples;
+  const P = impls[peer];
   return impls.map((im) => ({ name: im.name, key: im.key, vsRef: im.vsRef, vsPeer: im.vsPeer, samples: im.samples,
-    ratios: im.samples.map((t, r) => ortS[r] / t) }));
+    cpu: im.cpu, ratios: im.samples.map((t, r) => P.samples[r] / t), cpuRatios: im.cpu.map((t, r) => P.cpu[r] / t) }));
 }
 
 /* ---- Node: the child processes (run under Node 22) ------------------------------------------- */
@@ -146,12 +151,14 @@ async function nodeSetup(which, prep, mem) {
 }
 
 const rss = () => process.resourceUsage().maxRSS * 1024;
+/* This process's CPU time (user + system) in ms: the wasm runs on the main thread in both. */
+const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 
 async function child(mode, prep) {
   const mem = watchMemories();
   if (mode === 'time') {
     const s = await nodeSetup(['fma', 'fma-all', 'simd', 'ort'], prep, mem);
-    const rows = await compare(s.impls, s.ref, ROUNDS, log);
+    const rows = await compare(s.impls, s.ref, ROUNDS, log, async () => cpuMs());
     return { rows, loads: s.loads, node: process.version, maxRSS: rss(),
       heaps: { fma: mem.bytes('fma'), simd: mem.bytes('simd'), ort: mem.bytes('ort') } };
   }
@@ -206,13 +213,16 @@ async function profile(prep) {
   for (const k of Object.keys(runs)) { runs[k](); samples[k] = []; }
   for (let r = 0; r < ROUNDS; r++)
     for (const k of Object.keys(runs)) {
-      const t0 = performance.now();
+      const t0 = cpuMs();
       runs[k]();
-      samples[k].push(performance.now() - t0);
+      samples[k].push(cpuMs() - t0);
     }
-  const med = {};
-  for (const k of Object.keys(samples)) med[k] = median(samples[k]);
-  return { med, prods, samples };
+  const med = {}, S = samples;
+  for (const k of Object.keys(S)) med[k] = median(S[k]);
+  /* the differences within each round, then their medians */
+  const unembed = median(S.full.map((t, r) => t - S.smallVocab[r]));
+  const layer = median(S.smallVocab.map((t, r) => (t - S.oneLayer[r]) / 11));
+  return { med, prods, samples, unembed, layer };
 }
 
 /* ---- Chromium ----------------------------------------------------------------------------------- */
@@ -254,7 +264,7 @@ async function pageRun(rounds, ids) {
   impls.push({ name: `onnxruntime-web ${ort.env.versions.web || ort.env.versions.common} (wasm, 1 thread, SIMD)`, key: 'ort',
     run: async () => (await session.run({ ids: input })).logits.data });
   say('ort loaded');
-  const rows = await compare(impls, ref, rounds, say);
+  const rows = await compare(impls, ref, rounds, say, () => window.__cpu());
   return { rows, loads, fetches, heaps: { fma: mem.bytes('fma'), simd: mem.bytes('simd'), ort: mem.bytes('ort') },
     ua: navigator.userAgent };
 }
@@ -308,6 +318,11 @@ async function chromiumPart(prep) {
     page.on('crash', () => log('the page crashed'));
     page.on('console', (msg) => log(`[page] ${msg.text()}`));
     await page.addInitScript(`window.__mem = (${watchMemories.toString()})();`);
+    /* the renderer main thread's CPU time (the DevTools protocol's ThreadTime), in ms */
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    await page.exposeFunction('__cpu', async () =>
+      1000 * (await cdp.send('Performance.getMetrics')).metrics.find((x) => x.name === 'ThreadTime').value);
     await page.goto(origin + '/');
     await page.addScriptTag({ content: [agreement, compare, pageRun].map((f) => f.toString()).join('\n') });
     const r = await page.evaluate(([n, ids]) => pageRun(n, ids), [ROUNDS, prep.ids]);
@@ -332,14 +347,15 @@ function runChild(mode, dir) {
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
 
+const spread = (a) => `${median(a).toFixed(2)}x (${Math.min(...a).toFixed(2)} - ${Math.max(...a).toFixed(2)})`;
 function rowsTable(rows) {
-  const lines = ['| implementation | median | min - max | onnxruntime-web / this, pair by pair: median (min - max) | max \\|logit - float64\\| | max \\|logit - onnxruntime-web\\| |',
-    '|---|---:|---:|---:|---:|---:|'];
+  const lines = ['| implementation | wall: median (min - max) | CPU: median | onnxruntime-web / this, wall, pair by pair: median (min - max) | the same in CPU time | max \\|logit - float64\\| | max \\|logit - onnxruntime-web\\| |',
+    '|---|---:|---:|---:|---:|---:|---:|'];
   for (const r of rows) {
-    const rs = r.ratios;
-    lines.push(`| ${r.name} | ${median(r.samples).toFixed(0)} ms | ${Math.min(...r.samples).toFixed(0)} - ${Math.max(...r.samples).toFixed(0)} ms | ` +
-      (r.key === 'ort' ? '1 (the peer)' : `**${median(rs).toFixed(2)}x** (${Math.min(...rs).toFixed(2)} - ${Math.max(...rs).toFixed(2)})`) +
-      ` | ${r.vsRef.maxAbs.toExponential(1)} | ${r.key === 'ort' ? '-' : r.vsPeer.maxAbs.toExponential(1)} |`);
+    const peer = r.key === 'ort';
+    lines.push(`| ${r.name} | ${median(r.samples).toFixed(0)} ms (${Math.min(...r.samples).toFixed(0)} - ${Math.max(...r.samples).toFixed(0)}) | ` +
+      `${median(r.cpu).toFixed(0)} ms | ${peer ? '1 (the peer)' : spread(r.ratios)} | ${peer ? '1' : spread(r.cpuRatios)} | ` +
+      `${r.vsRef.maxAbs.toExponential(1)} | ${peer ? '-' : r.vsPeer.maxAbs.toExponential(1)} |`);
   }
   return lines.join('\n');
 }
@@ -373,11 +389,15 @@ function writeReport({ prep, nodeTime, alone, prof, chrome, load0, load1, minute
   const layerMacs = 4 * macs(L, D, D) + 2 * macs(L, D, F) + 2 * L * L * D;
   const totalMacs = NL * layerMacs + macs(L, D, V);
   const gf = (ms) => (2 * totalMacs / ms / 1e6).toFixed(1);
-  const sumRow = (where, rows) => rows.filter((r) => r.key !== 'ort').map((r) =>
-    `| ${where} | ${r.name} | ${median(r.samples).toFixed(0)} ms (${gf(median(r.samples))} GFLOPS) | ${median(rows.find((x) => x.key === 'ort').samples).toFixed(0)} ms | **${median(r.ratios).toFixed(2)}x** | ${median(r.ratios) >= 1.3 ? 'met' : 'not met'} |`);
+  const sumRow = (where, rows) => rows.filter((r) => r.key !== 'ort').map((r) => {
+    const o = rows.find((x) => x.key === 'ort'), w = median(r.ratios), c = median(r.cpuRatios);
+    return `| ${where} | ${r.name} | ${median(r.samples).toFixed(0)} / ${median(r.cpu).toFixed(0)} ms (${gf(median(r.cpu))} GFLOPS) | ` +
+      `${median(o.samples).toFixed(0)} / ${median(o.cpu).toFixed(0)} ms | **${w.toFixed(2)}x** / **${c.toFixed(2)}x** | ` +
+      `${w >= 1.3 ? 'met' : 'not met'} / ${c >= 1.3 ? 'met' : 'not met'} |`;
+  });
   let md = `# BlockLens whole-model forward: GPT-2 small shape, 64 tokens
 
-Generated by \`node tools/bench/forward.js${ROUNDS !== 9 ? ' --rounds ' + ROUNDS : ''}\` (after \`bash tools/build\`; Node 22 from
+Generated by \`node tools/bench/forward.js${ROUNDS !== 15 ? ' --rounds ' + ROUNDS : ''}\` (after \`bash tools/build\`; Node 22 from
 \`bash tools/bootstrap --tests\`) on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: ${cpu}, ${os.cpus().length} vCPU
 shared with other jobs. Load average ${load0.map((x) => x.toFixed(1)).join(' / ')} at the start, ${load1.map((x) => x.toFixed(1)).join(' / ')}
 at the end (on 2 cores: the host was busy); the run took ${minutes} min. Read the ratios, which are
@@ -393,7 +413,11 @@ Debian's torch, which also writes the float64 logits every output is compared wi
 
 Method: one process (Node) or one page (Chromium) holds all four; two warm-up calls each, then
 ${ROUNDS} rounds, each calling every implementation once (the order reversed every other round);
-the ratio onnxruntime-web / BlockLens within each round, and its median. BlockLens's time is
+the ratio onnxruntime-web / BlockLens within each round, and its median. Each call is timed in
+wall time and in CPU time of the thread it runs on (Node: \`process.cpuUsage()\`; Chromium: the
+renderer main thread's \`ThreadTime\` from the DevTools protocol's Performance domain): on a host
+whose 2 cores are shared with other jobs, CPU time leaves out the time spent waiting for a core,
+so its ratio is the steadier one (cache and memory-bandwidth contention remain in both). BlockLens's time is
 \`model.forward(ids)\` as a user calls it: the JS wrapper, the C decoder, the copy of every kept
 output out of the heap. onnxruntime-web's is \`session.run({ ids })\` (wasm execution provider,
 \`numThreads = 1\`, SIMD, graph optimisation \`all\`), logits only. Load: BlockLens's
@@ -403,7 +427,7 @@ gives them) until the Model is ready; onnxruntime-web's \`InferenceSession.creat
 
 ## Summary (target from issue 20: BlockLens >= 1.3x faster)
 
-| where | BlockLens call | BlockLens median | onnxruntime-web median | ratio, pair by pair | target |
+| where | BlockLens call | BlockLens median, wall / CPU | onnxruntime-web median, wall / CPU | ratio pair by pair, wall / CPU | target, wall / CPU |
 |---|---|---:|---:|---:|---|
 ${[...sumRow('Node ' + nodeTime.node, nodeTime.rows), ...(chrome ? sumRow(chrome.ua.replace(/.*(HeadlessChrome\/[\d.]+).*/, '$1'), chrome.rows) : [])].join('\n')}
 
@@ -437,16 +461,17 @@ wasm heaps: FMA ${MB(chrome.heaps.fma)}, SIMD ${MB(chrome.heaps.simd)}, onnxrunt
 Peak RSS of the renderer (all of them in one page, plus the fetched files): ${MB(chrome.rendererPeak)}.
 `;
   if (prof) {
-    const p = prof.med, layer = (p.smallVocab - p.oneLayer) / (NL - 1), unembed = p.full - p.smallVocab;
+    const p = prof.med, layer = prof.layer, unembed = prof.unembed;
     const qkvo = 4 * p['q, k, v, o (each)'], mlp = p.c_fc + p['mlp c_proj'], rest = layer - qkvo - mlp;
     const row = (what, ms, m) => `| ${what} | ${ms.toFixed(1)} ms | ${(100 * ms / p.full).toFixed(0)}% | ${m ? (2 * m / ms / 1e6).toFixed(1) : '-'} |`;
     md += `
 ## Where BlockLens's time goes (Node, FMA build)
 
 The same decoder on checkpoints that differ in one thing, all loaded at once, timed round by round
-(${ROUNDS} rounds, medians): 12 layers and vocab ${V}, ${p.full.toFixed(0)} ms; 12 layers and vocab 256,
+in CPU time (${ROUNDS} rounds, medians): 12 layers and vocab ${V}, ${p.full.toFixed(0)} ms; 12 layers and vocab 256,
 ${p.smallVocab.toFixed(0)} ms; 1 layer and vocab 256, ${p.oneLayer.toFixed(0)} ms. A layer is the difference of the last
-two over 11, the unembedding the difference of the first two. Within a layer, the engine's own
+two over 11, the unembedding the difference of the first two (differences taken within each round,
+then the median). Within a layer, the engine's own
 \`bl_linear_forward\` on each product's shape (weights resident on the heap, the FMA path).
 
 | part | time per forward | share | GFLOPS |
