@@ -174,55 +174,95 @@ async function child(mode, prep) {
   throw new Error('unknown child mode ' + mode);
 }
 
-/* ---- Node: where BlockLens's time goes --------------------------------------------------------- */
+/* ---- where the time goes (Node and the page) ---------------------------------------------------- */
 /* The same decoder on checkpoints that differ in one thing (loaded from bytes in memory, random
-   weights as forward-model.js makes them): 12 layers and the real vocabulary; 12 layers with a
+   weights with forward-model.js's scales): 12 layers and the real vocabulary; 12 layers with a
    vocabulary of 256 (the difference: the unembedding 64 x 768 x 50257); 1 layer with 256 (with
    the 12-layer one: the cost of a layer). Within a layer, the engine's own bl_linear_forward on
-   each product's shape, weights resident; the attention core, norms and GELU are the rest. */
-async function profile(prep) {
-  const BlockLens = require(root), bl = await BlockLens.load(), m = bl._m;
-  const { safetensors } = require(path.join(root, 'tests', 'node', 'checkpoint.js'));
-  const ids = Int32Array.from(prep.ids, (i) => i % 256);
-  const cfgOf = (nLayer, V) => ({ ...fm.GPT2_SMALL, n_layer: nLayer, vocab_size: V, bos_token_id: V - 1, eos_token_id: V - 1 });
-  const modelOf = (nLayer, V) => {
-    const c = cfgOf(nLayer, V), t = {};
-    fm.tensorList(c).forEach(([name, shape, std, offset], i) => {
-      const n = shape.reduce((a, b) => a * b, 1), v = new Float32Array(n);
-      let s = i * 7919 + 1;
-      for (let j = 0; j < n; j++) { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; v[j] = offset + (s / 2 ** 31 - 1) * std * 1.7320508; }
-      t[name] = ['F32', shape, new Uint8Array(v.buffer)];
-    });
-    return bl.loadModel({ weights: safetensors(t), config: c, vocab: Array.from({ length: V }, (_, i) => `<${i}>`) });
-  };
+   each product's shape, weights resident, against onnxruntime-web running that one product
+   (MatMul + Add, the ONNX of peers.js); the attention core, norms and GELU are the rest. Timed
+   in CPU time, round by round. Sent to the page as source text: closes over nothing. */
+const PRODUCTS = [['q, k, v, o (each)', 64, 768, 768, 10], ['c_fc', 64, 768, 3072, 3], ['mlp c_proj', 64, 3072, 768, 3],
+  ['unembedding', 64, 768, 50257, 1]];
+async function profileRun(bl, ort, tensorList, base, ids, rounds, cpu, products, onnxOf) {
+  const m = bl._m, enc = new TextEncoder();
   const median = (a) => { const b = [...a].sort((x, y) => x - y); return b[b.length >> 1]; };
-  const variants = { full: modelOf(12, 50257), smallVocab: modelOf(12, 256), oneLayer: modelOf(1, 256) };
-  const last = { full: 11, smallVocab: 11, oneLayer: 0 };
-  /* raw products on the heap: out (M, N) = x (M, K) @ w (K, N) + b */
-  const prods = { 'q, k, v, o (each)': [64, 768, 768], 'c_fc': [64, 768, 3072], 'mlp c_proj': [64, 3072, 768],
-    'unembedding as (K, N) weights': [64, 768, 50257] };
-  const runs = {};
-  for (const [k, [M, K, N]] of Object.entries(prods)) {
-    const p = (n) => { const a = m._malloc(n * 4); for (let i = 0; i < n; i++) m.HEAPF32[(a >> 2) + i] = Math.sin(i) * 0.03; return a; };
-    const x = p(M * K), w = p(K * N), b = p(N), out = m._malloc(M * N * 4);
-    runs[k] = () => { if (m._bl_linear_forward(out, x, w, b, M, K, N, 0) !== 0) throw new Error('linear'); };
-  }
-  for (const [k, model] of Object.entries(variants))
-    runs[k] = () => model.forward(ids, { layers: [last[k]] });
-  const samples = {};
-  for (const k of Object.keys(runs)) { runs[k](); samples[k] = []; }
-  for (let r = 0; r < ROUNDS; r++)
-    for (const k of Object.keys(runs)) {
-      const t0 = cpuMs();
-      runs[k]();
-      samples[k].push(cpuMs() - t0);
+  const modelOf = (nLayer, V) => {
+    const c = Object.assign({}, base, { n_layer: nLayer, vocab_size: V, bos_token_id: V - 1, eos_token_id: V - 1 });
+    const list = tensorList(c), header = {};
+    let off = 0;
+    for (const [name, shape] of list) {
+      const n = 4 * shape.reduce((x, y) => x * y, 1);
+      header[name] = { dtype: 'F32', shape, data_offsets: [off, off + n] };
+      off += n;
     }
-  const med = {}, S = samples;
+    let text = JSON.stringify(header);
+    while ((8 + text.length) % 8) text += ' ';
+    const bytes = new Uint8Array(8 + text.length + off), f = new Float32Array(bytes.buffer, 8 + text.length);
+    new DataView(bytes.buffer).setUint32(0, text.length, true);
+    bytes.set(enc.encode(text), 8);
+    let at = 0;
+    list.forEach(([, shape, std, offset], i) => {
+      const n = shape.reduce((x, y) => x * y, 1);
+      let st = i * 7919 + 1;
+      for (let j = 0; j < n; j++) { st = (Math.imul(st, 1664525) + 1013904223) >>> 0; f[at++] = offset + (st / 2 ** 31 - 1) * std * 1.7320508; }
+    });
+    return bl.loadModel({ weights: bytes, config: c, vocab: Array.from({ length: V }, (_, i) => `<${i}>`) });
+  };
+  const runs = {}, reps = {};
+  const variants = [['full', 12, base.vocab_size], ['smallVocab', 12, 256], ['oneLayer', 1, 256]];
+  const small = Int32Array.from(ids, (i) => i % 256);
+  for (const [k, nl, V] of variants) {
+    const model = modelOf(nl, V), use = V === base.vocab_size ? Int32Array.from(ids) : small;
+    runs[k] = () => model.forward(use, { layers: [nl - 1] });
+    reps[k] = 1;
+  }
+  for (const [k, M, K, N, r] of products) {   /* out (M, N) = x (M, K) @ w (K, N) + b on the heap */
+    const fill = (n) => { const a = m._malloc(n * 4); for (let i = 0; i < n; i++) m.HEAPF32[(a >> 2) + i] = Math.sin(i) * 0.03; return a; };
+    const x = fill(M * K), w = fill(K * N), b = fill(N), out = m._malloc(M * N * 4);
+    runs['bl ' + k] = () => { if (m._bl_linear_forward(out, x, w, b, M, K, N, 0) !== 0) throw new Error('linear'); };
+    const session = await ort.InferenceSession.create(await onnxOf(M, K, N), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+    const xin = new ort.Tensor('float32', new Float32Array(M * K).map((_, i) => Math.sin(i) * 0.03), [M, K]);
+    runs['ort ' + k] = async () => (await session.run({ x: xin })).out.data;
+    reps['bl ' + k] = reps['ort ' + k] = r;
+  }
+  const S = {};
+  for (const k of Object.keys(runs)) { await runs[k](); await runs[k](); S[k] = []; }
+  for (let round = 0; round < rounds; round++)
+    for (const k of Object.keys(runs)) {
+      const t0 = await cpu();
+      for (let i = 0; i < reps[k]; i++) await runs[k]();
+      S[k].push((await cpu() - t0) / reps[k]);
+    }
+  const med = {};
   for (const k of Object.keys(S)) med[k] = median(S[k]);
   /* the differences within each round, then their medians */
   const unembed = median(S.full.map((t, r) => t - S.smallVocab[r]));
   const layer = median(S.smallVocab.map((t, r) => (t - S.oneLayer[r]) / 11));
-  return { med, prods, samples, unembed, layer };
+  const ratio = {};
+  for (const [k] of products) ratio[k] = median(S['ort ' + k].map((t, r) => t / S['bl ' + k][r]));
+  return { med, samples: S, unembed, layer, ratio };
+}
+
+/* The ONNX of one product (peers.js's gemm: MatMul + Add), cached in the bench folder. */
+function productOnnx(dir, M, K, N) {
+  const file = path.join(dir, `gemm-${M}x${K}x${N}.onnx`);
+  if (!fs.existsSync(file)) {
+    const cases = require('./cases.js'), { ortModel } = require('./peers.js'), c = cases.gemmCase(M, K, N);
+    fs.writeFileSync(file + '.part', ortModel('gemm', c, cases.inputs(c, 1)));
+    fs.renameSync(file + '.part', file);
+  }
+  return file;
+}
+
+async function profile(prep) {
+  const BlockLens = require(root), bl = await BlockLens.load();
+  const ort = require('onnxruntime-web');
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.proxy = false;
+  ort.env.logLevel = 'error';
+  return profileRun(bl, ort, fm.tensorList, fm.GPT2_SMALL, prep.ids, ROUNDS, async () => cpuMs(), PRODUCTS,
+    async (M, K, N) => fs.readFileSync(productOnnx(prep.dir, M, K, N)));
 }
 
 /* ---- Chromium ----------------------------------------------------------------------------------- */
@@ -312,7 +352,7 @@ async function chromiumPart(prep) {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
-  try {
+  const open = async () => {
     const page = await browser.newPage();
     page.on('pageerror', (e) => log(`page error: ${e.message}`));
     page.on('crash', () => log('the page crashed'));
@@ -324,9 +364,28 @@ async function chromiumPart(prep) {
     await page.exposeFunction('__cpu', async () =>
       1000 * (await cdp.send('Performance.getMetrics')).metrics.find((x) => x.name === 'ThreadTime').value);
     await page.goto(origin + '/');
-    await page.addScriptTag({ content: [agreement, compare, pageRun].map((f) => f.toString()).join('\n') });
+    await page.addScriptTag({ content: [agreement, compare, pageRun, profileRun, fm.tensorList].map((f) => f.toString()).join('\n') });
+    return page;
+  };
+  try {
+    const page = await open();
     const r = await page.evaluate(([n, ids]) => pageRun(n, ids), [ROUNDS, prep.ids]);
     r.rendererPeak = rendererPeak(process.pid);
+    await page.close();
+    if (!args.includes('--no-profile')) {
+      log('Chromium: profile');
+      for (const [, M, K, N] of PRODUCTS) files[`/gemm-${M}x${K}x${N}.onnx`] = productOnnx(prep.dir, M, K, N);
+      const pp = await open();
+      r.profile = await pp.evaluate(async ([base, ids, n, products]) => {
+        const bl = await BlockLens.load();
+        ort.env.wasm.numThreads = 1;
+        ort.env.wasm.wasmPaths = location.origin + '/';
+        ort.env.logLevel = 'error';
+        return profileRun(bl, ort, tensorList, base, ids, n, () => window.__cpu(), products,
+          async (M, K, N) => new Uint8Array(await (await fetch(`/gemm-${M}x${K}x${N}.onnx`)).arrayBuffer()));
+      }, [fm.GPT2_SMALL, prep.ids, ROUNDS, PRODUCTS]);
+      await pp.close();
+    }
     return r;
   } finally {
     await browser.close();
@@ -381,6 +440,42 @@ async function main() {
   const report = writeReport({ prep, nodeTime, alone, prof, chrome, load0, load1, minutes });
   fs.writeFileSync(outFile, report);
   log(`wrote ${path.relative(process.cwd(), outFile)} (${minutes} min)`);
+}
+
+function profileSection(where, prof, prep) {
+  const c = prep.config, L = prep.ids.length, D = c.n_embd, F = 4 * D, V = c.vocab_size, NL = c.n_layer;
+  const macs = (M, K, N) => M * K * N, layerMacs = 4 * macs(L, D, D) + 2 * macs(L, D, F) + 2 * L * L * D;
+  const p = prof.med, layer = prof.layer, unembed = prof.unembed, b = (k) => p['bl ' + k], o = (k) => p['ort ' + k];
+  const qkvo = 4 * b('q, k, v, o (each)'), mlp = b('c_fc') + b('mlp c_proj'), rest = layer - qkvo - mlp;
+  const gfl = (ms, m) => (m ? (2 * m / ms / 1e6).toFixed(1) : '-');
+  const row = (what, ms, m, peer) => `| ${what} | ${ms.toFixed(1)} ms | ${(100 * ms / p.full).toFixed(0)}% | ${gfl(ms, m)} | ${peer || '-'} |`;
+  const vs = (k, n) => `${(n * o(k)).toFixed(1)} ms (${gfl(n * o(k), n * macs(...PRODUCTS.find((x) => x[0] === k).slice(1, 4)))} GFLOPS): **${prof.ratio[k].toFixed(2)}x**`;
+  return `
+## Where BlockLens's time goes (${where}, FMA build)
+
+CPU time, ${ROUNDS} rounds, medians. The same decoder on checkpoints that differ in one thing, all
+loaded at once: 12 layers and vocab ${V}, ${p.full.toFixed(0)} ms a forward; 12 layers and vocab 256,
+${p.smallVocab.toFixed(0)} ms; 1 layer and vocab 256, ${p.oneLayer.toFixed(0)} ms. A layer is the difference of the last
+two over 11, the unembedding the difference of the first two (differences taken within each
+round, then the median). Within a layer, the engine's own \`bl_linear_forward\` on each product's
+shape (weights resident on the heap), and onnxruntime-web running that one product alone
+(MatMul + Add, \`peers.js\`'s ONNX; 12 of them, or 48 for q, k, v, o), in the same rounds; the
+last column is onnxruntime-web's time / BlockLens's, pair by pair.
+
+| part | BlockLens per forward | share | GFLOPS | onnxruntime-web, the same products alone |
+|---|---:|---:|---:|---:|
+${[row(`unembedding ${L} x ${D} x ${V} (wte read as (vocab, D) rows)`, unembed, macs(L, D, V), vs('unembedding', 1) + ' (vs bl_linear_forward below)'),
+    row(`${NL} layers`, NL * layer, NL * layerMacs),
+    row(`&nbsp;&nbsp;q, k, v, o: 4 x ${L} x ${D} x ${D} per layer`, NL * qkvo, NL * 4 * macs(L, D, D), vs('q, k, v, o (each)', 4 * NL)),
+    row(`&nbsp;&nbsp;MLP c_fc: ${L} x ${D} x ${F} per layer`, NL * b('c_fc'), NL * macs(L, D, F), vs('c_fc', NL)),
+    row(`&nbsp;&nbsp;MLP c_proj: ${L} x ${F} x ${D} per layer`, NL * b('mlp c_proj'), NL * macs(L, F, D), vs('mlp c_proj', NL)),
+    row('&nbsp;&nbsp;the rest: attention core (q k^T, softmax, weights v), 2 layer norms, GELU, residuals', NL * rest, NL * 2 * L * L * D),
+    row('embeddings, ln_f, the logits\' copy out, JS (1-layer model less a layer)', p.oneLayer - layer, 0)].join('\n')}
+
+\`bl_linear_forward\` on the unembedding's shape with the weights stored (K, N), a (${D}, ${V})
+matrix as onnxruntime-web's folded graph holds it: ${b('unembedding').toFixed(0)} ms (${gfl(b('unembedding'), macs(L, D, V))} GFLOPS), against ${unembed.toFixed(0)} ms
+inside the decoder, which reads wte as (vocab, D) rows.
+`;
 }
 
 function writeReport({ prep, nodeTime, alone, prof, chrome, load0, load1, minutes }) {
@@ -460,34 +555,8 @@ server: model.safetensors ${sec(chrome.fetches['/model/model.safetensors'])}, mo
 wasm heaps: FMA ${MB(chrome.heaps.fma)}, SIMD ${MB(chrome.heaps.simd)}, onnxruntime-web ${MB(chrome.heaps.ort)}.
 Peak RSS of the renderer (all of them in one page, plus the fetched files): ${MB(chrome.rendererPeak)}.
 `;
-  if (prof) {
-    const p = prof.med, layer = prof.layer, unembed = prof.unembed;
-    const qkvo = 4 * p['q, k, v, o (each)'], mlp = p.c_fc + p['mlp c_proj'], rest = layer - qkvo - mlp;
-    const row = (what, ms, m) => `| ${what} | ${ms.toFixed(1)} ms | ${(100 * ms / p.full).toFixed(0)}% | ${m ? (2 * m / ms / 1e6).toFixed(1) : '-'} |`;
-    md += `
-## Where BlockLens's time goes (Node, FMA build)
-
-The same decoder on checkpoints that differ in one thing, all loaded at once, timed round by round
-in CPU time (${ROUNDS} rounds, medians): 12 layers and vocab ${V}, ${p.full.toFixed(0)} ms; 12 layers and vocab 256,
-${p.smallVocab.toFixed(0)} ms; 1 layer and vocab 256, ${p.oneLayer.toFixed(0)} ms. A layer is the difference of the last
-two over 11, the unembedding the difference of the first two (differences taken within each round,
-then the median). Within a layer, the engine's own
-\`bl_linear_forward\` on each product's shape (weights resident on the heap, the FMA path).
-
-| part | time per forward | share | GFLOPS |
-|---|---:|---:|---:|
-${[row(`unembedding ${L} x ${D} x ${V} (wte as (vocab, D) rows)`, unembed, macs(L, D, V)),
-    row(`${NL} layers`, NL * layer, NL * layerMacs),
-    row(`  q, k, v, o: 4 x ${L} x ${D} x ${D} per layer (bl_linear_forward)`, NL * qkvo, NL * 4 * macs(L, D, D)),
-    row(`  MLP: ${L} x ${D} x ${F} + ${L} x ${F} x ${D} per layer (bl_linear_forward)`, NL * mlp, NL * 2 * macs(L, D, F)),
-    row('  the rest: attention core (q k^T, softmax, weights v), 2 layer norms, GELU, residuals, copies', NL * rest, NL * 2 * L * L * D),
-    row('embeddings, ln_f, the logits\' copy out and JS (the 1-layer model less a layer and its unembedding)', p.oneLayer - layer, 0)].join('\n')}
-
-For comparison, \`bl_linear_forward\` on the unembedding's shape with the weights stored (K, N),
-as a (${D}, ${V}) matrix: ${p['unembedding as (K, N) weights'].toFixed(0)} ms (${(2 * macs(L, D, V) / p['unembedding as (K, N) weights'] / 1e6).toFixed(1)} GFLOPS), against ${unembed.toFixed(0)} ms inside the decoder,
-which reads wte as (vocab, D) rows.
-`;
-  }
+  if (prof) md += profileSection('Node ' + nodeTime.node, prof, prep);
+  if (chrome && chrome.profile) md += profileSection(chrome.ua.replace(/.*(HeadlessChrome\/[\d.]+).*/, '$1'), chrome.profile, prep);
   md += `
 ## Not measured yet
 
