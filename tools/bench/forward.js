@@ -182,8 +182,8 @@ async function child(mode, prep) {
    each product's shape, weights resident, against onnxruntime-web running that one product
    (MatMul + Add, the ONNX of peers.js); the attention core, norms and GELU are the rest. Timed
    in CPU time, round by round. Sent to the page as source text: closes over nothing. */
-const PRODUCTS = [['q, k, v, o (each)', 64, 768, 768, 10], ['c_fc', 64, 768, 3072, 3], ['mlp c_proj', 64, 3072, 768, 3],
-  ['unembedding', 64, 768, 50257, 1]];
+const PRODUCTS = [['q, k, v, o (each)', 64, 768, 768, 10], ['c_attn', 64, 768, 2304, 4], ['c_fc', 64, 768, 3072, 3],
+  ['mlp c_proj', 64, 3072, 768, 3], ['unembedding', 64, 768, 50257, 1]];
 async function profileRun(bl, ort, tensorList, base, ids, rounds, cpu, products, onnxOf) {
   const m = bl._m, enc = new TextEncoder();
   const median = (a) => { const b = [...a].sort((x, y) => x - y); return b[b.length >> 1]; };
@@ -467,6 +467,8 @@ last column is onnxruntime-web's time / BlockLens's, pair by pair.
 ${[row(`unembedding ${L} x ${D} x ${V} (wte read as (vocab, D) rows)`, unembed, macs(L, D, V), vs('unembedding', 1) + ' (vs bl_linear_forward below)'),
     row(`${NL} layers`, NL * layer, NL * layerMacs),
     row(`&nbsp;&nbsp;q, k, v, o: 4 x ${L} x ${D} x ${D} per layer`, NL * qkvo, NL * 4 * macs(L, D, D), vs('q, k, v, o (each)', 4 * NL)),
+    row(`&nbsp;&nbsp;(not run: q, k, v as one c_attn product, ${L} x ${D} x ${3 * D} per layer, as the ONNX graph has it)`,
+      NL * b('c_attn'), NL * macs(L, D, 3 * D), vs('c_attn', NL)).replace(/\| \d+% \|/, '| - |'),
     row(`&nbsp;&nbsp;MLP c_fc: ${L} x ${D} x ${F} per layer`, NL * b('c_fc'), NL * macs(L, D, F), vs('c_fc', NL)),
     row(`&nbsp;&nbsp;MLP c_proj: ${L} x ${F} x ${D} per layer`, NL * b('mlp c_proj'), NL * macs(L, F, D), vs('mlp c_proj', NL)),
     row('&nbsp;&nbsp;the rest: attention core (q k^T, softmax, weights v), 2 layer norms, GELU, residuals', NL * rest, NL * 2 * L * L * D),
