@@ -184,7 +184,7 @@ async function child(mode, prep) {
    in CPU time, round by round. Sent to the page as source text: closes over nothing. */
 const PRODUCTS = [['q, k, v, o (each)', 64, 768, 768, 10], ['c_attn', 64, 768, 2304, 4], ['c_fc', 64, 768, 3072, 3],
   ['mlp c_proj', 64, 3072, 768, 3], ['unembedding', 64, 768, 50257, 1]];
-async function profileRun(bl, ort, tensorList, base, ids, rounds, cpu, products, onnxOf) {
+async function profileRun(bl, simd, ort, tensorList, base, ids, rounds, cpu, products, onnxOf) {
   const m = bl._m, enc = new TextEncoder();
   const median = (a) => { const b = [...a].sort((x, y) => x - y); return b[b.length >> 1]; };
   const modelOf = (nLayer, V) => {
@@ -221,10 +221,15 @@ async function profileRun(bl, ort, tensorList, base, ids, rounds, cpu, products,
     const fill = (n) => { const a = m._malloc(n * 4); for (let i = 0; i < n; i++) m.HEAPF32[(a >> 2) + i] = Math.sin(i) * 0.03; return a; };
     const x = fill(M * K), w = fill(K * N), b = fill(N), out = m._malloc(M * N * 4);
     runs['bl ' + k] = () => { if (m._bl_linear_forward(out, x, w, b, M, K, N, 0) !== 0) throw new Error('linear'); };
+    const s = simd._m, sx = s._malloc(M * K * 4), sw = s._malloc(K * N * 4), sb = s._malloc(N * 4), so = s._malloc(M * N * 4);
+    s.HEAPF32.set(m.HEAPF32.subarray(x >> 2, (x >> 2) + M * K), sx >> 2);
+    s.HEAPF32.set(m.HEAPF32.subarray(w >> 2, (w >> 2) + K * N), sw >> 2);
+    s.HEAPF32.set(m.HEAPF32.subarray(b >> 2, (b >> 2) + N), sb >> 2);
+    runs['simd ' + k] = () => { if (s._bl_linear_forward(so, sx, sw, sb, M, K, N, 0) !== 0) throw new Error('linear'); };
     const session = await ort.InferenceSession.create(await onnxOf(M, K, N), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
     const xin = new ort.Tensor('float32', new Float32Array(M * K).map((_, i) => Math.sin(i) * 0.03), [M, K]);
     runs['ort ' + k] = async () => (await session.run({ x: xin })).out.data;
-    reps['bl ' + k] = reps['ort ' + k] = r;
+    reps['bl ' + k] = reps['simd ' + k] = reps['ort ' + k] = r;
   }
   const S = {};
   for (const k of Object.keys(runs)) { await runs[k](); await runs[k](); S[k] = []; }
@@ -240,7 +245,10 @@ async function profileRun(bl, ort, tensorList, base, ids, rounds, cpu, products,
   const unembed = median(S.full.map((t, r) => t - S.smallVocab[r]));
   const layer = median(S.smallVocab.map((t, r) => (t - S.oneLayer[r]) / 11));
   const ratio = {};
-  for (const [k] of products) ratio[k] = median(S['ort ' + k].map((t, r) => t / S['bl ' + k][r]));
+  for (const [k] of products) {
+    ratio[k] = median(S['ort ' + k].map((t, r) => t / S['bl ' + k][r]));
+    ratio['fma/simd ' + k] = median(S['simd ' + k].map((t, r) => t / S['bl ' + k][r]));
+  }
   return { med, samples: S, unembed, layer, ratio };
 }
 
@@ -256,12 +264,12 @@ function productOnnx(dir, M, K, N) {
 }
 
 async function profile(prep) {
-  const BlockLens = require(root), bl = await BlockLens.load();
+  const BlockLens = require(root), bl = await BlockLens.load(), simd = await BlockLens.load({ fma: false });
   const ort = require('onnxruntime-web');
   ort.env.wasm.numThreads = 1;
   ort.env.wasm.proxy = false;
   ort.env.logLevel = 'error';
-  return profileRun(bl, ort, fm.tensorList, fm.GPT2_SMALL, prep.ids, ROUNDS, async () => cpuMs(), PRODUCTS,
+  return profileRun(bl, simd, ort, fm.tensorList, fm.GPT2_SMALL, prep.ids, ROUNDS, async () => cpuMs(), PRODUCTS,
     async (M, K, N) => fs.readFileSync(productOnnx(prep.dir, M, K, N)));
 }
 
@@ -377,11 +385,11 @@ async function chromiumPart(prep) {
       for (const [, M, K, N] of PRODUCTS) files[`/gemm-${M}x${K}x${N}.onnx`] = productOnnx(prep.dir, M, K, N);
       const pp = await open();
       r.profile = await pp.evaluate(async ([base, ids, n, products]) => {
-        const bl = await BlockLens.load();
+        const bl = await BlockLens.load(), simd = await BlockLens.load({ fma: false });
         ort.env.wasm.numThreads = 1;
         ort.env.wasm.wasmPaths = location.origin + '/';
         ort.env.logLevel = 'error';
-        return profileRun(bl, ort, tensorList, base, ids, n, () => window.__cpu(), products,
+        return profileRun(bl, simd, ort, tensorList, base, ids, n, () => window.__cpu(), products,
           async (M, K, N) => new Uint8Array(await (await fetch(`/gemm-${M}x${K}x${N}.onnx`)).arrayBuffer()));
       }, [fm.GPT2_SMALL, prep.ids, ROUNDS, PRODUCTS]);
       await pp.close();
@@ -452,7 +460,8 @@ function profileSection(where, prof, prep) {
   const p = prof.med, layer = prof.layer, unembed = prof.unembed, b = (k) => p['bl ' + k], o = (k) => p['ort ' + k];
   const qkvo = 4 * b('q, k, v, o (each)'), mlp = b('c_fc') + b('mlp c_proj'), rest = layer - qkvo - mlp;
   const gfl = (ms, m) => (m ? (2 * m / ms / 1e6).toFixed(1) : '-');
-  const row = (what, ms, m, peer) => `| ${what} | ${ms.toFixed(1)} ms | ${(100 * ms / p.full).toFixed(0)}% | ${gfl(ms, m)} | ${peer || '-'} |`;
+  const row = (what, ms, m, peer, k, n) => `| ${what} | ${ms.toFixed(1)} ms | ${(100 * ms / p.full).toFixed(0)}% | ${gfl(ms, m)} | ` +
+    `${k ? `${(n * p['simd ' + k]).toFixed(1)} ms: FMA **${prof.ratio['fma/simd ' + k].toFixed(2)}x** faster` : '-'} | ${peer || '-'} |`;
   const vs = (k, n) => `${(n * o(k)).toFixed(1)} ms (${gfl(n * o(k), n * macs(...PRODUCTS.find((x) => x[0] === k).slice(1, 4)))} GFLOPS): **${prof.ratio[k].toFixed(2)}x**`;
   return `
 ## Where BlockLens's time goes (${where}, FMA build)
@@ -462,19 +471,20 @@ loaded at once: 12 layers and vocab ${V}, ${p.full.toFixed(0)} ms a forward; 12 
 ${p.smallVocab.toFixed(0)} ms; 1 layer and vocab 256, ${p.oneLayer.toFixed(0)} ms. A layer is the difference of the last
 two over 11, the unembedding the difference of the first two (differences taken within each
 round, then the median). Within a layer, the engine's own \`bl_linear_forward\` on each product's
-shape (weights resident on the heap), and onnxruntime-web running that one product alone
-(MatMul + Add, \`peers.js\`'s ONNX; 12 of them, or 48 for q, k, v, o), in the same rounds; the
-last column is onnxruntime-web's time / BlockLens's, pair by pair.
+shape (weights resident on the heap), the same in the SIMD build (\`load({ fma: false })\`), and
+onnxruntime-web running that one product alone (MatMul + Add, \`peers.js\`'s ONNX; 12 of them, or
+48 for q, k, v, o), in the same rounds; the ratios are the other's time / the FMA build's, pair
+by pair.
 
-| part | BlockLens per forward | share | GFLOPS | onnxruntime-web, the same products alone |
-|---|---:|---:|---:|---:|
-${[row(`unembedding ${L} x ${D} x ${V} (wte read as (vocab, D) rows)`, unembed, macs(L, D, V), vs('unembedding', 1) + ' (vs bl_linear_forward below)'),
+| part | BlockLens per forward | share | GFLOPS | SIMD build, the same products alone | onnxruntime-web, the same products alone |
+|---|---:|---:|---:|---:|---:|
+${[row(`unembedding ${L} x ${D} x ${V} (wte read as (vocab, D) rows)`, unembed, macs(L, D, V), vs('unembedding', 1) + ' (vs bl_linear_forward below)', 'unembedding', 1),
     row(`${NL} layers`, NL * layer, NL * layerMacs),
-    row(`&nbsp;&nbsp;q, k, v, o: 4 x ${L} x ${D} x ${D} per layer`, NL * qkvo, NL * 4 * macs(L, D, D), vs('q, k, v, o (each)', 4 * NL)),
+    row(`&nbsp;&nbsp;q, k, v, o: 4 x ${L} x ${D} x ${D} per layer`, NL * qkvo, NL * 4 * macs(L, D, D), vs('q, k, v, o (each)', 4 * NL), 'q, k, v, o (each)', 4 * NL),
     row(`&nbsp;&nbsp;(not run: q, k, v as one c_attn product, ${L} x ${D} x ${3 * D} per layer, as the ONNX graph has it)`,
-      NL * b('c_attn'), NL * macs(L, D, 3 * D), vs('c_attn', NL)).replace(/\| \d+% \|/, '| - |'),
-    row(`&nbsp;&nbsp;MLP c_fc: ${L} x ${D} x ${F} per layer`, NL * b('c_fc'), NL * macs(L, D, F), vs('c_fc', NL)),
-    row(`&nbsp;&nbsp;MLP c_proj: ${L} x ${F} x ${D} per layer`, NL * b('mlp c_proj'), NL * macs(L, F, D), vs('mlp c_proj', NL)),
+      NL * b('c_attn'), NL * macs(L, D, 3 * D), vs('c_attn', NL), 'c_attn', NL).replace(/\| \d+% \|/, '| - |'),
+    row(`&nbsp;&nbsp;MLP c_fc: ${L} x ${D} x ${F} per layer`, NL * b('c_fc'), NL * macs(L, D, F), vs('c_fc', NL), 'c_fc', NL),
+    row(`&nbsp;&nbsp;MLP c_proj: ${L} x ${F} x ${D} per layer`, NL * b('mlp c_proj'), NL * macs(L, F, D), vs('mlp c_proj', NL), 'mlp c_proj', NL),
     row('&nbsp;&nbsp;the rest: attention core (q k^T, softmax, weights v), 2 layer norms, GELU, residuals', NL * rest, NL * 2 * L * L * D),
     row('embeddings, ln_f, the logits\' copy out, JS (1-layer model less a layer)', p.oneLayer - layer, 0)].join('\n')}
 
