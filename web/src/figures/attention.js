@@ -53,7 +53,8 @@ export default {
       { name: 'x', shape: L + X + d },
       { op: '\u00b7 W_Q, W_K, W_V', sub: t('qkvSub', { shape: d + X + d }) },
       { name: 'Q, K, V', shape: t('threeOf', { shape: L + X + d }) },
-      { op: t(H === 1 ? 'splitOp_one' : 'splitOp', { h: H }), sub: 'd_k = ' + d + ' / ' + H + ' = ' + dk },
+      { op: t(H === 1 ? 'splitOp_one' : 'splitOp', { h: H }),
+        sub: dk * H === d ? 'd_k = ' + d + ' / ' + H + ' = ' + dk : 'd_k = ' + dk },
       { name: t('perHead'), shape: H + X + L + X + dk },
       { op: res.scale ? 'softmax(QK\u1d40/\u221a' + dk + ')' : 'softmax(QK\u1d40)',
         sub: t(pair ? 'maskBoth' : res.causal ? 'maskCausal' : 'maskNone') },
@@ -133,6 +134,12 @@ export default {
         last: F.short(pair.lastDiff), first: tk[0], lastTok: tk[L - 1] }));
     }
     const roles = res.headroles ? headLines(res.headroles, res, t) : [];
+    // Grouped-query attention: which query heads read the same key/value head.
+    const kv = res.kvHeads || H, g = H / kv;
+    if (kv < H) {
+      note.push(t('gqaNote', { h: H, kv, g, groups: Array.from({ length: kv }, (_, j) =>
+        t('gqaGroup', { a: j * g + 1, b: (j + 1) * g, j: j + 1 })).join(ctx.lang === 'zh' ? '；' : '; ') }));
+    }
     return {
       data: Object.assign({ mode, causal: String(res.causal), peak: st.peak.toFixed(4), uniform: st.uniform.toFixed(4),
         head: H <= ALL_HEADS ? 'all' : String(picked), masks: pair ? 'both' : 'one' },

@@ -22,8 +22,13 @@ import saturation from './saturation.js';
 // Every figure's numbers follow the weights (random, or a trained model's).
 const TRAINED = ['weights'];
 const ORDER = [pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next];
+// The figures drawn from an opened model folder's forward pass (model/stages/opened.js); the
+// others say why they do not apply to it instead of drawing random numbers.
+const ON_MODEL = ['pipeline', 'activation', 'rows', 'attention', 'norms', 'next'];
+const onModel = (f) => (ON_MODEL.includes(f.view) ? f.build : (res, ctx) => (res.trained !== 'model' ? f.build(res, ctx)
+  : { data: { applies: 'no' }, blocks: [{ type: 'note', text: ctx.t('notOnModel_' + f.view) }] }));
 export const FIGURES = new Map(ORDER
-  .map((f) => [f.view, Object.assign({}, f, { reads: [...new Set([...f.reads, ...TRAINED])] })]));
+  .map((f) => [f.view, Object.assign({}, f, { reads: [...new Set([...f.reads, ...TRAINED])], build: onModel(f) })]));
 export const VIEWS = Array.from(FIGURES.keys());
 
 export function figure(view) {

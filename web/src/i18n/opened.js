@@ -1,0 +1,47 @@
+/* i18n/opened.js - a model folder the reader opens (Weights: your model), English and 中文. */
+export default {
+  en: {
+    weights_model: 'your model (open a folder)', qb_weights_model: 'your model',
+    hint_weights_model: 'The model folder you opened: it stays on this computer.',
+    openModel: 'Open a model folder…', openFiles: 'or its files…', openCancel: 'Cancel',
+    openHint: 'A Hugging Face folder (config.json, *.safetensors, tokenizer.json): GPT-2, Llama, Mistral, Qwen2, Qwen3. You can also drop it on the page. Nothing leaves this computer.',
+    openReading: 'Opening {name}: {phase} {read} of {total}…',
+    phase_headers: 'reading headers,', phase_weights: 'reading weights,', phase_done: 'done,', phase_start: 'starting,',
+    openDone: '{name}: {arch}, {params} parameters, {dtype}, {layers} layers, {heap} of heap.',
+    openFailed: 'Could not open the model: {message}',
+    openCancelled: 'Opening was cancelled; the figures keep the last model.',
+    err_noModel: 'No model folder is open yet: press "Open a model folder…".',
+    hint_tokens_model: '{n} tokens from the model\u2019s tokenizer (it reads at most {max}).',
+    weightsBanner_model: 'Every figure below that applies runs on {name}: layer {layer} of {n}, on the real residual stream of your {L} tokens.',
+    nextCaption_model: 'The {k} most likely next tokens ({share} of the probability; bars from 0 to 100 %).',
+    gqaNote: 'Grouped-query attention: {h} query heads share {kv} key/value heads, {g} each ({groups}).',
+    gqaGroup: 'heads {a}–{b} read K/V head {j}',
+    notOnModel_saturation: 'Does not apply to an opened model: this figure sweeps d_k with random q and k, it has nothing to read from a trained model.',
+    notOnModel_positionwise: 'Not drawn for an opened model yet: the experiment re-runs the layer on a perturbed input, which needs the layer alone (RoPE, grouped-query attention) outside the whole forward pass.',
+    notOnModel_block: 'Not drawn for an opened model yet: the block figure recomputes the layer with its own norm placement; an opened model is always pre-norm.',
+    notOnModel_moe: 'Does not apply: the opened model has no mixture-of-experts layer (this figure would draw random experts).',
+    notOnModel_paramsplit: 'Not drawn for an opened model yet: its exact parameter count (from its tensors) is in the Weights line of the settings.'
+  },
+  zh: {
+    weights_model: '你的模型（打开文件夹）', qb_weights_model: '你的模型',
+    hint_weights_model: '你打开的模型文件夹：它只留在这台电脑上。',
+    openModel: '打开模型文件夹…', openFiles: '或选择其中的文件…', openCancel: '取消',
+    openHint: 'Hugging Face 格式的文件夹（config.json、*.safetensors、tokenizer.json）：GPT-2、Llama、Mistral、Qwen2、Qwen3。也可以直接拖到页面上。任何数据都不会离开这台电脑。',
+    openReading: '正在打开 {name}：{phase}{read} / {total}…',
+    phase_headers: '读取文件头，', phase_weights: '读取权重，', phase_done: '完成，', phase_start: '开始，',
+    openDone: '{name}：{arch}，{params} 个参数，{dtype}，{layers} 层，占用堆内存 {heap}。',
+    openFailed: '无法打开模型：{message}',
+    openCancelled: '已取消打开；各图保留上一个模型。',
+    err_noModel: '还没有打开模型文件夹：请点“打开模型文件夹…”。',
+    hint_tokens_model: '由模型的分词器切出 {n} 个 token（最多 {max} 个）。',
+    weightsBanner_model: '下面适用的每张图都运行在 {name} 上：第 {layer} 层（共 {n} 层），输入是你这 {L} 个 token 真实的残差流。',
+    nextCaption_model: '最可能的 {k} 个下一个 token（占概率的 {share}；条形从 0 到 100%）。',
+    gqaNote: '分组查询注意力：{h} 个查询头共用 {kv} 个键/值头，每 {g} 个一组（{groups}）。',
+    gqaGroup: '头 {a}–{b} 读取 K/V 头 {j}',
+    notOnModel_saturation: '不适用于打开的模型：这张图用随机的 q、k 扫描 d_k，没有可以从训练好的模型读取的东西。',
+    notOnModel_positionwise: '暂不为打开的模型绘制：这个实验要在扰动后的输入上单独重跑这一层（RoPE、分组查询注意力），而不是整个前向计算。',
+    notOnModel_block: '暂不为打开的模型绘制：这张图按自己的归一化位置重算这一层；打开的模型总是前置归一化（pre-norm）。',
+    notOnModel_moe: '不适用：打开的模型没有混合专家层（这张图只会画出随机的专家）。',
+    notOnModel_paramsplit: '暂不为打开的模型绘制：它的精确参数量（由张量统计）写在设置里的“权重”一行。'
+  }
+};

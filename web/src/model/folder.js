@@ -1,0 +1,50 @@
+/* folder.js - what the page tells of a model folder the reader opens, from its files alone: the
+   name, architecture, exact parameter count and dtypes (summed over the safetensors headers,
+   GPT-2's mask buffers left out), and whether its tokenizer needs the tokenizer module. No DOM;
+   File / Blob in, plain values out (the Worker and the page share it). */
+
+const base = (f) => String(f.webkitRelativePath || f.name).split('/').pop();
+const folderName = (f) => { const p = String(f.webkitRelativePath || '').split('/'); return p.length > 1 ? p[0] : ''; };
+
+// files: a FileList or File[] -> { name: File } by base name (a folder's prefix dropped).
+export function byName(files) {
+  const out = Object.create(null);
+  Array.from(files).forEach((f) => { out[base(f)] = f; });
+  return out;
+}
+
+export const needsTokenizer = (named) => 'tokenizer.json' in named || ('merges.txt' in named && 'vocab.json' in named);
+
+// One safetensors header -> { params, dtypes } (buffers such as GPT-2's attn.bias not counted).
+async function header(file) {
+  const head = new DataView(await file.slice(0, 8).arrayBuffer());
+  const n = Number(head.getBigUint64(0, true));
+  if (!(n > 0 && n < 1e8)) return { params: 0, dtypes: [] };
+  const json = JSON.parse(new TextDecoder().decode(await file.slice(8, 8 + n).arrayBuffer()));
+  let params = 0;
+  const dtypes = new Set();
+  Object.keys(json).forEach((k) => {
+    if (k === '__metadata__' || /\.attn\.(masked_)?bias$/.test(k) && !/c_attn/.test(k)) return;
+    params += json[k].shape.reduce((a, b) => a * b, 1);
+    dtypes.add(json[k].dtype);
+  });
+  return { params, dtypes: [...dtypes] };
+}
+
+// The facts shown beside the Weights field, after the engine has loaded the folder.
+export async function describe(files, model) {
+  const named = byName(files), list = Array.from(files);
+  const cfg = model.config || {};
+  let params = 0;
+  const dtypes = new Set();
+  for (const f of Object.keys(named).filter((k) => /\.safetensors$/.test(k))) {
+    const h = await header(named[f]);
+    params += h.params;
+    h.dtypes.forEach((d) => dtypes.add(d));
+  }
+  const arch = (Array.isArray(cfg.architectures) && cfg.architectures[0]) || cfg.model_type || 'gpt2';
+  const name = folderName(list[0] || {}) || (typeof cfg._name_or_path === 'string' && cfg._name_or_path) || arch;
+  return { name: String(name).slice(0, 80), arch: String(arch).slice(0, 80),
+    modelType: String(cfg.model_type || 'gpt2'),
+    params, dtype: [...dtypes].join(' + '), heapBytes: model.heapBytes };
+}
