@@ -167,6 +167,9 @@ export function mount(wrap, opts) {
     setText(info, t('openDone', { name: last.name, arch: last.arch, params: last.params.toLocaleString('en-US'),
       dtype: last.dtype, layers: last.layers, heap: mb(last.heapBytes) }));
     setHidden(info, false);
+    // The Weights field names it (its own text from now on, not the i18n key's).
+    const opt = wrap.querySelector('option[value="model"]');
+    if (opt) { opt.removeAttribute('data-i18n'); opt.textContent = t('weights_model_named', { name: last.name }); }
   }
   return { update: show, open };
 }

@@ -51,7 +51,7 @@ function dress(c, all, weights) {
   html.dataset.theme = c.scheme.name;
   html.dataset.weights = weights;
   document.title = c.t('pageTitle');
-  applyI18n(document.body, c.lang, weights !== 'random');
+  applyI18n(document.body, c.lang, weights === 'model' ? 'model' : weights !== 'random');
 }
 
 // Under the introduction: which weights the figures show, when they are a trained model's.

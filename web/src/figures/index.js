@@ -25,8 +25,14 @@ const ORDER = [pipeline, activation, rows, attention, saturation, positionwise, 
 // The figures drawn from an opened model folder's forward pass (model/stages/opened.js); the
 // others say why they do not apply to it instead of drawing random numbers.
 const ON_MODEL = ['pipeline', 'activation', 'rows', 'attention', 'norms', 'next'];
-const onModel = (f) => (ON_MODEL.includes(f.view) ? f.build : (res, ctx) => (res.trained !== 'model' ? f.build(res, ctx)
-  : { data: { applies: 'no' }, blocks: [{ type: 'note', text: ctx.t('notOnModel_' + f.view) }] }));
+// (data-applies on the figure says which: tests and readers of the page's state.)
+const onModel = (f) => (res, ctx) => {
+  if (res.trained === 'model' && !ON_MODEL.includes(f.view)) {
+    return { data: { applies: 'no' }, blocks: [{ type: 'note', text: ctx.t('notOnModel_' + f.view) }] };
+  }
+  const out = f.build(res, ctx);
+  return Object.assign({}, out, { data: Object.assign({}, out.data, { applies: 'yes' }) });
+};
 export const FIGURES = new Map(ORDER
   .map((f) => [f.view, Object.assign({}, f, { reads: [...new Set([...f.reads, ...TRAINED])], build: onModel(f) })]));
 export const VIEWS = Array.from(FIGURES.keys());

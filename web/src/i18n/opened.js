@@ -1,6 +1,15 @@
 /* i18n/opened.js - a model folder the reader opens (Weights: your model), English and 中文. */
 export default {
   en: {
+    intro_model: 'Weights: your model. Every figure that applies runs on the model folder you opened, on this computer: each token of your text is looked up in its embedding table, and x is the residual stream entering the layer chosen under Layer. Sizes, mask, norms and activation are the model\u2019s; the text is yours, cut by the model\u2019s own tokenizer.',
+    p_pipeline_2_model: 'This is the opened model\u2019s own FFN at the chosen layer, on the real input it sees (its second norm\u2019s output). A SwiGLU model (Llama, Mistral, Qwen) has three matrices: the gate x · W_gate goes through SiLU, the up projection x · W_up does not, their element-by-element product goes into W_down. GPT-2 has two with GELU between.',
+    p_activation_1_model: 'The hidden matrix before and after the activation, on one colour scale: blue is negative, red positive, fainter is closer to zero. For SwiGLU, "before" is the gate projection and "after" is SiLU(gate) × up, the values W_down reads.',
+    p_attention_2_model: 'Here W_Q…W_O are the opened model\u2019s, at the chosen layer; for the Llama family q and k are rotated by RoPE before the scores, and several query heads may share one key/value head (grouped-query attention, said under the maps). The causal mask is a decoder\u2019s: each token reads itself and what came before.',
+    p_next_2_model: 'A low temperature sharpens the choice, a high one flattens it. Let the model draw a token at the temperature to write on, one token at a time.',
+    weights_model_named: 'your model: {name}',
+    h_next_model: 'The next token, from the model you opened',
+    p_next_1_model: 'Here is what the whole opened model predicts next: the logits of the last position, divided by the temperature, through a softmax over its whole vocabulary. Press a token to append its text (a token that is only part of a UTF-8 character shows its bytes and cannot be typed alone).',
+    weightShape_nobias: '{name} {shape}, no bias: {n} parameters',
     weights_model: 'your model (open a folder)', qb_weights_model: 'your model',
     hint_weights_model: 'The model folder you opened: it stays on this computer.',
     openModel: 'Open a model folder…', openFiles: 'or its files…', openCancel: 'Cancel',
@@ -23,6 +32,15 @@ export default {
     notOnModel_paramsplit: 'Not drawn for an opened model yet: its exact parameter count (from its tensors) is in the Weights line of the settings.'
   },
   zh: {
+    intro_model: '权重：你的模型。所有适用的图都运行在你打开的模型文件夹上（只在这台电脑上）：你的文字的每个 token 在它的嵌入表里查出向量，x 是进入“层”里所选那一层的残差流。尺寸、掩码、归一化和激活函数都由模型决定；文字是你的，由模型自己的分词器切分。',
+    p_pipeline_2_model: '这是打开的模型在所选层上自己的 FFN，输入是它真实看到的值（第二个归一化的输出）。SwiGLU 模型（Llama、Mistral、Qwen）有三个矩阵：gate 分支 x · W_gate 经过 SiLU，up 分支 x · W_up 不经过，两者逐元素相乘后进入 W_down。GPT-2 只有两个矩阵，中间是 GELU。',
+    p_activation_1_model: '激活前后的 hidden 矩阵，用同一把色尺：蓝为负，红为正，越淡越接近零。对 SwiGLU，“激活前”是 gate 投影，“激活后”是 SiLU(gate) × up，也就是 W_down 读到的值。',
+    p_attention_2_model: '这里的 W_Q…W_O 是打开的模型在所选层的权重；Llama 家族的 q 和 k 在计算分数前先经过 RoPE 旋转，几个查询头可能共用一个键/值头（分组查询注意力，写在热图下方）。掩码是解码器的因果掩码：每个 token 只读自己和前面的 token。',
+    p_next_2_model: '温度低，选择更集中；温度高，分布更平。让模型按这个温度抽一个 token，一个 token 一个 token 地写下去。',
+    weights_model_named: '你的模型：{name}',
+    h_next_model: '下一个 token：来自你打开的模型',
+    p_next_1_model: '这里是整个打开的模型对下一个 token 的预测：最后一个位置的 logits 除以温度，再对整个词表做 softmax。点一个 token 把它的文字接上（只是某个 UTF-8 字符一部分的 token 显示为字节，不能单独输入）。',
+    weightShape_nobias: '{name} {shape}，无偏置：{n} 个参数',
     weights_model: '你的模型（打开文件夹）', qb_weights_model: '你的模型',
     hint_weights_model: '你打开的模型文件夹：它只留在这台电脑上。',
     openModel: '打开模型文件夹…', openFiles: '或选择其中的文件…', openCancel: '取消',

@@ -46,5 +46,6 @@ export async function describe(files, model) {
   const name = folderName(list[0] || {}) || (typeof cfg._name_or_path === 'string' && cfg._name_or_path) || arch;
   return { name: String(name).slice(0, 80), arch: String(arch).slice(0, 80),
     modelType: String(cfg.model_type || 'gpt2'),
+    ffnBias: !cfg.model_type || cfg.model_type === 'gpt2' || !!cfg.mlp_bias,
     params, dtype: [...dtypes].join(' + '), heapBytes: model.heapBytes };
 }

@@ -1,0 +1,86 @@
+/* opened_model.test.js - from file://, a fixture model folder opened through the page's file input
+   ("Open a model folder…"): the Worker loads it, every figure that applies is drawn from its
+   layer, the others say why, the next-token list is the float64 reference's top 10, and a folder
+   the engine refuses leaves the last good model and its figures as they were, with the message. */
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('fs');
+const path = require('path');
+const { setup, open, ready, FILE_URL } = require('./helpers.js');
+const { textOf } = require('../../tools/tokenizer/fixtures.js');
+
+const MODELS = path.join(__dirname, '..', 'fixtures', 'models');
+const APPLIES = ['pipeline', 'activation', 'rows', 'attention', 'norms', 'next'];
+const NOT = ['saturation', 'positionwise', 'block', 'moe', 'paramsplit'];
+let env;
+test.before(async () => { env = await setup(); });
+test.after(async () => { await env.close(); });
+
+// The reference's next-token top 10: its last row of logits, ties to the lower id.
+function referenceTop(name) {
+  const r = JSON.parse(fs.readFileSync(path.join(MODELS, name, 'reference.json'), 'utf8'));
+  const V = r.shapes.logits[1], last = r.expected.logits.slice(-V);
+  return { ids: r.ids, top: Array.from(last.keys()).sort((a, b) => last[b] - last[a] || a - b).slice(0, 10) };
+}
+
+async function openFolder(page, name, text) {
+  await page.setInputFiles('#open-dir-input', path.join(MODELS, name));
+  await page.waitForFunction(() => document.body.dataset.open && document.body.dataset.open !== 'opening', null,
+    { timeout: 30000 });
+  if (text !== undefined) await page.fill('#ctl-tokens', text);
+  await page.waitForTimeout(400);
+  await ready(page);
+  await page.waitForFunction(() => document.querySelector('#fig-next').dataset.trained === 'model', null, { timeout: 30000 });
+}
+
+const figures = (page) => page.$$eval('#figures .figure', (figs) => Object.fromEntries(figs.map((f) => [f.id.slice(4), {
+  applies: f.dataset.applies, ids: f.dataset.ids || '', drawn: f.querySelectorAll('canvas, svg, .next-item, button').length,
+  text: f.textContent }])));
+
+for (const [name, layers] of [['llama', 2], ['gpt2', 2]]) {
+  test('a_' + name + '_folder_opened_from_file_url_draws_every_applicable_figure_and_the_reference_top_10',
+    async () => {
+      const o = await open(env.browser, FILE_URL, 'lang=en');
+      const ref = referenceTop(name);
+      await openFolder(o.page, name, textOf(ref.ids));
+      assert.equal(await o.page.evaluate(() => document.body.dataset.open), 'opened');
+      assert.match(await o.page.textContent('#open-info'), new RegExp('^' + name + ': .*' + layers + ' layers'));
+      const figs = await figures(o.page);
+      for (const v of APPLIES) {
+        assert.equal(figs[v].applies, 'yes', v);
+        assert.ok(figs[v].drawn > 0, v + ' is drawn');
+      }
+      for (const v of NOT) {
+        assert.equal(figs[v].applies, 'no', v);
+        assert.match(figs[v].text, /(Does not apply|Not drawn for an opened model)/, v);
+      }
+      assert.equal(figs.next.ids, ref.top.join(' '));
+      // The layer picker goes over the model's layers (1-based): layer 2 is drawn too.
+      await o.page.fill('#ctl-layer', '2');
+      await o.page.waitForTimeout(400);
+      await ready(o.page);
+      assert.match(await o.page.textContent('#weights-note'), /layer 2 of 2/);
+      assert.deepEqual(o.log.errors, []);
+      await o.close();
+    });
+}
+
+test('a_folder_without_config_json_is_refused_and_the_last_model_and_figures_stay', async () => {
+  const o = await open(env.browser, FILE_URL, 'lang=en');
+  const ref = referenceTop('llama');
+  await openFolder(o.page, 'llama', textOf(ref.ids));
+  const before = await figures(o.page), info = await o.page.textContent('#open-info');
+  await o.page.setInputFiles('#open-files-input', ['model.safetensors', 'tokenizer.json'].map((f) => path.join(MODELS, 'qwen3', f)));
+  await o.page.waitForFunction(() => document.body.dataset.open === 'failed', null, { timeout: 30000 });
+  assert.match(await o.page.textContent('#open-err'), /the folder has no config\.json/);
+  assert.equal(await o.page.textContent('#open-info'), info);
+  const after = await figures(o.page);
+  assert.equal(after.next.ids, before.next.ids);
+  // The engine still works: another model opens after the refusal.
+  await openFolder(o.page, 'gpt2');
+  assert.match(await o.page.textContent('#open-info'), /^gpt2: /);
+  assert.ok(await o.page.isHidden('#open-err'));
+  assert.deepEqual(o.log.errors, []);
+  await o.close();
+});
