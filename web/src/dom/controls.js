@@ -136,7 +136,8 @@ function mount(root, ctx) {
       : attn ? t('hint_heads_kept', { d: attn.d, h: attn.heads, dk: attn.d / attn.heads }) : '');
     setText(f.act.hint, t('hint_act_' + (params.isGated(state.act) ? 'gated' : 'plain')));
     setText(f.init.hint, t('hint_init_' + state.init));
-    setText(f.seed.hint, t(state.weights === 'random' ? 'hint_seed' : 'hint_seed_trained'));
+    setText(f.seed.hint, t(state.weights === 'random' ? 'hint_seed' : state.weights === 'model' ? 'hint_seed_model'
+      : 'hint_seed_trained'));
     setText(f.causal.hint, t(state.causal ? 'hint_causal_on' : 'hint_causal_off'));
     setText(f.scale.hint, t('hint_scale'));
     setText(f.weights.hint, t('hint_weights_' + state.weights));

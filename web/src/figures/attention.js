@@ -49,10 +49,15 @@ export default {
       return r && r.sharp ? ' \u00b7 ' + t('roleShort_' + r.top, { w: pct(r.patterns[r.top].w) }) : '';
     };
     const pair = res.maskpair || null;   // the other mask's run (masks = both)
+    // (An opened model's heads may be wider than d / H, and grouped-query attention gives K and V
+    // fewer heads than Q: their shapes are then told apart.)
+    const kvh = res.kvHeads || H, qc = H * dk, kc = kvh * dk, plain = qc === d && kc === d;
     const flow = [
       { name: 'x', shape: L + X + d },
-      { op: '\u00b7 W_Q, W_K, W_V', sub: t('qkvSub', { shape: d + X + d }) },
-      { name: 'Q, K, V', shape: t('threeOf', { shape: L + X + d }) },
+      { op: '\u00b7 W_Q, W_K, W_V', sub: plain ? t('qkvSub', { shape: d + X + d })
+        : t('qkvSubShapes', { q: d + X + qc, kv: d + X + kc }) },
+      plain ? { name: 'Q, K, V', shape: t('threeOf', { shape: L + X + d }) }
+        : { name: 'Q | K, V', shape: L + X + qc + ' | ' + L + X + kc },
       { op: t(H === 1 ? 'splitOp_one' : 'splitOp', { h: H }),
         sub: dk * H === d ? 'd_k = ' + d + ' / ' + H + ' = ' + dk : 'd_k = ' + dk },
       { name: t('perHead'), shape: H + X + L + X + dk },
@@ -61,9 +66,9 @@ export default {
       { name: t('weightsName'), shape: H + X + L + X + L, accent: true },
       { op: '\u00b7 V', sub: t('mixOp') },
       { name: t('contextName'), shape: H + X + L + X + dk },
-      { op: t('concatOp'), sub: H + X + dk + ' = ' + d },
-      { name: 'concat', shape: L + X + d },
-      { op: '\u00b7 W_O + b_O', sub: t('woSub', { shape: d + X + d }) },
+      { op: t('concatOp'), sub: H + X + dk + ' = ' + qc },
+      { name: 'concat', shape: L + X + qc },
+      { op: '\u00b7 W_O + b_O', sub: t('woSub', { shape: qc + X + d }) },
       { name: t('outName'), shape: L + X + d }
     ];
     // What a map shows of one run (A or the other mask's): its weights or its scores.

@@ -34,7 +34,10 @@ async function header(file) {
 // The facts shown beside the Weights field, after the engine has loaded the folder.
 export async function describe(files, model) {
   const named = byName(files), list = Array.from(files);
-  const cfg = model.config || {};
+  let cfg = model.config || {};
+  try {
+    if (named['config.json']) cfg = JSON.parse(await named['config.json'].text());
+  } catch (e) { /* the engine's then */ }
   let params = 0;
   const dtypes = new Set();
   for (const f of Object.keys(named).filter((k) => /\.safetensors$/.test(k))) {
