@@ -11,8 +11,8 @@ const { setup, open, ready, FILE_URL } = require('./helpers.js');
 const { textOf } = require('../../tools/tokenizer/fixtures.js');
 
 const MODELS = path.join(__dirname, '..', 'fixtures', 'models');
-const APPLIES = ['pipeline', 'activation', 'rows', 'attention', 'norms', 'next'];
-const NOT = ['saturation', 'positionwise', 'block', 'moe', 'paramsplit'];
+const APPLIES = ['pipeline', 'activation', 'rows', 'attention', 'norms', 'paramsplit', 'next'];
+const NOT = ['saturation', 'positionwise', 'block', 'moe'];
 let env;
 test.before(async () => { env = await setup(); });
 test.after(async () => { await env.close(); });
@@ -22,6 +22,15 @@ function referenceTop(name) {
   const r = JSON.parse(fs.readFileSync(path.join(MODELS, name, 'reference.json'), 'utf8'));
   const V = r.shapes.logits[1], last = r.expected.logits.slice(-V);
   return { ids: r.ids, top: Array.from(last.keys()).sort((a, b) => last[b] - last[a] || a - b).slice(0, 10) };
+}
+
+// Every tensor's element count in the folder's one safetensors file (GPT-2's attn.bias mask
+// buffers are not parameters).
+function tensorTotal(name) {
+  const buf = fs.readFileSync(path.join(MODELS, name, 'model.safetensors')), n = Number(buf.readBigUInt64LE(0));
+  const head = JSON.parse(buf.subarray(8, 8 + n).toString('utf8'));
+  return Object.keys(head).filter((k) => k !== '__metadata__' && !/\.attn\.(masked_)?bias$/.test(k))
+    .reduce((t, k) => t + head[k].shape.reduce((a, b) => a * b, 1), 0);
 }
 
 async function openFolder(page, name, text) {
@@ -35,7 +44,7 @@ async function openFolder(page, name, text) {
 }
 
 const figures = (page) => page.$$eval('#figures .figure', (figs) => Object.fromEntries(figs.map((f) => [f.id.slice(4), {
-  applies: f.dataset.applies, ids: f.dataset.ids || '', drawn: f.querySelectorAll('canvas, svg, .next-item, button').length,
+  applies: f.dataset.applies, ids: f.dataset.ids || '', total: f.dataset.total || '', drawn: f.querySelectorAll('canvas, svg, table, button').length,
   text: f.textContent }])));
 
 for (const [name, layers] of [['llama', 2], ['gpt2', 2]]) {
@@ -56,6 +65,7 @@ for (const [name, layers] of [['llama', 2], ['gpt2', 2]]) {
         assert.match(figs[v].text, /(Does not apply|Not drawn for an opened model)/, v);
       }
       assert.equal(figs.next.ids, ref.top.join(' '));
+      assert.equal(figs.paramsplit.total, String(tensorTotal(name)));
       // The layer picker goes over the model's layers (1-based): layer 2 is drawn too.
       await o.page.fill('#ctl-layer', '2');
       await o.page.waitForTimeout(400);

@@ -33,7 +33,8 @@ export default {
     notOnModel_positionwise: 'Not drawn for an opened model yet: the experiment re-runs the layer on a perturbed input, which needs the layer alone (RoPE, grouped-query attention) outside the whole forward pass.',
     notOnModel_block: 'Not drawn for an opened model yet: the block figure recomputes the layer with its own norm placement; an opened model is always pre-norm.',
     notOnModel_moe: 'Does not apply: the opened model has no mixture-of-experts layer (this figure would draw random experts).',
-    notOnModel_paramsplit: 'Not drawn for an opened model yet: its exact parameter count (from its tensors) is in the Weights line of the settings.'
+    splitTitle_model: 'One layer of {name}: attention against the FFN ({total} parameters in all)',
+    splitModelNote: 'The first row is the opened model, counted from its own tensors by name (embeddings and lm_head, attention, MLP, norms; GPT-2\u2019s mask buffers left out): exact, as its files hold them. A tied head is counted once. The rows under it are presets the engine counts from their configs.'
   },
   zh: {
     intro_model: '权重：你的模型。所有适用的图都运行在你打开的模型文件夹上（只在这台电脑上）：你的文字的每个 token 在它的嵌入表里查出向量，x 是进入“层”里所选那一层的残差流。尺寸、掩码、归一化和激活函数都由模型决定；文字是你的，由模型自己的分词器切分。',
@@ -68,6 +69,7 @@ export default {
     notOnModel_positionwise: '暂不为打开的模型绘制：这个实验要在扰动后的输入上单独重跑这一层（RoPE、分组查询注意力），而不是整个前向计算。',
     notOnModel_block: '暂不为打开的模型绘制：这张图按自己的归一化位置重算这一层；打开的模型总是前置归一化（pre-norm）。',
     notOnModel_moe: '不适用：打开的模型没有混合专家层（这张图只会画出随机的专家）。',
-    notOnModel_paramsplit: '暂不为打开的模型绘制：它的精确参数量（由张量统计）写在设置里的“权重”一行。'
+    splitTitle_model: '{name} 的一层：注意力对 FFN（全模型共 {total} 个参数）',
+    splitModelNote: '第一行是打开的模型，按张量名统计它自己的张量（嵌入与 lm_head、注意力、MLP、归一化；不算 GPT-2 的掩码缓冲）：与文件里的一致，精确到个位。共享的输出头只算一次。下面几行是引擎按配置统计的预设模型。'
   }
 };

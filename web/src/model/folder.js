@@ -3,6 +3,8 @@
    GPT-2's mask buffers left out), and whether its tokenizer needs the tokenizer module. No DOM;
    File / Blob in, plain values out (the Worker and the page share it). */
 
+const emptyParts = () => ({ embeddings: 0, attention: 0, ffn: 0, norms: 0, other: 0, attentionPerLayer: 0,
+  ffnPerLayer: 0 });
 const base = (f) => String(f.webkitRelativePath || f.name).split('/').pop();
 const folderName = (f) => { const p = String(f.webkitRelativePath || '').split('/'); return p.length > 1 ? p[0] : ''; };
 
@@ -15,20 +17,33 @@ export function byName(files) {
 
 export const needsTokenizer = (named) => 'tokenizer.json' in named || ('merges.txt' in named && 'vocab.json' in named);
 
-// One safetensors header -> { params, dtypes } (buffers such as GPT-2's attn.bias not counted).
+// A tensor's part of the model, by its Hugging Face name (GPT-2's or the Llama family's).
+function partOf(name) {
+  if (/(^|\.)(wte|wpe|embed_tokens|lm_head)\./.test(name)) return 'embeddings';
+  if (/(^|\.)(ln_\d|ln_f|norm|input_layernorm|post_attention_layernorm|q_norm|k_norm)\./.test(name)) return 'norms';
+  if (/\.(attn|self_attn)\./.test(name)) return 'attention';
+  if (/\.mlp\./.test(name)) return 'ffn';
+  return 'other';
+}
+const firstLayer = (name) => /(^|\.)(h|layers)\.0\./.test(name);
+
+// One safetensors header -> { params, dtypes, parts } (buffers such as GPT-2's attn.bias not counted).
 async function header(file) {
   const head = new DataView(await file.slice(0, 8).arrayBuffer());
   const n = Number(head.getBigUint64(0, true));
   if (!(n > 0 && n < 1e8)) return { params: 0, dtypes: [] };
   const json = JSON.parse(new TextDecoder().decode(await file.slice(8, 8 + n).arrayBuffer()));
   let params = 0;
-  const dtypes = new Set();
+  const dtypes = new Set(), parts = emptyParts();
   Object.keys(json).forEach((k) => {
     if (k === '__metadata__' || /\.attn\.(masked_)?bias$/.test(k) && !/c_attn/.test(k)) return;
-    params += json[k].shape.reduce((a, b) => a * b, 1);
+    const size = json[k].shape.reduce((a, b) => a * b, 1), part = partOf(k);
+    params += size;
+    parts[part] += size;
+    if (firstLayer(k) && (part === 'attention' || part === 'ffn')) parts[part + 'PerLayer'] += size;
     dtypes.add(json[k].dtype);
   });
-  return { params, dtypes: [...dtypes] };
+  return { params, dtypes: [...dtypes], parts };
 }
 
 // The facts shown beside the Weights field, after the engine has loaded the folder.
@@ -39,16 +54,18 @@ export async function describe(files, model) {
     if (named['config.json']) cfg = JSON.parse(await named['config.json'].text());
   } catch (e) { /* the engine's then */ }
   let params = 0;
-  const dtypes = new Set();
+  const dtypes = new Set(), counts = emptyParts();
   for (const f of Object.keys(named).filter((k) => /\.safetensors$/.test(k))) {
     const h = await header(named[f]);
     params += h.params;
     h.dtypes.forEach((d) => dtypes.add(d));
+    Object.keys(counts).forEach((k) => { counts[k] += h.parts[k]; });
   }
+  counts.total = params;
   const arch = (Array.isArray(cfg.architectures) && cfg.architectures[0]) || cfg.model_type || 'gpt2';
   const name = folderName(list[0] || {}) || (typeof cfg._name_or_path === 'string' && cfg._name_or_path) || arch;
   return { name: String(name).slice(0, 80), arch: String(arch).slice(0, 80),
     modelType: String(cfg.model_type || 'gpt2'),
     ffnBias: !cfg.model_type || cfg.model_type === 'gpt2' || !!cfg.mlp_bias,
-    params, dtype: [...dtypes].join(' + '), heapBytes: model.heapBytes };
+    params, counts, dtype: [...dtypes].join(' + '), heapBytes: model.heapBytes };
 }

@@ -83,7 +83,7 @@ function resolveTrained(state, m) {
 function resolveOpened(state, m) {
   const enc = m.encode(state.tokens), L = enc.ids.length;
   return { tokens: enc.labels, ids: enc.ids, L: L, d: m.d, dff: m.dff, heads: m.heads, kvHeads: m.kvHeads,
-    dk: m.headDim, ffnBias: m.ffnBias,
+    dk: m.headDim, ffnBias: m.ffnBias, counts: m.counts, name: m.name,
     act: m.act, gated: isGated(m.act), causal: true, scale: true, seed: state.seed, sel: Math.min(state.sel, L - 1),
     pert: Math.min(state.pert, L - 1), pval: state.pval, init: 'trained', ln: 'pre', norm: m.norm,
     masks: 'one', experts: state.experts || 8, topk: Math.min(state.topk || 2, state.experts || 8), weights: 'model',

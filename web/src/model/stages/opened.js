@@ -7,6 +7,7 @@ import { NS_PER_FLOP } from '../draws.js';
 import { attnStats, meanWeights } from './attention.js';
 import { zeros } from './ffn.js';
 import norms from './norms.js';
+import { presets } from './paramsplit.js';
 
 const countBelow = (a) => a.reduce((n, v) => n + (v < 0 ? 1 : 0), 0);
 // The gate's function after the gate projection (forward's ffn.gate is before it).
@@ -55,7 +56,12 @@ const attnmean = (engine, s, get) => [{ cost: 2 * s.heads * s.L * s.L,
   run: () => ({ mean: meanWeights(get('attn'), s.heads, s.L) }) }];
 const attnw = () => [{ cost: 0, run: () => ({}) }];
 
+// The parameter split from the folder's tensors (model/folder.js counts them by name): one
+// layer's attention and FFN, and the whole model's parts.
+const split = (engine, s) => [{ cost: 0, run: () => ({ attention: s.counts.attentionPerLayer, ffn: s.counts.ffnPerLayer,
+  model: Object.assign({ name: s.name }, s.counts) }) }];
+
 // (zeros and norms as for the poem model: the × marks of the FFN above; LayerNorm, BatchNorm and
 // RMSNorm of the model's own x.)
 export const OPENED_STEPS = { weights, attnw, ffn, glu, zeros: zeros.steps, attn, attnstats, attnmean,
-  norms: norms.steps };
+  norms: norms.steps, split, presets: presets.steps };
