@@ -31,7 +31,8 @@ export default {
     gqaGroup: 'heads {a}–{b} read K/V head {j}',
     notOnModel_saturation: 'Does not apply to an opened model: this figure sweeps d_k with random q and k, it has nothing to read from a trained model.',
     notOnModel_positionwise: 'Not drawn for an opened model yet: the experiment re-runs the layer on a perturbed input, which needs the layer alone (RoPE, grouped-query attention) outside the whole forward pass.',
-    notOnModel_block: 'Not drawn for an opened model yet: the block figure recomputes the layer with its own norm placement; an opened model is always pre-norm.',
+    blockModel: 'The opened model: layer {layer} as its forward pass computed it, pre-norm (the stream x goes on untouched; each sublayer reads its norm and adds into it), with its own LayerNorm \u03b3 and \u03b2. The placement switch does not change a trained model.',
+    blockModelRms: 'The opened model: layer {layer} as its forward pass computed it, pre-norm, with RMSNorm (no mean, its own weight) where the labels say LN. The placement switch does not change a trained model.',
     notOnModel_moe: 'Does not apply: the opened model has no mixture-of-experts layer (this figure would draw random experts).',
     splitTitle_model: 'One layer of {name}: attention against the FFN ({total} parameters in all)',
     splitModelNote: 'The first row is the opened model, counted from its own tensors by name (embeddings and lm_head, attention, MLP, norms; GPT-2\u2019s mask buffers left out): exact, as its files hold them. A tied head is counted once. The rows under it are presets the engine counts from their configs.'
@@ -67,7 +68,8 @@ export default {
     gqaGroup: '头 {a}–{b} 读取 K/V 头 {j}',
     notOnModel_saturation: '不适用于打开的模型：这张图用随机的 q、k 扫描 d_k，没有可以从训练好的模型读取的东西。',
     notOnModel_positionwise: '暂不为打开的模型绘制：这个实验要在扰动后的输入上单独重跑这一层（RoPE、分组查询注意力），而不是整个前向计算。',
-    notOnModel_block: '暂不为打开的模型绘制：这张图按自己的归一化位置重算这一层；打开的模型总是前置归一化（pre-norm）。',
+    blockModel: '打开的模型：第 {layer} 层，来自它的前向计算，前置归一化（残差流 x 原样往下走；每个子层读它的归一化结果并加回去），LayerNorm 用它自己的 \u03b3 和 \u03b2。归一化位置的开关改变不了训练好的模型。',
+    blockModelRms: '打开的模型：第 {layer} 层，来自它的前向计算，前置归一化，标 LN 的地方实际是 RMSNorm（不减均值，用它自己的权重）。归一化位置的开关改变不了训练好的模型。',
     notOnModel_moe: '不适用：打开的模型没有混合专家层（这张图只会画出随机的专家）。',
     splitTitle_model: '{name} 的一层：注意力对 FFN（全模型共 {total} 个参数）',
     splitModelNote: '第一行是打开的模型，按张量名统计它自己的张量（嵌入与 lm_head、注意力、MLP、归一化；不算 GPT-2 的掩码缓冲）：与文件里的一致，精确到个位。共享的输出头只算一次。下面几行是引擎按配置统计的预设模型。'

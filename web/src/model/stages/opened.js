@@ -6,6 +6,7 @@
 import { NS_PER_FLOP } from '../draws.js';
 import { attnStats, meanWeights } from './attention.js';
 import { zeros } from './ffn.js';
+import { rowStats } from './block.js';
 import norms from './norms.js';
 import { presets } from './paramsplit.js';
 
@@ -56,6 +57,20 @@ const attnmean = (engine, s, get) => [{ cost: 2 * s.heads * s.L * s.L,
   run: () => ({ mean: meanWeights(get('attn'), s.heads, s.L) }) }];
 const attnw = () => [{ cost: 0, run: () => ({}) }];
 
+// The block figure's pre-norm residual stream, as forward computed it: x, norm1 (the attention's
+// input), attention out, resid1 = x + attention, norm2 (the FFN's input), FFN out, resid2.
+const blocka = (engine, s, get) => [{ cost: 1e4, run() {
+  const lay = get('weights').layer;
+  return { ln: 'pre', attnIn: lay.norm1, attn: lay.attention.out, resid1: lay.resid1, norm1: lay.norm1 };
+} }];
+const block = (engine, s, get) => [{ cost: 1e4, run() {
+  const lay = get('weights').layer, A = get('blocka'), st = (m) => rowStats(m, s.L, s.d);
+  return Object.assign({}, A, { ffnIn: lay.norm2, ffn: lay.ffn.out, resid2: lay.resid2, norm2: lay.norm2,
+    out: lay.resid2,
+    stats: { x: st(lay.x), attn: st(A.attn), resid1: st(A.resid1), ffnIn: st(lay.norm2), ffn: st(lay.ffn.out),
+      resid2: st(lay.resid2), out: st(lay.resid2) } });
+} }];
+
 // The parameter split from the folder's tensors (model/folder.js counts them by name): one
 // layer's attention and FFN, and the whole model's parts.
 const split = (engine, s) => [{ cost: 0, run: () => ({ attention: s.counts.attentionPerLayer, ffn: s.counts.ffnPerLayer,
@@ -64,4 +79,4 @@ const split = (engine, s) => [{ cost: 0, run: () => ({ attention: s.counts.atten
 // (zeros and norms as for the poem model: the × marks of the FFN above; LayerNorm, BatchNorm and
 // RMSNorm of the model's own x.)
 export const OPENED_STEPS = { weights, attnw, ffn, glu, zeros: zeros.steps, attn, attnstats, attnmean,
-  norms: norms.steps, split, presets: presets.steps };
+  norms: norms.steps, split, presets: presets.steps, blocka, block };
