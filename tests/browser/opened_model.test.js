@@ -94,3 +94,25 @@ test('a_folder_without_config_json_is_refused_and_the_last_model_and_figures_sta
   assert.deepEqual(o.log.errors, []);
   await o.close();
 });
+
+test('a_link_to_a_model_view_asks_for_its_folder_by_name_and_shows_that_view_once_opened', async () => {
+  const a = await open(env.browser, FILE_URL, 'lang=en');
+  await openFolder(a.page, 'llama', textOf(referenceTop('llama').ids));
+  await a.page.fill('#ctl-layer', '2');
+  await a.page.waitForTimeout(400);
+  await ready(a.page);
+  const hash = (await a.page.evaluate(() => location.hash)).slice(1);
+  assert.match(hash, /weights=model&model=llama&/);
+  await a.close();
+  // From file:// nothing is kept across pages: the link's page asks for the folder, drawn on random weights meanwhile.
+  const b = await open(env.browser, FILE_URL, hash);
+  assert.match(await b.page.textContent('#open-ask'), /\u201cllama\u201d/);
+  assert.equal(await b.page.evaluate(() => document.body.dataset.status), 'ready');
+  assert.equal(await b.page.$eval('#ctl-weights', (s) => s.value), 'random');
+  await openFolder(b.page, 'llama');
+  assert.ok(await b.page.isHidden('#open-ask'));
+  assert.match(await b.page.textContent('#weights-note'), /layer 2 of 2, on the real residual stream of your 6 tokens/);
+  assert.equal(await b.page.$eval('#ctl-tokens', (t) => t.value), 'draQ,r');
+  assert.deepEqual(b.log.errors, []);
+  await b.close();
+});

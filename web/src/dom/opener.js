@@ -98,6 +98,11 @@ export function mount(wrap, opts) {
   help.setAttribute('data-i18n', 'openHint');
   wrap.appendChild(help);
   let last = null, gen = 0;   // the facts of the model open now; the newest attempt
+  const ask = el('p', 'field-err open-ask');
+  ask.id = 'open-ask';
+  ask.hidden = true;
+  wrap.insertBefore(ask, row);
+  let wanted = null;   // a link's view of a model folder, waiting for the folder (ask())
 
   dirBtn.addEventListener('click', () => dir.click());
   filesBtn.addEventListener('click', () => some.click());
@@ -154,7 +159,10 @@ export function mount(wrap, opts) {
       cancel.hidden = true;
       document.body.dataset.open = 'opened';
       show();
-      opts.onOpened(last);
+      setHidden(ask, true);
+      const view = wanted;
+      wanted = null;
+      opts.onOpened(last, view);
     } catch (e) {
       if (my === gen) fail(String((e && e.message) || e));
     }
@@ -171,7 +179,18 @@ export function mount(wrap, opts) {
     const opt = wrap.querySelector('option[value="model"]');
     if (opt) { opt.removeAttribute('data-i18n'); opt.textContent = t('weights_model_named', { name: last.name }); }
   }
-  return { update: show, open };
+  // A link (URL hash) shows a model folder that is not open here (from file:// nothing can be kept
+  // across a reload): ask for it by name; view: the link's settings, applied once it opens.
+  function askFor(view) {
+    wanted = view;
+    showAsk();
+  }
+  function showAsk() {
+    if (!wanted) return;
+    setText(ask, opts.t()('openAsk', { name: wanted.model || '?' }));
+    setHidden(ask, false);
+  }
+  return { update: () => { show(); showAsk(); }, open, askFor };
 }
 
 // The files of a drop: a folder's entries read recursively (webkitGetAsEntry), else the files.

@@ -118,7 +118,8 @@ function start() {
   // "Open a model folder…" beside the Weights field; an opened model is shown from its layer 1.
   const open = opener.mount(document.querySelector('.field-weights'), { compute: () => compute, t: () => host.t,
     tokenizersUrl: 'dist/blocklens-tokenizers.js', inlineTokenizers: ownWorkerUrl('x') === null,
-    onOpened: () => ctl.set({ weights: 'model', layer: 1, sel: 0, pert: 0, head: 1 }) });
+    onOpened: (m, view) => ctl.set(view ? Object.assign({}, view, { weights: 'model', model: m.name })
+      : { weights: 'model', model: m.name, layer: 1, sel: 0, pert: 0, head: 1 }) });
 
   function change(kind) {
     if (kind === 'result' || kind === 'page') render(kind === 'page');
@@ -175,6 +176,13 @@ function start() {
       render(true);
       toggles(host, ctl.state.theme);
     });
+  }
+  // A view of a model folder (weights=model): shown on random weights until the folder is opened,
+  // which the page asks for by name.
+  if (parsed.state.weights === 'model' && !getOpened()) {
+    open.askFor(Object.assign({}, parsed.state));
+    parsed.state.weights = 'random';
+    parsed.errors = parsed.errors.filter((e) => e.code !== 'noModel');
   }
   if (parsed.errors.length) {
     const page = Object.fromEntries(PAGE_KEYS.map((k) => [k, parsed.state[k]]));

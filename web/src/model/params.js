@@ -30,6 +30,8 @@ const PARAMS = [
   // numpy streams | the trained poem model
   // numpy streams | the trained poem model | a model folder the reader opened (opened.js)
   { key: 'weights', kind: 'enum', def: 'random', options: ['random', 'poems', 'model'] },
+  // The opened model's name (its folder's): a link to a view of it says which folder to open.
+  { key: 'model', kind: 'text', def: '', maxLength: 80 },
   // The trained model's block shown; its own block count is the range a bad value is told in.
   { key: 'layer', kind: 'int', def: 1, min: 1, max: LIMITS.layers,
     maxIn: (s) => (modelOf(s) ? modelOf(s).layers : undefined) },
