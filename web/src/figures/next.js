@@ -28,7 +28,7 @@ function opened(res, ctx) {
       { type: 'headline', text: t('nextTitle', { text: text, T: F.short(T) }) },
       { type: 'nextchars', items, caption: t('nextCaption_model', { k: K, share: F.pct(covered) }),
         hint: t('nextPress'),
-        action: { label: t('nextDraw', { T: F.short(T) }), run: (u) => {
+        action: { label: t('nextDraw_model', { T: F.short(T) }), run: (u) => {
           const piece = m.text(sample(p, u));
           if (piece) ctx.set({ tokens: text + piece });
         } } }
