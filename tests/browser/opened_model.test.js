@@ -116,3 +116,28 @@ test('a_link_to_a_model_view_asks_for_its_folder_by_name_and_shows_that_view_onc
   assert.deepEqual(b.log.errors, []);
   await b.close();
 });
+
+test('an_unsupported_model_type_and_a_folder_without_tokenizer_show_the_engine_message_and_keep_the_model', async () => {
+  const o = await open(env.browser, FILE_URL, 'lang=en');
+  await openFolder(o.page, 'gpt2', textOf(referenceTop('gpt2').ids));
+  const before = await figures(o.page), dir = path.join(MODELS, 'llama');
+  const file = (name, buffer) => ({ name, mimeType: 'application/octet-stream', buffer });
+  const cfg = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
+  const weights = file('model.safetensors', fs.readFileSync(path.join(dir, 'model.safetensors')));
+  const cases = [
+    [[file('config.json', Buffer.from(JSON.stringify(Object.assign({}, cfg, { model_type: 'bert' })))), weights,
+      file('tokenizer.json', fs.readFileSync(path.join(dir, 'tokenizer.json')))],
+    /model_type "bert" .* is not one BlockLens reads \(gpt2, llama, mistral, qwen2, qwen3\)/],
+    [[file('config.json', fs.readFileSync(path.join(dir, 'config.json'))), weights], /the folder has no tokenizer/]
+  ];
+  for (const [files, message] of cases) {
+    await o.page.setInputFiles('#open-files-input', files);
+    await o.page.waitForFunction(() => document.body.dataset.open === 'failed', null, { timeout: 30000 });
+    assert.match(await o.page.textContent('#open-err'), message);
+    assert.match(await o.page.textContent('#open-info'), /^gpt2: /);
+    assert.equal((await figures(o.page)).next.ids, before.next.ids);
+    await o.page.evaluate(() => { document.body.dataset.open = ''; });
+  }
+  assert.deepEqual(o.log.errors, []);
+  await o.close();
+});
