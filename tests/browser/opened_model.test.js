@@ -141,3 +141,61 @@ test('an_unsupported_model_type_and_a_folder_without_tokenizer_show_the_engine_m
   assert.deepEqual(o.log.errors, []);
   await o.close();
 });
+
+// A GPT-2-shaped folder of about 200 MB (4 layers of d_model 1024, random weights, the fixtures'
+// 64-character tokenizer): its weights are read in several 32 MB pieces, time enough to cancel.
+function bigFolder() {
+  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'blocklens-big-')), D = 1024, NL = 4, V = 64, P = 64;
+  const shapes = [['wte.weight', [V, D]], ['wpe.weight', [P, D]]];
+  for (let l = 0; l < NL; l++) {
+    const h = 'h.' + l + '.';
+    shapes.push([h + 'ln_1.weight', [D]], [h + 'ln_1.bias', [D]], [h + 'attn.c_attn.weight', [D, 3 * D]],
+      [h + 'attn.c_attn.bias', [3 * D]], [h + 'attn.c_proj.weight', [D, D]], [h + 'attn.c_proj.bias', [D]],
+      [h + 'ln_2.weight', [D]], [h + 'ln_2.bias', [D]], [h + 'mlp.c_fc.weight', [D, 4 * D]], [h + 'mlp.c_fc.bias', [4 * D]],
+      [h + 'mlp.c_proj.weight', [4 * D, D]], [h + 'mlp.c_proj.bias', [D]]);
+  }
+  shapes.push(['ln_f.weight', [D]], ['ln_f.bias', [D]]);
+  const header = {};
+  let off = 0;
+  for (const [n, s] of shapes) {
+    const bytes = s.reduce((a, b) => a * b, 1) * 4;
+    header[n] = { dtype: 'F32', shape: s, data_offsets: [off, off + bytes] };
+    off += bytes;
+  }
+  let json = JSON.stringify(header);
+  while (json.length % 8) json += ' ';
+  const fd = fs.openSync(path.join(dir, 'model.safetensors'), 'w'), len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(json.length));
+  fs.writeSync(fd, len);
+  fs.writeSync(fd, json);
+  const chunk = new Float32Array(1 << 20);
+  for (let i = 0; i < chunk.length; i++) chunk[i] = ((i * 2654435761) % 1000) / 50000 - 0.01;
+  for (let left = off; left > 0; left -= chunk.byteLength) fs.writeSync(fd, Buffer.from(chunk.buffer, 0, Math.min(left, chunk.byteLength)));
+  fs.closeSync(fd);
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'gpt2', n_embd: D, n_layer: NL, n_head: 16,
+    n_positions: P, vocab_size: V }));
+  fs.copyFileSync(path.join(MODELS, 'gpt2', 'tokenizer.json'), path.join(dir, 'tokenizer.json'));
+  return { dir, bytes: 8 + json.length + off };
+}
+
+test('opening_shows_its_progress_and_cancel_keeps_the_last_model', async () => {
+  const big = bigFolder();
+  try {
+    const o = await open(env.browser, FILE_URL, 'lang=en');
+    await openFolder(o.page, 'llama', textOf(referenceTop('llama').ids));
+    const before = await figures(o.page);
+    await o.page.setInputFiles('#open-dir-input', big.dir);
+    await o.page.waitForFunction(() => /reading weights, [\d.]+ MB of [\d.]+ MB/.test(document.getElementById('open-line').textContent),
+      null, { timeout: 60000, polling: 10 });
+    assert.match(await o.page.textContent('#open-line'), new RegExp('of ' + (big.bytes / 1e6).toFixed(1) + ' MB'));
+    await o.page.click('.open-cancel');
+    await o.page.waitForFunction(() => document.body.dataset.open === 'failed', null, { timeout: 60000 });
+    assert.match(await o.page.textContent('#open-err'), /cancelled; the figures keep the last model/);
+    assert.match(await o.page.textContent('#open-info'), /^llama: /);
+    assert.equal((await figures(o.page)).next.ids, before.next.ids);
+    assert.deepEqual(o.log.errors, []);
+    await o.close();
+  } finally {
+    fs.rmSync(big.dir, { recursive: true, force: true });
+  }
+});
