@@ -72,6 +72,8 @@ for (const [name, layers] of [['llama', 2], ['gpt2', 2]]) {
       await ready(o.page);
       assert.match(await o.page.textContent('#weights-note'), /layer 2 of 2/);
       assert.deepEqual(o.log.errors, []);
+      // Nothing leaves the machine: every request is for the page's own files (or a Blob).
+      assert.deepEqual(o.log.requests.filter((u) => !/^(file|blob|data):/.test(u)), []);
       await o.close();
     });
 }
@@ -197,5 +199,22 @@ test('opening_shows_its_progress_and_cancel_keeps_the_last_model', async () => {
     await o.close();
   } finally {
     fs.rmSync(big.dir, { recursive: true, force: true });
+  }
+});
+
+test('a_served_page_opens_a_folder_in_its_own_worker_without_requests_elsewhere', async () => {
+  const served = await setup({ server: true });
+  try {
+    const o = await open(served.browser, served.url, 'lang=en');
+    await o.page.waitForFunction(() => document.body.dataset.compute === 'worker', null, { timeout: 20000 });
+    const ref = referenceTop('qwen3');
+    await openFolder(o.page, 'qwen3', textOf(ref.ids));
+    assert.match(await o.page.textContent('#open-info'), /^qwen3: Qwen3ForCausalLM, .* BF16, 2 layers/);
+    assert.equal((await figures(o.page)).next.ids, ref.top.join(' '));
+    assert.deepEqual(o.log.requests.filter((u) => !u.startsWith(served.url) && !/^(blob|data):/.test(u)), []);
+    assert.deepEqual(o.log.errors, []);
+    await o.close();
+  } finally {
+    await served.close();
   }
 });
