@@ -130,6 +130,13 @@ export function createCompute(opts) {
     worker = null;
     const wasReady = workerReady;
     workerReady = false;
+    // An opened model lived in that Worker: it is gone with it (a folder being opened fails).
+    openedIn = false;
+    if (opening) {
+      const o = opening;
+      opening = null;
+      o.reject(new Error('BlockLens: the Worker stopped; open the folder again'));
+    }
     if (wasReady && opts.onMode) opts.onMode(local ? 'local' : 'broken');
     if (latest && (wasReady || !local)) send(latest);
   }
