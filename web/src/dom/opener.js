@@ -3,7 +3,7 @@
    (dom/compute.js open); the page keeps the folder's tokenizer (the text field encodes with it)
    and tells the settings the model's sizes (params.setOpened). A refusal shows the engine's
    message here; the last good model and view stay. Nothing leaves the machine. */
-import { byName, needsTokenizer } from '../model/folder.js';
+import { byName, needsTokenizer, openedModel } from '../model/folder.js';
 import { setOpened } from '../model/params.js';
 import { el, setHidden, setText } from './el.js';
 
@@ -41,10 +41,11 @@ export function pieceLabel(p) {
 }
 
 // The page's encoder: the folder's tokenizer, or (vocab.json as a list, the poem model's) one id
-// per character after <s>. -> { encode(text) -> { ids, labels }, label(id), text(id) }
-async function pageTokenizer(named, url) {
+// per character after <s>. named: { name: File | Blob }; module(): a Promise of the tokenizer
+// module. -> { encode(text) -> { ids, labels }, label(id), text(id) } (tools/render.js too)
+export async function pageTokenizer(named, module) {
   if (needsTokenizer(named)) {
-    const mod = await tokenizerModule(url), given = {};
+    const mod = await module(), given = {};
     for (const n of TOKENIZER_FILES) if (named[n]) given[n] = new Uint8Array(await named[n].arrayBuffer());
     const tok = mod.fromFiles(given);
     const label = (id) => { try { return pieceLabel(tok.piece(id)); } catch (e) { return '#' + id; } };
@@ -141,7 +142,7 @@ export function mount(wrap, opts) {
     const t0 = performance.now();
     try {
       if (!c) throw new Error('BlockLens: the engine is not loaded');
-      const tok = await pageTokenizer(named, opts.tokenizersUrl);
+      const tok = await pageTokenizer(named, () => tokenizerModule(opts.tokenizersUrl));
       const src = opts.inlineTokenizers && needsTokenizer(named) ? self[SRC_KEY] || null : null;
       const meta = await c.open(files, src, (p) => {
         const tr = opts.t();
@@ -152,8 +153,7 @@ export function mount(wrap, opts) {
       });
       if (my !== gen) return;
       if (!tok) throw new Error('BlockLens: the folder has no tokenizer the page can read');
-      last = Object.assign({}, meta, tok, { act: meta.activation, norm: meta.activation === 'swiglu' ? 'rms' : 'layer',
-        openMs: Math.round(performance.now() - t0) });
+      last = Object.assign(openedModel(meta, tok), { openMs: Math.round(performance.now() - t0) });
       setOpened(last);
       line.hidden = true;
       cancel.hidden = true;

@@ -11,7 +11,7 @@
    prepended to this script (the Blob built from file://, the element bundle) or, for
    dist/blocklens-worker.js, loaded from the file beside it. */
 import { createAssets } from '../model/assets.js';
-import { describe, needsTokenizer, byName } from '../model/folder.js';
+import { byName, facts, needsTokenizer } from '../model/folder.js';
 import { create, STAGES } from '../model/model.js';
 import { copyForTransfer, runner } from '../model/runner.js';
 
@@ -65,9 +65,7 @@ export function main(scope) {
         onProgress: (p) => scope.postMessage({ type: 'openProgress', phase: p.phase, bytesRead: p.bytesRead,
           bytesTotal: p.bytesTotal }) });
       if (ctl !== opening) { loaded.free(); return; }
-      const meta = Object.assign(await describe(m.files, loaded), { serial: ++serial, layers: loaded.nLayers,
-        d: loaded.dModel, dff: loaded.dFF, heads: loaded.nHeads, kvHeads: loaded.nKvHeads, headDim: loaded.headDim,
-        vocabSize: loaded.vocabSize, positions: loaded.nPositions, activation: loaded.activation });
+      const meta = await facts(m.files, loaded, ++serial);
       assets.put('model', loaded);
       scope.postMessage({ type: 'opened', meta });
     } catch (err) {

@@ -46,6 +46,19 @@ async function header(file) {
   return { params, dtypes: [...dtypes], parts };
 }
 
+// Everything the page and its figures read of a loaded folder: describe()'s facts and the
+// model's sizes (serial: which opening this is, for the stages' keys).
+export async function facts(files, model, serial) {
+  return Object.assign(await describe(files, model), { serial, layers: model.nLayers, d: model.dModel, dff: model.dFF,
+    heads: model.nHeads, kvHeads: model.nKvHeads, headDim: model.headDim, vocabSize: model.vocabSize,
+    positions: model.nPositions, activation: model.activation });
+}
+
+// What params.setOpened takes: the facts, the page's tokenizer ({ encode, label, text }), the
+// activation and norm as the settings name them.
+export const openedModel = (meta, tok) => Object.assign({}, meta, tok, { act: meta.activation,
+  norm: meta.activation === 'swiglu' ? 'rms' : 'layer' });
+
 // The facts shown beside the Weights field, after the engine has loaded the folder.
 export async function describe(files, model) {
   const named = byName(files), list = Array.from(files);

@@ -181,7 +181,7 @@ function create(engine, assets) {
     const keys = keysOf(s), absent = ORDER.filter((n) => !has(n, keys[n]));
     const val = (n) => (absent.includes(n) ? null : get(n)), w = val('weights');
     const r = { tokens: s.tokens, L: s.L, d: s.d, dff: s.dff, heads: s.heads, dk: s.dk || s.d / s.heads,
-      kvHeads: s.kvHeads || s.heads, norm: s.norm || 'layer', ffnBias: s.ffnBias !== false,
+      kvHeads: s.kvHeads || s.heads, norm: s.norm || 'layer', ffnBias: s.ffnBias !== false, modelName: s.name || '',
       act: s.act, gated: s.gated, causal: s.causal, scale: s.scale, seed: s.seed, sel: s.sel,
       init: s.init, ln: s.ln, masks: s.masks, experts: s.experts, topk: s.topk,
       trained: s.weights === 'poems' || s.weights === 'model' ? s.weights : '', layer: s.layer || 0,
