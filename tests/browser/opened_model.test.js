@@ -218,3 +218,17 @@ test('a_served_page_opens_a_folder_in_its_own_worker_without_requests_elsewhere'
     await served.close();
   }
 });
+
+test('choosing_your_model_with_none_open_asks_for_the_folder_and_then_draws_it', async () => {
+  const o = await open(env.browser, FILE_URL, 'lang=en');
+  const chooser = o.page.waitForEvent('filechooser', { timeout: 10000 });
+  await o.page.selectOption('#ctl-weights', 'model');
+  await (await chooser).setFiles(path.join(MODELS, 'mistral'));
+  await o.page.waitForFunction(() => document.body.dataset.open === 'opened', null, { timeout: 30000 });
+  await o.page.waitForTimeout(400);
+  await ready(o.page);
+  assert.match(await o.page.textContent('#open-info'), /^mistral: MistralForCausalLM, 6,480 parameters, F32, 2 layers/);
+  assert.equal(await o.page.evaluate(() => document.body.dataset.errors), '');
+  assert.deepEqual(o.log.errors, []);
+  await o.close();
+});

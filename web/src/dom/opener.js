@@ -106,6 +106,9 @@ export function mount(wrap, opts) {
   let wanted = null;   // a link's view of a model folder, waiting for the folder (ask())
 
   dirBtn.addEventListener('click', () => dir.click());
+  // "your model" picked with none open yet: the folder picker (the field says why meanwhile).
+  const select = wrap.querySelector('select');
+  if (select) select.addEventListener('change', () => { if (select.value === 'model' && !last) dir.click(); });
   filesBtn.addEventListener('click', () => some.click());
   cancel.addEventListener('click', () => { const c = opts.compute(); if (c) c.cancelOpen(); });
   [dir, some].forEach((i) => i.addEventListener('change', () => {
