@@ -85,8 +85,17 @@ function assetScripts() {
   }
 }
 
+// The tokenizer module also carries its own source, for a page from file:// to hand to its Blob
+// Worker (which may not importScripts a file:// URL; dom/opener.js): set only where it registers.
+function tokenizerSource() {
+  const file = path.join(DIST, 'blocklens-tokenizers.js'), code = fs.readFileSync(file, 'utf8');
+  fs.writeFileSync(file, code + 'if (!(typeof module === \'object\' && module && typeof module.exports === \'object\')) ' +
+    'self[Symbol.for(\'blocklens.tokenizers.source\')] = ' + JSON.stringify(code) + ';\n');
+}
+
 async function bundle() {
   for (const opts of await targets()) await esbuild.build(opts);
+  tokenizerSource();
   assetScripts();
 }
 

@@ -5,6 +5,9 @@
    Usage:
      node tools/render.js --view attention --state 'tokens=the cat sat&heads=2&causal=1' \
           --lang en --out fig.svg [--png fig.png] [--theme dark] [--width 760]
+     node tools/render.js --model path/to/hf-folder --view attention --state 'tokens=Hello&layer=2' ...
+   --model opens a Hugging Face model folder (GPT-2 or the Llama family) as the page's "Open a
+   model folder…" does, and draws the figure on it (weights=model), at the state's layer.
    --state takes the page's URL hash (an embed.html hash with view= works too). PNG needs the
    npm package @resvg/resvg-js (a devDependency; prebuilt binaries come from npm) and, to match
    the SVG in a browser, Debian's fonts-liberation, fonts-noto-cjk and fonts-dejavu-core. */
@@ -22,7 +25,7 @@ function loadUI() {
   const mod = (p) => require(path.join(SRC, p));
   ui = { params: mod('model/params.js'), i18n: mod('i18n/index.js'), colors: mod('draw/colors.js'),
     model: mod('model/model.js'), assets: mod('model/assets.js'), compose: mod('figures/compose.js'), figures: mod('figures/index.js'),
-    recorder: mod('draw/recorder.js') };
+    recorder: mod('draw/recorder.js'), folder: mod('model/folder.js'), opener: mod('dom/opener.js') };
   return ui;
 }
 
@@ -45,12 +48,28 @@ function parseState(text, view) {
 // dist/blocklens-<name>.js carries them.
 function trainedAssets(u, st) {
   const assets = u.assets.createAssets(), name = st.weights;
-  if (name && name !== 'random') {
+  if (name && name !== 'random' && name !== 'model') {
     const dir = path.join(WEB, 'models', name), read = (f) => fs.readFileSync(path.join(dir, f));
     assets.add(name, { weights: new Uint8Array(read('model.safetensors')), config: JSON.parse(read('config.json')),
       vocab: JSON.parse(read('vocab.json')) });
   }
   return assets;
+}
+
+// A model folder opened as the page opens one: the engine's model in the assets under 'model',
+// and its facts and tokenizer set in params (setOpened), so that state weights=model draws it.
+async function openFolder(u, engine, assets, dir) {
+  const names = fs.readdirSync(dir).filter((f) => fs.statSync(path.join(dir, f)).isFile());
+  const files = await Promise.all(names.map(async (f) => new File([await fs.openAsBlob(path.join(dir, f))], f)));
+  const m = await engine.loadModel(dir);
+  const meta = await u.folder.facts(files, m, 1);
+  meta.name = path.basename(path.resolve(dir));
+  const tok = await u.opener.pageTokenizer(u.folder.byName(files),
+    async () => require(path.join(WEB, 'dist', 'blocklens-tokenizers.js')));
+  if (!tok) throw new Error(dir + ': no tokenizer the page can read');
+  u.params.setOpened(u.folder.openedModel(meta, tok));
+  assets.put('model', m);
+  return meta;
 }
 
 // The figure for `view` and `state` (params.js keys). 'auto' language is English, 'auto'
@@ -60,8 +79,9 @@ async function render(view, state, opts = {}) {
   const engine = await require(path.join(WEB, 'dist', 'blocklens.js')).load();
   const lang = u.i18n.resolve(opts.lang || state.lang, ['en']);
   const theme = (opts.theme || state.theme) === 'dark' ? 'dark' : 'light';
-  const st = Object.assign({}, state, { lang, theme });
-  const res = u.model.create(engine, trainedAssets(u, st)).compute(st);
+  const st = Object.assign({}, state, { lang, theme }), assets = trainedAssets(u, st);
+  if (opts.model) Object.assign(st, { weights: 'model', model: (await openFolder(u, engine, assets, opts.model)).name });
+  const res = u.model.create(engine, assets).compute(st);
   const fig = u.compose.compose(view, res, { t: u.i18n.translator(lang), lang, scheme: u.colors.scheme(theme),
     state: st, width: opts.width });
   return { svg: fig.svg(), width: fig.width, height: fig.height, title: fig.title };
@@ -205,14 +225,14 @@ function svgToPng(svg, zoom) {
 
 const USAGE = `usage: node tools/render.js --view <${loadUI().figures.VIEWS.join('|')}>
        [--state 'tokens=...&d=8&heads=2'] [--lang en|zh] [--theme light|dark] [--width 760]
-       --out figure.svg [--png figure.png]`;
+       [--model hf-folder] --out figure.svg [--png figure.png]`;
 
 async function main(argv) {
   const opts = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '-h' || a === '--help') { console.log(USAGE); return 0; }
-    if (!/^--(view|state|lang|theme|width|out|png)$/.test(a) || i + 1 >= argv.length) {
+    if (!/^--(view|state|lang|theme|width|out|png|model)$/.test(a) || i + 1 >= argv.length) {
       console.error(`render.js: unexpected "${a}"\n${USAGE}`);
       return 2;
     }
@@ -225,11 +245,13 @@ async function main(argv) {
     if (opts.lang && !/^(en|zh)$/.test(opts.lang)) throw new Error('--lang must be en or zh');
     if (opts.theme && !/^(light|dark)$/.test(opts.theme)) throw new Error('--theme must be light or dark');
     if (opts.width && !(/^\d+$/.test(opts.width) && +opts.width >= 320 && +opts.width <= 2400)) throw new Error('--width must be 320..2400');
+    if (opts.model && !fs.existsSync(path.join(opts.model, 'config.json'))) throw new Error('--model ' + opts.model + ' has no config.json');
   } catch (e) {
     console.error('render.js: ' + e.message);
     return 2;
   }
-  const fig = await render(job.view, job.state, { lang: opts.lang, theme: opts.theme, width: opts.width ? +opts.width : undefined });
+  const fig = await render(job.view, job.state, { lang: opts.lang, theme: opts.theme, width: opts.width ? +opts.width : undefined,
+    model: opts.model });
   if (opts.out) {
     fs.writeFileSync(opts.out, fig.svg);
     console.log(`${opts.out}: ${fig.width} x ${fig.height} SVG, ${Buffer.byteLength(fig.svg)} bytes`);

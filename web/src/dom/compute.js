@@ -111,7 +111,9 @@ export function createCompute(opts) {
         // Warm-up: the Worker computes what the page shows now (id 0 answers nobody; its stages
         // are absorbed), so the next change finds the weights already drawn there.
         else if (!latest && shown) worker.postMessage({ id: 0, spec: shown, want });
-      } else if (m.type === 'progress') progress(m.id, m.stage, m.done, m.total);
+        if (opening && !opening.sent) sendOpen();
+      } else if (m.type === 'openProgress' || m.type === 'opened' || m.type === 'openFailed') openReply(m);
+      else if (m.type === 'progress') progress(m.id, m.stage, m.done, m.total);
       // Every reply is absorbed, stale or not: the Worker sends each stage once.
       else if (m.type === 'part') { mirror.absorb(m.stages); part(m.id, mirror); }
       else if (m.type === 'done') { mirror.absorb(m.stages); finish(m.id, null, mirror); }
@@ -128,6 +130,13 @@ export function createCompute(opts) {
     worker = null;
     const wasReady = workerReady;
     workerReady = false;
+    // An opened model lived in that Worker: it is gone with it (a folder being opened fails).
+    openedIn = false;
+    if (opening) {
+      const o = opening;
+      opening = null;
+      o.reject(new Error('BlockLens: the Worker stopped; open the folder again'));
+    }
     if (wasReady && opts.onMode) opts.onMode(local ? 'local' : 'broken');
     if (latest && (wasReady || !local)) send(latest);
   }
@@ -143,7 +152,7 @@ export function createCompute(opts) {
   // waits in `latest` meanwhile; a failed fetch answers it with the error.
   function needAsset(job) {
     const name = job.spec.weights;
-    if (!name || name === 'random' || assetFiles.has(name)) return false;
+    if (!name || name === 'random' || name === 'model' || assetFiles.has(name)) return false;
     const url = opts.assetUrl ? opts.assetUrl(name) : 'dist/blocklens-' + name + '.js';
     loadAsset(name, url).then((files) => {
       if (!assetFiles.has(name)) {
@@ -155,6 +164,38 @@ export function createCompute(opts) {
     }, (err) => { if (latest && latest.spec.weights === name) finish(latest.id, err); });
     return true;
   }
+
+  // ---- a model folder the reader opens: loaded in the Worker only (its heap holds it once) ----
+  let opening = null;
+  function sendOpen() {
+    opening.sent = true;
+    worker.postMessage({ type: 'open', files: opening.files, tokenizers: opening.tokenizers });
+  }
+  function openReply(m) {
+    if (!opening) return;
+    const o = opening;
+    if (m.type === 'openProgress') return o.onProgress(m);
+    opening = null;
+    if (m.type === 'opened') { openedIn = true; o.resolve(m.meta); } else o.reject(new Error(m.message));
+  }
+  // files: File[]; tokenizers: the tokenizer module's source (a Blob Worker needs it) or null.
+  // -> Promise of the folder's facts (entries/worker.js); a newer call or cancelOpen() rejects it.
+  function open(files, tokenizers, onProgress) {
+    if (opening) opening.reject(new Error('BlockLens: the load was cancelled'));
+    if (!worker && !wantWorker) {
+      return Promise.reject(new Error('BlockLens: opening a model needs a Worker, which this page could not start'));
+    }
+    return new Promise((done, reject) => {
+      opening = { files, tokenizers, onProgress: onProgress || (() => {}), resolve: done, reject, sent: false };
+      if (!worker) later();
+      if (workerReady) sendOpen();
+    });
+  }
+  function cancelOpen() {
+    if (!opening) return;
+    if (opening.sent && worker) worker.postMessage({ type: 'cancelOpen' });
+  }
+  let openedIn = false;
 
   // ---- the engine on the page, in slices ----
   function startLocal() {
@@ -179,7 +220,7 @@ export function createCompute(opts) {
   // without a frame or a round trip to the Worker in between (about 30 ms at the classic size).
   // Returns whether it did. The rest follows from the Worker, or in slices here while there is none.
   function answerHere(job) {
-    if (!local || assetWait(job)) return false;
+    if (!local || assetWait(job) || job.spec.weights === 'model') return false;
     const steps = local.model.planWithin(job.spec, want, AT_ONCE);
     if (!steps.length) return false;
     cancelSent();
@@ -205,6 +246,7 @@ export function createCompute(opts) {
   // stages: the stages the Worker is asked for (want when absent).
   function send(job, stages) {
     if (assetWait(job)) return;   // sent when the weights arrive (needAsset)
+    if (job.spec.weights === 'model' && !(workerReady && openedIn)) return;   // waits for the Worker's model
     if (workerReady) worker.postMessage({ id: job.id, spec: job.spec, want: stages || want });
     else if (local) local.run.request(job.id, job.spec, want);
     else if (broken && !worker) finish(job.id, broken);
@@ -228,7 +270,8 @@ export function createCompute(opts) {
     if (!answerHere(latest)) send(latest);
   }
 
-  const assetWait = (job) => !!job.spec.weights && job.spec.weights !== 'random' && !assetFiles.has(job.spec.weights);
+  const assetWait = (job) => !!job.spec.weights && job.spec.weights !== 'random' && job.spec.weights !== 'model' &&
+    !assetFiles.has(job.spec.weights);
 
   function cancelSent() {
     if (local) local.run.cancel(seq);
@@ -240,7 +283,7 @@ export function createCompute(opts) {
   startLocal();
 
   // busy(needs): still computing (needs: the stages of some figures: until those are in).
-  return { request, cancel,
+  return { request, cancel, open, cancelOpen,
     busy: (needs) => !!latest && (!needs || !latest.res || needs.some((n) => latest.res.missing.includes(n))),
     mode: () => (workerReady ? 'worker' : local ? 'local' : broken ? 'broken' : 'starting') };
 }

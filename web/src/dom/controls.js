@@ -127,7 +127,8 @@ function mount(root, ctx) {
       else if (!typing && !mine.length) x.input.value = String(state[k]);
     });
     const tc = params.tokenCount(state);
-    const hint = tc.trained ? 'hint_tokens_trained' : tc.n === 1 ? 'hint_tokens_one' : 'hint_tokens';
+    const hint = tc.opened ? 'hint_tokens_model' : tc.trained ? 'hint_tokens_trained'
+      : tc.n === 1 ? 'hint_tokens_one' : 'hint_tokens';
     setText(f.tokens.hint, t(hint, tc));
     setText(f.d.hint, t('hint_d'));
     setText(f.dff.hint, t('hint_dff', { r: (state.dff / state.d).toFixed(2).replace(/\.?0+$/, '') }));
@@ -135,12 +136,13 @@ function mount(root, ctx) {
       : attn ? t('hint_heads_kept', { d: attn.d, h: attn.heads, dk: attn.d / attn.heads }) : '');
     setText(f.act.hint, t('hint_act_' + (params.isGated(state.act) ? 'gated' : 'plain')));
     setText(f.init.hint, t('hint_init_' + state.init));
-    setText(f.seed.hint, t(state.weights === 'random' ? 'hint_seed' : 'hint_seed_trained'));
+    setText(f.seed.hint, t(state.weights === 'random' ? 'hint_seed' : state.weights === 'model' ? 'hint_seed_model'
+      : 'hint_seed_trained'));
     setText(f.causal.hint, t(state.causal ? 'hint_causal_on' : 'hint_causal_off'));
     setText(f.scale.hint, t('hint_scale'));
     setText(f.weights.hint, t('hint_weights_' + state.weights));
     // A trained model fixes the sizes, the activation, the mask and the initialisation.
-    const model = state.weights === 'random' ? null : params.MODELS[state.weights];
+    const model = params.modelOf(state);
     setText(f.layer.hint, model ? t('hint_layer', { n: model.layers }) : '');
     setHidden(f.layer.input.closest('.field'), !model);
     // (How random weights are scaled says nothing about a trained model's: no field for it.)

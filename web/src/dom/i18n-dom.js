@@ -19,10 +19,14 @@ export function fill(node, text) {
 
 // data-i18n="key" sets the text (data-i18n-trained="key2": the text instead while the figures show
 // a trained model, trained true); data-i18n-attr="aria-label:key title:key2" sets attributes.
+// trained 'model' (a folder the reader opened): "key_model" where the dictionary has one, else
+// the text for random weights (the poem model's would name the wrong model).
 export function apply(rootEl, lang, trained) {
   rootEl.querySelectorAll('[data-i18n]').forEach((n) => {
+    const key = n.getAttribute('data-i18n');
+    if (trained === 'model') return fill(n, t(lang, t(lang, key + '_model') !== key + '_model' ? key + '_model' : key));
     const own = trained && n.getAttribute('data-i18n-trained');
-    fill(n, t(lang, own || n.getAttribute('data-i18n')));
+    fill(n, t(lang, own || key));
   });
   rootEl.querySelectorAll('[data-i18n-attr]').forEach((n) => {
     n.getAttribute('data-i18n-attr').split(/\s+/).forEach((pair) => {

@@ -3,7 +3,7 @@
    scheme. The controller decides what to compute, the Worker computes, dom/redraw.js decides
    which figures are drawn when; this file wires them to the page. */
 import { PAGE_KEYS, createController } from '../model/controller.js';
-import { defaults, parseHash } from '../model/params.js';
+import { defaults, getOpened, parseHash } from '../model/params.js';
 import { FIGURES, VIEWS, ready } from '../figures/index.js';
 import { createCompute, ownWorkerUrl } from '../dom/compute.js';
 import * as controlsForm from '../dom/controls.js';
@@ -13,6 +13,7 @@ import * as exportbar from '../dom/exportbar.js';
 import { mount as mountFigure } from '../dom/figure-view.js';
 import { createHost } from '../dom/host.js';
 import { apply as applyI18n } from '../dom/i18n-dom.js';
+import * as opener from '../dom/opener.js';
 import * as progressLine from '../dom/progress.js';
 import * as quickbar from '../dom/quickbar.js';
 import { createRedraw } from '../dom/redraw.js';
@@ -50,14 +51,17 @@ function dress(c, all, weights) {
   html.dataset.theme = c.scheme.name;
   html.dataset.weights = weights;
   document.title = c.t('pageTitle');
-  applyI18n(document.body, c.lang, weights !== 'random');
+  applyI18n(document.body, c.lang, weights === 'model' ? 'model' : weights !== 'random');
 }
 
 // Under the introduction: which weights the figures show, when they are a trained model's.
 function weightsNote(t, res) {
   const note = $('weights-note'), on = !!(res && res.trained);
   note.hidden = !on;
-  if (on) note.textContent = t('weightsBanner', { layer: res.layer, n: res.layers, L: res.L });
+  if (on && res.trained === 'model') {
+    note.textContent = t('weightsBanner_model', { name: (getOpened() || {}).name, layer: res.layer, n: res.layers,
+      L: res.L });
+  } else if (on) note.textContent = t('weightsBanner', { layer: res.layer, n: res.layers, L: res.L });
 }
 
 // The theme button names the scheme on screen ("light, as the system" under auto); each click
@@ -111,10 +115,15 @@ function start() {
   const redraw = createRedraw({ ctl, host, views, figures: FIGURES, ready, slices, clock, timing,
     writeHash: writeUrl, onDrawn: drawn, onStatus: showStatus });
   let compute = null;
+  // "Open a model folder…" beside the Weights field; an opened model is shown from its layer 1.
+  const open = opener.mount(document.querySelector('.field-weights'), { compute: () => compute, t: () => host.t,
+    tokenizersUrl: 'dist/blocklens-tokenizers.js', inlineTokenizers: ownWorkerUrl('x') === null,
+    onOpened: (m, view) => ctl.set(view ? Object.assign({}, view, { weights: 'model', model: m.name })
+      : { weights: 'model', model: m.name, layer: 1, sel: 0, pert: 0, head: 1 }) });
 
   function change(kind) {
     if (kind === 'result' || kind === 'page') render(kind === 'page');
-    if (kind === 'page') toggles(host, ctl.state.theme);
+    if (kind === 'page') { toggles(host, ctl.state.theme); open.update(); }
     showStatus();
   }
 
@@ -167,6 +176,13 @@ function start() {
       render(true);
       toggles(host, ctl.state.theme);
     });
+  }
+  // A view of a model folder (weights=model): shown on random weights until the folder is opened,
+  // which the page asks for by name.
+  if (parsed.state.weights === 'model' && !getOpened()) {
+    open.askFor(Object.assign({}, parsed.state));
+    parsed.state.weights = 'random';
+    parsed.errors = parsed.errors.filter((e) => e.code !== 'noModel');
   }
   if (parsed.errors.length) {
     const page = Object.fromEntries(PAGE_KEYS.map((k) => [k, parsed.state[k]]));

@@ -1,19 +1,23 @@
 /* worker.js - the compute Worker: page -> { type: 'init', wasmModule? } first, then { id, spec, want }
    (spec null: cancel; want: the stages the page's figures need, all when absent) and
-   { type: 'asset', name, files } (trained weights, before a spec needs them).
+   { type: 'asset', name, files } (trained weights, before a spec needs them),
+   { type: 'open', files, tokenizers } (a model folder: File[]; tokenizers: the tokenizer module's
+   source for a Blob Worker, which cannot importScripts a file:// URL) and { type: 'cancelOpen' }.
    Worker -> { type: 'ready' }, { type: 'progress', id, stage, done, total },
    { type: 'part', id, stages } each time a stage is done and more follow,
    { type: 'done', id, stages } with only the stages the page does not have yet,
-   { type: 'failed', id, message }, { type: 'fatal', message }. The engine is self.BlockLens:
+   { type: 'failed', id, message }, { type: 'fatal', message }, { type: 'openProgress', phase,
+   bytesRead, bytesTotal }, { type: 'opened', meta } | { type: 'openFailed', message }. The engine is self.BlockLens:
    prepended to this script (the Blob built from file://, the element bundle) or, for
    dist/blocklens-worker.js, loaded from the file beside it. */
 import { createAssets } from '../model/assets.js';
+import { byName, facts, needsTokenizer } from '../model/folder.js';
 import { create, STAGES } from '../model/model.js';
 import { copyForTransfer, runner } from '../model/runner.js';
 
 export function main(scope) {
   const sent = {}, assets = createAssets();
-  let early = [], run = null, started = false, model = null;
+  let early = [], run = null, started = false, model = null, loading = null;
   // The stages the page does not have yet, moved (not copied) to it.
   function post(type, id) {
     const stages = {}, buffers = [];
@@ -28,7 +32,8 @@ export function main(scope) {
 
   function start(wasmModule) {
     started = true;
-    scope.BlockLens.load(wasmModule ? { wasmModule } : undefined).then((engine) => {
+    loading = scope.BlockLens.load(wasmModule ? { wasmModule } : undefined);
+    loading.then((engine) => {
       model = create(engine, assets);
       run = runner(model, {
         progress: (id, stage, done, total) => scope.postMessage({ type: 'progress', id, stage, done, total }),
@@ -41,8 +46,39 @@ export function main(scope) {
       early = null;
     }, (err) => scope.postMessage({ type: 'fatal', message: String((err && err.message) || err) }));
   }
+  // A model folder: the tokenizer module first if its files need it, then the engine's load.
+  let opening = null, serial = 0;
+  const TOK = Symbol.for('blocklens.tokenizers');
+  async function open(m) {
+    if (opening) opening.abort();
+    const ctl = opening = new AbortController();
+    try {
+      if (!started) start(null);
+      const engine = await loading;
+      if (needsTokenizer(byName(m.files)) && !scope[TOK]) {
+        if (m.tokenizers) {
+          const url = URL.createObjectURL(new Blob([m.tokenizers], { type: 'text/javascript' }));
+          try { scope.importScripts(url); } finally { URL.revokeObjectURL(url); }
+        } else scope.importScripts('blocklens-tokenizers.js');
+      }
+      const loaded = await engine.loadModel(Array.from(m.files), { signal: ctl.signal,
+        onProgress: (p) => scope.postMessage({ type: 'openProgress', phase: p.phase, bytesRead: p.bytesRead,
+          bytesTotal: p.bytesTotal }) });
+      if (ctl !== opening) { loaded.free(); return; }
+      const meta = await facts(m.files, loaded, ++serial);
+      assets.put('model', loaded);
+      scope.postMessage({ type: 'opened', meta });
+    } catch (err) {
+      if (ctl === opening) scope.postMessage({ type: 'openFailed', message: String((err && err.message) || err) });
+    } finally {
+      if (ctl === opening) opening = null;
+    }
+  }
+
   scope.onmessage = (e) => {
     const m = e.data;
+    if (m && m.type === 'open') { open(m); return; }
+    if (m && m.type === 'cancelOpen') { if (opening) opening.abort(); return; }
     if (m && m.type === 'init') { if (!started) start(m.wasmModule); return; }
     // Trained weights, before the requests that need them.
     if (m && m.type === 'asset') { assets.add(m.name, m.files); return; }

@@ -49,20 +49,26 @@ export default {
       return r && r.sharp ? ' \u00b7 ' + t('roleShort_' + r.top, { w: pct(r.patterns[r.top].w) }) : '';
     };
     const pair = res.maskpair || null;   // the other mask's run (masks = both)
+    // (An opened model's heads may be wider than d / H, and grouped-query attention gives K and V
+    // fewer heads than Q: their shapes are then told apart.)
+    const kvh = res.kvHeads || H, qc = H * dk, kc = kvh * dk, plain = qc === d && kc === d;
     const flow = [
       { name: 'x', shape: L + X + d },
-      { op: '\u00b7 W_Q, W_K, W_V', sub: t('qkvSub', { shape: d + X + d }) },
-      { name: 'Q, K, V', shape: t('threeOf', { shape: L + X + d }) },
-      { op: t(H === 1 ? 'splitOp_one' : 'splitOp', { h: H }), sub: 'd_k = ' + d + ' / ' + H + ' = ' + dk },
+      { op: '\u00b7 W_Q, W_K, W_V', sub: plain ? t('qkvSub', { shape: d + X + d })
+        : t('qkvSubShapes', { q: d + X + qc, kv: d + X + kc }) },
+      plain ? { name: 'Q, K, V', shape: t('threeOf', { shape: L + X + d }) }
+        : { name: 'Q | K, V', shape: L + X + qc + ' | ' + L + X + kc },
+      { op: t(H === 1 ? 'splitOp_one' : 'splitOp', { h: H }),
+        sub: dk * H === d ? 'd_k = ' + d + ' / ' + H + ' = ' + dk : 'd_k = ' + dk },
       { name: t('perHead'), shape: H + X + L + X + dk },
       { op: res.scale ? 'softmax(QK\u1d40/\u221a' + dk + ')' : 'softmax(QK\u1d40)',
         sub: t(pair ? 'maskBoth' : res.causal ? 'maskCausal' : 'maskNone') },
       { name: t('weightsName'), shape: H + X + L + X + L, accent: true },
       { op: '\u00b7 V', sub: t('mixOp') },
       { name: t('contextName'), shape: H + X + L + X + dk },
-      { op: t('concatOp'), sub: H + X + dk + ' = ' + d },
-      { name: 'concat', shape: L + X + d },
-      { op: '\u00b7 W_O + b_O', sub: t('woSub', { shape: d + X + d }) },
+      { op: t('concatOp'), sub: H + X + dk + ' = ' + qc },
+      { name: 'concat', shape: L + X + qc },
+      { op: '\u00b7 W_O + b_O', sub: t('woSub', { shape: qc + X + d }) },
       { name: t('outName'), shape: L + X + d }
     ];
     // What a map shows of one run (A or the other mask's): its weights or its scores.
@@ -133,6 +139,12 @@ export default {
         last: F.short(pair.lastDiff), first: tk[0], lastTok: tk[L - 1] }));
     }
     const roles = res.headroles ? headLines(res.headroles, res, t) : [];
+    // Grouped-query attention: which query heads read the same key/value head.
+    const kv = res.kvHeads || H, g = H / kv;
+    if (kv < H) {
+      note.push(t('gqaNote', { h: H, kv, g, groups: Array.from({ length: kv }, (_, j) =>
+        t('gqaGroup', { a: j * g + 1, b: (j + 1) * g, j: j + 1 })).join(ctx.lang === 'zh' ? '；' : '; ') }));
+    }
     return {
       data: Object.assign({ mode, causal: String(res.causal), peak: st.peak.toFixed(4), uniform: st.uniform.toFixed(4),
         head: H <= ALL_HEADS ? 'all' : String(picked), masks: pair ? 'both' : 'one' },

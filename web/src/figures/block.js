@@ -24,6 +24,10 @@ function rows(B, x, pre) {
 
 const mean = (a) => a.reduce((s, v) => s + v, 0) / a.length;
 
+// Which weights' note: the poem model's, or an opened model's (LayerNorm or RMSNorm).
+const trainedNote = (res) => (res.trained !== 'model' ? 'blockTrained'
+  : res.norm === 'rms' ? 'blockModelRms' : 'blockModel');
+
 export default {
   view: 'block',
   needs: ['weights', 'block'],   // the model's stages it draws from (model/stages/)
@@ -67,7 +71,7 @@ export default {
         meanFfn: m.f.toFixed(4), meanOut: m.o.toFixed(4) },
       blocks: [
         { type: 'headline', text: t('blockKind_' + B.ln + '_' + (res.causal ? 'causal' : 'bi')) },
-        ...(res.trained ? [{ type: 'note', text: t('blockTrained', { layer: res.layer }) }] : []),
+        ...(res.trained ? [{ type: 'note', text: t(trainedNote(res), { layer: res.layer }) }] : []),
         { type: 'formulas', rows: [[names[0], formulas[0]]] },
         panelRows[0],
         { type: 'formulas', rows: [[names[1], formulas[1]]] },

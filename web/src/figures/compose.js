@@ -18,7 +18,9 @@ function stateLine(res, t, fig) {
   // A trained model's numbers depend on its block (not on the seed), if the figure shows one.
   if (!res.trained) return t('exp_state', Object.assign(vars, { seed: res.seed }));
   const key = fig.reads.includes('layer') ? 'exp_state_trained' : 'exp_state_model';
-  return t(key, Object.assign(vars, { layer: res.layer, n: res.layers }));
+  // (An opened model folder is named, not taken for the poem model.)
+  return t(key + (res.trained === 'model' ? '_opened' : ''), Object.assign(vars, { layer: res.layer, n: res.layers,
+    name: res.modelName }));
 }
 
 // view, res (model result), opts { t, lang, scheme, state, width } -> { rec, svg(), title, ... }
@@ -26,7 +28,8 @@ export function compose(view, res, opts) {
   const fig = figure(view), t = opts.t, sc = opts.scheme, w = opts.width || WIDTH;
   const rec = recorder(w, 100), sheet = new Sheet(rec, sc, w);
   rec.fillStyle = sc.css.bg; rec.fillRect(0, 0, w, 100);   // resized below
-  const bg = rec.ops[0], title = t('h_' + view);
+  const bg = rec.ops[0], own = 'h_' + view + '_model';
+  const title = t(res.trained === 'model' && t(own) !== own ? own : 'h_' + view);
   sheet.para(title, 17, sc.css.fg, true, 2);
   sheet.para(stateLine(res, t, fig), 12, sc.css.muted, false, 14);
   drawBlocks(sheet, fig.build(res, opts).blocks, res, opts);

@@ -22,8 +22,19 @@ import saturation from './saturation.js';
 // Every figure's numbers follow the weights (random, or a trained model's).
 const TRAINED = ['weights'];
 const ORDER = [pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next];
+// The figures drawn from an opened model folder's forward pass (model/stages/opened.js); the
+// others say why they do not apply to it instead of drawing random numbers.
+const ON_MODEL = ['pipeline', 'activation', 'rows', 'attention', 'norms', 'block', 'paramsplit', 'next'];
+// (data-applies on the figure says which: tests and readers of the page's state.)
+const onModel = (f) => (res, ctx) => {
+  if (res.trained === 'model' && !ON_MODEL.includes(f.view)) {
+    return { data: { applies: 'no' }, blocks: [{ type: 'note', text: ctx.t('notOnModel_' + f.view) }] };
+  }
+  const out = f.build(res, ctx);
+  return Object.assign({}, out, { data: Object.assign({}, out.data, { applies: 'yes' }) });
+};
 export const FIGURES = new Map(ORDER
-  .map((f) => [f.view, Object.assign({}, f, { reads: [...new Set([...f.reads, ...TRAINED])] })]));
+  .map((f) => [f.view, Object.assign({}, f, { reads: [...new Set([...f.reads, ...TRAINED])], build: onModel(f) })]));
 export const VIEWS = Array.from(FIGURES.keys());
 
 export function figure(view) {

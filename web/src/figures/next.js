@@ -4,12 +4,37 @@
    trained model. */
 import * as F from '../draw/format.js';
 import { probabilities, sample, top } from '../model/nextchar.js';
-import { POEM } from '../model/params.js';
+import { POEM, getOpened } from '../model/params.js';
 
 const K = 10;
 
 // A probability as the list shows it: small ones keep two significant digits ("0.024%"), not "0.0%".
 const prob = (p) => (p >= 0.001 ? F.pct(p) : p >= 1e-6 ? (100 * p).toPrecision(2) + '%' : '<0.0001%');
+
+// An opened model's next token: its tokenizer's pieces (bytes shown as <e5 ba> where a piece is
+// part of a character); pressing one appends its text (a partial character cannot be typed).
+function opened(res, ctx) {
+  const t = ctx.t, m = getOpened(), T = ctx.state.temp, p = probabilities(res.weights.next.logits, T), ids = top(p, K);
+  const text = ctx.state.tokens;
+  const items = ids.map((id) => {
+    const piece = m.text(id), label = m.label(id);
+    return { ch: label, p: p[id], label: prob(p[id]), hint: t('nextAppend', { ch: label }),
+      run: piece ? () => ctx.set({ tokens: text + piece }) : null };
+  });
+  const covered = ids.reduce((a, id) => a + p[id], 0);
+  return {
+    data: { trained: 'model', top: String(ids[0]), topP: p[ids[0]].toFixed(6), ids: ids.join(' ') },
+    blocks: [
+      { type: 'headline', text: t('nextTitle', { text: text, T: F.short(T) }) },
+      { type: 'nextchars', items, caption: t('nextCaption_model', { k: K, share: F.pct(covered) }),
+        hint: t('nextPress'),
+        action: { label: t('nextDraw_model', { T: F.short(T) }), run: (u) => {
+          const piece = m.text(sample(p, u));
+          if (piece) ctx.set({ tokens: text + piece });
+        } } }
+    ]
+  };
+}
 
 export default {
   view: 'next',
@@ -25,6 +50,7 @@ export default {
           run: () => ctx.set({ weights: 'poems', tokens: POEM.tokens, sel: POEM.sel }) } }
       ] };
     }
+    if (res.trained === 'model') return opened(res, ctx);
     const w = res.weights, T = ctx.state.temp, p = probabilities(w.next.logits, T), ids = top(p, K);
     const text = res.tokens.slice(1).join(''), vocab = w.next.vocab;
     const items = ids.map((id) => ({ ch: vocab[id], p: p[id], label: prob(p[id]),

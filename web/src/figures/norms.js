@@ -79,6 +79,13 @@ export default {
     const P = N.pert, tok = tk[P], lnRow = N.layer.pertOut[P * d], rmsRow = N.rms.pertOut[P * d];
     const flat = (a) => { for (let c = 1; c < d; c++) if (a[P * d + c] !== a[P * d]) return false; return true; };
     const notes = [];
+    // An opened model's own norm at this layer: RMSNorm (the Llama family: no mean, 1/rms per
+    // token, as forward computed it before attention) or GPT-2's LayerNorm.
+    const w = res.weights, rstd = res.trained === 'model' && w && w.rstd1;
+    if (rstd) {
+      notes.push({ type: 'note', text: t('normsModelRms', { list: Array.from(rstd, (v, i) => res.tokens[i] + ' ' +
+        F.short(v)).join(', ') }) });
+    } else if (res.trained === 'model') notes.push({ type: 'note', text: t('normsModelLayer') });
     if (flat(N.layer.pertOut) && flat(N.rms.pertOut)) {
       notes.push({ type: 'note', text: t('normsFlatRow', { tok, d, ln: F.short(lnRow), rms: F.short(rmsRow) }) });
     }

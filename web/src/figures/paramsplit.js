@@ -39,29 +39,61 @@ export default {
       ? '3\u00b7d\u00b7d_ff + 2\u00b7d_ff + d = 3\u00b7' + d + '\u00b7' + f + ' + 2\u00b7' + f + ' + ' + d +
         ' = ' + F.int(Fn)
       : '2\u00b7d\u00b7d_ff + d_ff + d = 2\u00b7' + d + '\u00b7' + f + ' + ' + f + ' + ' + d + ' = ' + F.int(Fn);
-    const rows = res.presets.map((p) => {
-      const c = p.count;
-      return { key: p.name,
-        cells: [t('preset_' + p.name), PARTS.map((k) => ({ key: k, n: c[k] })), F.int(c.total),
-          c.printedTotal ? F.big(c.printedTotal) : '\u2014', F.pct(c.ffn / c.total),
-          F.pct(c.ffn / (c.ffn + c.attention))],
-        sub: [null, null, c.active && c.active !== c.total ? t('activeNote', { n: F.big(c.active) }) : null] };
-    });
-    return {
-      data: { attention: A, ffn: Fn },
-      blocks: [
-        { type: 'headline', text: t('splitTitle', { d, f }) },
-        { type: 'bar', parts: [{ key: 'attention', n: A }, { key: 'ffn', n: Fn }] },
-        { type: 'formulas', rows: [[t('part_attention'), fA], [t('part_ffn'), fF]] },
-        { type: 'note', text: t('splitRatio', { r: (Fn / A).toFixed(2), share: F.pct(Fn / (A + Fn)) }) },
-        { type: 'swatches', items: PARTS.map((k) => ({ key: k, label: t('part_' + k) })) },
-        { type: 'table', caption: t('presetsCaption'), columns: [
-          { label: t('colModel') }, { label: t('colSplit'), bar: true }, { label: t('colTotal'), num: true },
-          { label: t('colPrinted'), num: true }, { label: t('colFfnShare'), num: true },
-          { label: t('colFfnLayer'), num: true }], rows },
-        { type: 'note', text: t('presetsNote') },
-        ...presetNotes(res.presets, t, ctx.lang)
-      ]
-    };
+    const m = res.split.model;
+    if (m) return opened(res, ctx, m, rows(res, t));
+    return classic(res, ctx, fA, fF, rows(res, t));
   }
 };
+
+// The table's rows: every preset's exact parts and shares.
+function rows(res, t) {
+  return res.presets.map((p) => {
+    const c = p.count;
+    return { key: p.name,
+      cells: [t('preset_' + p.name), PARTS.map((k) => ({ key: k, n: c[k] })), F.int(c.total),
+        c.printedTotal ? F.big(c.printedTotal) : '\u2014', F.pct(c.ffn / c.total),
+        F.pct(c.ffn / (c.ffn + c.attention))],
+      sub: [null, null, c.active && c.active !== c.total ? t('activeNote', { n: F.big(c.active) }) : null] };
+  });
+}
+
+const tableOf = (t, list) => ({ type: 'table', caption: t('presetsCaption'), columns: [
+  { label: t('colModel') }, { label: t('colSplit'), bar: true }, { label: t('colTotal'), num: true },
+  { label: t('colPrinted'), num: true }, { label: t('colFfnShare'), num: true },
+  { label: t('colFfnLayer'), num: true }], rows: list });
+
+// An opened model: its own counts, summed over its tensors by name, first in the table.
+function opened(res, ctx, m, list) {
+  const t = ctx.t, A = res.split.attention, Fn = res.split.ffn;
+  const own = { key: 'model', cells: [m.name, PARTS.map((k) => ({ key: k, n: m[k] })), F.int(m.total), '\u2014',
+    F.pct(m.ffn / m.total), F.pct(m.ffn / (m.ffn + m.attention))], sub: [null, null, null] };
+  return {
+    data: { attention: A, ffn: Fn, total: m.total },
+    blocks: [
+      { type: 'headline', text: t('splitTitle_model', { name: m.name, total: F.int(m.total) }) },
+      { type: 'bar', parts: [{ key: 'attention', n: A }, { key: 'ffn', n: Fn }] },
+      { type: 'formulas', rows: [[t('part_attention'), F.int(A)], [t('part_ffn'), F.int(Fn)]] },
+      { type: 'note', text: t('splitRatio', { r: (Fn / A).toFixed(2), share: F.pct(Fn / (A + Fn)) }) },
+      { type: 'swatches', items: PARTS.map((k) => ({ key: k, label: t('part_' + k) })) },
+      tableOf(t, [own].concat(list)),
+      { type: 'note', text: t('splitModelNote') }
+    ]
+  };
+}
+
+function classic(res, ctx, fA, fF, list) {
+  const t = ctx.t, d = res.d, f = res.dff, A = res.split.attention, Fn = res.split.ffn;
+  return {
+    data: { attention: A, ffn: Fn },
+    blocks: [
+      { type: 'headline', text: t('splitTitle', { d, f }) },
+      { type: 'bar', parts: [{ key: 'attention', n: A }, { key: 'ffn', n: Fn }] },
+      { type: 'formulas', rows: [[t('part_attention'), fA], [t('part_ffn'), fF]] },
+      { type: 'note', text: t('splitRatio', { r: (Fn / A).toFixed(2), share: F.pct(Fn / (A + Fn)) }) },
+      { type: 'swatches', items: PARTS.map((k) => ({ key: k, label: t('part_' + k) })) },
+      tableOf(t, list),
+      { type: 'note', text: t('presetsNote') },
+      ...presetNotes(res.presets, t, ctx.lang)
+    ]
+  };
+}

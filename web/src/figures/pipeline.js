@@ -38,16 +38,20 @@ export default {
   reads: ['tokens', 'd', 'dff', 'act', 'seed', 'init', 'layer'],
   build(res, ctx) {
     const t = ctx.t, L = res.L, d = res.d, f = res.dff, fx = res.ffn, tk = res.tokens;
-    const p1 = d * f + f, p2 = f * d + d, p3 = res.gated ? d * f + f : 0, act = t('act_' + res.act);
+    // (An opened Llama-family model's FFN has no biases unless its config says mlp_bias.)
+    const nb = res.ffnBias === false, bias = nb ? 0 : 1, ws = nb ? 'weightShape_nobias' : 'weightShape';
+    const p1 = d * f + f * bias, p2 = f * d + d * bias, p3 = res.gated ? d * f + f * bias : 0;
+    const act = t('act_' + res.act);
     const gate = res.gated && res.glu ? res.glu.gate : null;
     const x = { name: 'x', shape: L + X + d, note: count(t, L * d), thumb: thumb('x', res.x, L, d, tk, t) };
-    const w1 = { op: '\u00b7 W\u2081 + b\u2081',
-      sub: t('weightShape', { name: 'W\u2081', shape: d + X + f, n: F.int(p1) }) };
+    const w1 = { op: nb ? '\u00b7 W\u2081' : '\u00b7 W\u2081 + b\u2081',
+      sub: t(ws, { name: 'W\u2081', shape: d + X + f, n: F.int(p1) }) };
     const activated = { name: t('activatedName'), shape: L + X + f, accent: true,
       note: t('negCount', { n: F.int(fx.negBefore), m: F.int(fx.negAfter) }),
       thumb: thumb('activated', fx.activated, L, f, tk, t) };
     const tail = [
-      { op: '\u00b7 W\u2082 + b\u2082', sub: t('weightShape', { name: 'W\u2082', shape: f + X + d, n: F.int(p2) }) },
+      { op: nb ? '\u00b7 W\u2082' : '\u00b7 W\u2082 + b\u2082',
+        sub: t(ws, { name: 'W\u2082', shape: f + X + d, n: F.int(p2) }) },
       { name: t('outName'), shape: L + X + d, note: t('sameShape'), thumb: thumb('out', fx.out, L, d, tk, t) }
     ];
     let flows;
@@ -65,8 +69,8 @@ export default {
           { op: fn, sub: t('elementwise') },
           { name: fn + '(' + t('gateName') + ')', shape: L + X + f, note: t('gateActNote'),
             thumb: thumb(fn + '(gate)', gate, L, f, tk, t) }],
-        [x, { op: '\u00b7 W\u2083 + b\u2083',
-          sub: t('weightShape', { name: 'W\u2083', shape: d + X + f, n: F.int(p3) }) },
+        [x, { op: nb ? '\u00b7 W\u2083' : '\u00b7 W\u2083 + b\u2083',
+          sub: t(ws, { name: 'W\u2083', shape: d + X + f, n: F.int(p3) }) },
           { name: t('upName'), shape: L + X + f, note: t('upNote'), thumb: thumb('up', fx.up, L, f, tk, t) }],
         [{ op: fn + '(' + t('gateName') + ') \u2299 ' + t('upName'), sub: t('productOp') }, activated, ...tail]
       ];

@@ -9,6 +9,7 @@ import attention from './attention.js';
 import block from './block.js';
 import moe from './moe.js';
 import next from './next.js';
+import opened from './opened.js';
 import norms from './norms.js';
 import paramsplit from './paramsplit.js';
 import pipeline from './pipeline.js';
@@ -17,7 +18,8 @@ import rows from './rows.js';
 import saturation from './saturation.js';
 
 // In page order; no key is in two files (tests/browser/i18n.test.js).
-const PARTS = [pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next];
+const PARTS = [pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next,
+  opened];
 const merged = (base, lang) => Object.freeze(Object.assign({}, base, ...PARTS.map((p) => p[lang])));
 export const DICTS = Object.freeze({ en: merged(enBase, 'en'), zh: merged(zhBase, 'zh') });
 const en = DICTS.en;

@@ -8,6 +8,12 @@ export function createAssets() {
     has: (name) => files.has(name),
     // files: { weights: Uint8Array (safetensors), config: object, vocab: string[] }
     add(name, f) { files.set(name, f); models.delete(name); },
+    // A model loaded elsewhere (a folder the reader opened): the one before it is freed.
+    put(name, m) {
+      const old = models.get(name);
+      models.set(name, m);
+      if (old && old !== m) old.free();
+    },
     model(engine, name) {
       let m = models.get(name);
       if (!m) {

@@ -3,7 +3,8 @@
    figures' input assembled from them. No DOM: figures only lay out what this returns.
    The work is cut into named, cached stages of short steps, so that a Worker (worker.js) or the
    page itself can run it in slices; compute(state) runs them all at once. */
-import { MODELS, isGated, tokenize, tokensFor } from './params.js';
+import { MODELS, getOpened, isGated, tokenize, tokensFor } from './params.js';
+import { OPENED_STEPS } from './stages/opened.js';
 import LIST from './stages/index.js';
 
 // The stages in an order where each comes after its deps: a stable topological sort, ties
@@ -58,6 +59,7 @@ function closure(want) {
 // Page state -> spec: everything the stages read, tokens already split.
 function resolve(state) {
   if (state.weights === 'poems') return resolveTrained(state, MODELS.poems);
+  if (state.weights === 'model' && getOpened()) return resolveOpened(state, getOpened());
   const tokens = tokenize(state.tokens), L = tokens.length;
   return { tokens: tokens, L: L, d: state.d, dff: state.dff, heads: state.heads, act: state.act,
     gated: isGated(state.act), causal: !!state.causal, scale: !!state.scale, seed: state.seed,
@@ -76,6 +78,18 @@ function resolveTrained(state, m) {
     layers: m.layers };
 }
 
+// An opened model folder: its sizes and tokenizer; the ids travel in the spec (the Worker runs
+// forward on them); `model` (a number per opened folder) keys its stages.
+function resolveOpened(state, m) {
+  const enc = m.encode(state.tokens), L = enc.ids.length;
+  return { tokens: enc.labels, ids: enc.ids, L: L, d: m.d, dff: m.dff, heads: m.heads, kvHeads: m.kvHeads,
+    dk: m.headDim, ffnBias: m.ffnBias, counts: m.counts, name: m.name,
+    act: m.act, gated: isGated(m.act), causal: true, scale: true, seed: state.seed, sel: Math.min(state.sel, L - 1),
+    pert: Math.min(state.pert, L - 1), pval: state.pval, init: 'trained', ln: 'pre', norm: m.norm,
+    masks: 'one', experts: state.experts || 8, topk: Math.min(state.topk || 2, state.experts || 8), weights: 'model',
+    model: m.serial, layer: Math.min(state.layer || 1, m.layers), layers: m.layers };
+}
+
 // Every stage's key for spec s. A key may read other stages' keys (keys.weights), each made once
 // when first read; reading an unknown stage's key, or a key that reads itself, throws.
 function keysOf(s) {
@@ -87,7 +101,10 @@ function keysOf(s) {
     }
     if (making.has(n)) throw new Error('BlockLens: the key of stage "' + n + '" reads itself');
     making.add(n);
-    made[n] = STAGES[n].key(s, keys);
+    // (An opened model's keys: its number first, so no cached random stage ever matches one; its
+    // weights stage reads the layer and the ids.)
+    made[n] = s.weights !== 'model' ? STAGES[n].key(s, keys) : 'model' + s.model + '|' +
+      (n === 'weights' ? s.layer + '|' + s.ids.join(',') : STAGES[n].key(s, keys));
     making.delete(n);
     return made[n];
   } });
@@ -113,7 +130,10 @@ function create(engine, assets) {
       if (has(name, keys[name])) return;
       let p = partial[name];
       if (!p || p.key !== keys[name]) {
-        p = partial[name] = { key: keys[name], next: 0, steps: STAGES[name].steps(engine, s, get, assets) };
+        // (An opened model's stages read its forward pass: stages/opened.js; the others give null.)
+        const steps = s.weights !== 'model' ? STAGES[name].steps(engine, s, get, assets)
+          : OPENED_STEPS[name] ? OPENED_STEPS[name](engine, s, get, assets) : [{ cost: 0, run: () => null }];
+        p = partial[name] = { key: keys[name], next: 0, steps: steps };
       }
       p.steps.slice(p.next).forEach(function (st) {
         out.push({ stage: name, cost: st.cost, run: stepper(name, p, st) });
@@ -160,10 +180,12 @@ function create(engine, assets) {
   function result(s, want) {
     const keys = keysOf(s), absent = ORDER.filter((n) => !has(n, keys[n]));
     const val = (n) => (absent.includes(n) ? null : get(n)), w = val('weights');
-    const r = { tokens: s.tokens, L: s.L, d: s.d, dff: s.dff, heads: s.heads, dk: s.d / s.heads,
+    const r = { tokens: s.tokens, L: s.L, d: s.d, dff: s.dff, heads: s.heads, dk: s.dk || s.d / s.heads,
+      kvHeads: s.kvHeads || s.heads, norm: s.norm || 'layer', ffnBias: s.ffnBias !== false, modelName: s.name || '',
       act: s.act, gated: s.gated, causal: s.causal, scale: s.scale, seed: s.seed, sel: s.sel,
       init: s.init, ln: s.ln, masks: s.masks, experts: s.experts, topk: s.topk,
-      trained: s.weights === 'poems' ? s.weights : '', layer: s.layer || 0, layers: s.layers || 0,
+      trained: s.weights === 'poems' || s.weights === 'model' ? s.weights : '', layer: s.layer || 0,
+      layers: s.layers || 0,
       weights: w, x: w && w.x };
     ORDER.forEach((n) => { if (n !== 'weights') r[n] = val(n); });
     // The position-wise experiment's two halves, as the figure reads them.

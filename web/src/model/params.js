@@ -28,10 +28,13 @@ const PARAMS = [
   { key: 'experts', kind: 'int', def: 8, min: 1, max: LIMITS.experts },      // mixture of experts
   { key: 'topk', kind: 'int', def: 2, min: 1, max: LIMITS.experts },
   // numpy streams | the trained poem model
-  { key: 'weights', kind: 'enum', def: 'random', options: ['random', 'poems'] },
+  // numpy streams | the trained poem model | a model folder the reader opened (opened.js)
+  { key: 'weights', kind: 'enum', def: 'random', options: ['random', 'poems', 'model'] },
+  // The opened model's name (its folder's): a link to a view of it says which folder to open.
+  { key: 'model', kind: 'text', def: '', maxLength: 80 },
   // The trained model's block shown; its own block count is the range a bad value is told in.
   { key: 'layer', kind: 'int', def: 1, min: 1, max: LIMITS.layers,
-    maxIn: (s) => (Object.prototype.hasOwnProperty.call(MODELS, s.weights) ? MODELS[s.weights].layers : undefined) },
+    maxIn: (s) => (modelOf(s) ? modelOf(s).layers : undefined) },
   { key: 'temp', kind: 'float', def: 1, min: 0.05, max: 5 },                 // next-character temperature
   { key: 'lang', kind: 'enum', def: 'auto', options: ['auto', 'zh', 'en'] },
   { key: 'theme', kind: 'enum', def: 'auto', options: ['auto', 'light', 'dark'] }
@@ -120,6 +123,18 @@ const MODELS = Object.freeze({
   poems: Object.freeze({ d: 64, dff: 256, heads: 4, layers: 2, positions: 64, act: 'relu' })
 });
 const BOS = '<s>';
+
+// The model folder the reader opened on this page (dom/opener.js sets it once the Worker has
+// loaded it): its sizes, and its tokenizer as encode(text) -> { ids, labels }. One per page.
+let opened = null;
+function setOpened(m) { opened = m || null; }
+function getOpened() { return opened; }
+// A state's trained model: the poems' sizes, the opened model's, or null (random weights, or
+// "model" before any folder is open).
+function modelOf(s) {
+  if (s.weights === 'model') return opened;
+  return Object.prototype.hasOwnProperty.call(MODELS, s.weights) ? MODELS[s.weights] : null;
+}
 // The trained view's text: 静夜思, the whole quatrain, long enough for the head that reads one line
 // up to show; selected, the second 明 (16), with lines before it to compare.
 const POEM = Object.freeze({ tokens: '床前明月光，疑是地上霜。举头望明月，低头思故乡。', sel: 16 });
@@ -127,7 +142,7 @@ const POEM = Object.freeze({ tokens: '床前明月光，疑是地上霜。举头
 // A switch of weights keeps the same characters selected and perturbed: a trained model's tokens
 // start with its <s>, so their indexes move by one, and a switch to it never lands on <s>.
 function switchWeights(s, to) {
-  const trained = (w) => w !== 'random', shift = (trained(to) ? 1 : 0) - (trained(s.weights) ? 1 : 0);
+  const trained = (w) => w === 'poems', shift = (trained(to) ? 1 : 0) - (trained(s.weights) ? 1 : 0);
   const at = (i) => Math.max(trained(to) ? 1 : 0, Math.min(LIMITS.tokens - 1, i + shift));
   return { weights: to, sel: at(s.sel), pert: at(s.pert) };
 }
@@ -135,6 +150,7 @@ function switchWeights(s, to) {
 // Tokens as the figures label them: the page's tokenizer for random weights; for a trained
 // model <s> and then every character but whitespace.
 function tokensFor(s) {
+  if (s.weights === 'model') return opened ? opened.encode(s.tokens).labels : tokenize(s.tokens);
   if (s.weights !== 'poems') return tokenize(s.tokens);
   return [BOS].concat(Array.from(String(s.tokens)).filter((ch) => !/\s/u.test(ch)));
 }
@@ -142,6 +158,10 @@ function tokensFor(s) {
 // The tokens the user typed, as the hint and the error count them: a trained model's <s> (its
 // own, always there) is not one of them; max: how many the page or the model reads.
 function tokenCount(s) {
+  if (s.weights === 'model') {
+    return { n: tokensFor(s).length, max: opened ? Math.min(LIMITS.tokens, opened.positions) : LIMITS.tokens,
+      trained: false, opened: true };
+  }
   const trained = s.weights === 'poems' ? MODELS.poems : null;
   return { n: tokensFor(s).length - (trained ? 1 : 0), max: trained ? trained.positions - 1 : LIMITS.tokens,
     trained: !!trained };
@@ -158,8 +178,9 @@ function inert(key, s) {
 // Checks that involve several fields, on an already coerced state.
 function validate(s) {
   const errors = [];
-  const trained = s.weights === 'poems' ? MODELS.poems : null;
+  const trained = modelOf(s);
   const { n, max } = tokenCount(s);
+  if (s.weights === 'model' && !opened) errors.push({ key: 'weights', code: 'noModel', vars: {} });
   if (n === 0) errors.push({ key: 'tokens', code: 'tokensEmpty', vars: {} });
   if (n > max) errors.push({ key: 'tokens', code: 'tokensMany', vars: { n: n, max: max } });
   if (trained && s.layer > trained.layers) {
@@ -220,5 +241,6 @@ function toHash(s) {
 
 function isGated(act) { return act === 'swiglu' || act === 'geglu'; }
 
-export { LIMITS, ACTIVATIONS, MODELS, BOS, POEM, inert, poemDefaults, switchWeights, tokensFor, tokenCount, PARAMS,
+export { LIMITS, ACTIVATIONS, MODELS, BOS, POEM, setOpened, getOpened, modelOf,
+  inert, poemDefaults, switchWeights, tokensFor, tokenCount, PARAMS,
   BY_KEY as byKey, defaults, coerce, tokenize, validate, parseHash, toHash, isGated, quote };

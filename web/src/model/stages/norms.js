@@ -48,7 +48,7 @@ export default {
   deps: ['weights'],
   // Random weights: x is the first draw of the seed's stream (no d_ff, act or init in it); a
   // trained model's x is its residual stream, keyed by the weights stage.
-  key: (s, keys) => [s.weights === 'poems' ? keys.weights : ['x', s.seed, s.L, s.d].join('|'), s.pert, s.pval]
+  key: (s, keys) => [s.weights !== 'random' ? keys.weights : ['x', s.seed, s.L, s.d].join('|'), s.pert, s.pval]
     .join('|'),
   steps(engine, s, get) {
     const cost = s.L * s.d * NS_PER_VALUE;

@@ -1,0 +1,30 @@
+// render_model.test.js - tools/render.js --model DIR: a figure of a Hugging Face model folder drawn
+// headless on that model, as the page's "Open a model folder…" draws it (the fixtures'
+// tokenizer.json, tests/fixtures/models/).
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { render, parseState } = require('../../tools/render.js');
+
+const MODELS = path.join(__dirname, '..', 'fixtures', 'models');
+
+test('render_with_model_draws_a_llama_folders_attention_at_the_chosen_layer', async () => {
+  const job = parseState('tokens=draQ,r&layer=2', 'attention');
+  const fig = await render(job.view, job.state, { lang: 'en', model: path.join(MODELS, 'llama') });
+  assert.match(fig.svg, /draQ,r \(L = 6\) · llama, layer 2 of 2 · d_model 16 · d_ff 24 · heads 4 · SwiGLU/);
+  assert.match(fig.svg, /4 query heads share 2 key\/value heads/);
+  assert.doesNotMatch(fig.svg, /Tang-poem/);
+});
+
+test('render_with_model_draws_the_next_tokens_of_a_gpt2_folder_in_the_references_order', async () => {
+  const ref = require(path.join(MODELS, 'gpt2', 'reference.json'));
+  const { textOf, CHARS } = require('../../tools/tokenizer/fixtures.js');
+  const job = parseState('tokens=' + encodeURIComponent(textOf(ref.ids)), 'next');
+  const fig = await render(job.view, job.state, { lang: 'en', model: path.join(MODELS, 'gpt2') });
+  const V = ref.shapes.logits[1], last = ref.expected.logits.slice(-V);
+  const top = Array.from(last.keys()).sort((a, b) => last[b] - last[a] || a - b).slice(0, 3).map((i) => CHARS[i]);
+  const shown = top.map((c) => fig.svg.indexOf('>' + c + '</text>'));
+  assert.ok(shown.every((i) => i > 0) && shown[0] < shown[1] && shown[1] < shown[2], top.join(' ') + ': ' + shown);
+  assert.match(fig.svg, /The next token, from the model you opened/);
+});
