@@ -33,7 +33,7 @@ export default {
   ctl_ln: 'Norm placement', ctl_masks: 'Masks', ctl_experts: 'Experts', ctl_topk: 'Experts per token (top-k)',
   err_topk: 'top-k ({k}) must be at most the number of experts ({n}).',
   hint_seed: 'One numpy-compatible random stream for all weights.',
-  hint_seed_trained: 'The trained model does not use it: it draws only the random q and k of figure 5 and the router and experts of figure 9.',
+  hint_seed_trained: 'A trained or opened model does not use it: it draws only the random q and k of figure 5 and the router and experts of figure 9.',
   hint_causal_off: 'Off: bidirectional, as in BERT.',
   hint_causal_on: 'On: each token sees itself and earlier tokens only.',
   hint_scale: 'Turn off to watch the softmax saturate.',

@@ -33,7 +33,7 @@ export default {
   ctl_ln: '归一化位置', ctl_masks: '掩码', ctl_experts: '专家数', ctl_topk: '每个 token 的专家数（top-k）',
   err_topk: 'top-k（{k}）不能大于专家数（{n}）。',
   hint_seed: '所有权重来自同一个与 numpy 兼容的随机数流。',
-  hint_seed_trained: '训练好的模型用不到它：它只用来抽取图 5 的随机 q、k 和图 9 的路由器与专家。',
+  hint_seed_trained: '训练好的模型或打开的模型用不到它：它只用来抽取图 5 的随机 q、k 和图 9 的路由器与专家。',
   hint_causal_off: '关闭：双向注意力，同 BERT。',
   hint_causal_on: '开启：每个 token 只能看到自己和前面的 token。',
   hint_scale: '关掉它，看 softmax 如何饱和。',
