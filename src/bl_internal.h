@@ -21,6 +21,8 @@ void bl__ok(bl_error *err);
 bl_status bl__check_dim(bl_error *err, const char *name, int value);
 bl_status bl__check_elems(bl_error *err, const char *what, uint64_t a, uint64_t b);
 bl_status bl__check_ptr(bl_error *err, const char *name, const void *p);
+/* every ids[i] (i < L) in [0, vocab): the decoders' token check, one message */
+bl_status bl__check_ids(bl_error *err, const int32_t *ids, int L, int vocab);
 /* Activation checks, one wording for every entry point: act is one of the enum and, where
    ungated_for names a part (not NULL), not gated; the up projection w3 (and b3) is given
    exactly when act is gated. */

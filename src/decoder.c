@@ -72,10 +72,7 @@ bl_status bl_decoder_forward(const bl_decoder_desc *d, const bl_decoder_out *o, 
     BL__CHECK(bl__check_ptr(err, "logits", o->logits));
     BL__CHECK(bl__check_ptr(err, "workspace", ws));
     for (int l = 0; l < d->n_layers; l++) BL__CHECK(check_layer(&d->layers[l], l, err));
-    for (int i = 0; i < d->L; i++)
-        if (d->ids[i] < 0 || d->ids[i] >= d->vocab)
-            return bl__fail(err, BL_ERR_VALUE, "ids[%d] (%ld) must be in [0, vocab %d)", i,
-                            (long)d->ids[i], d->vocab);
+    BL__CHECK(bl__check_ids(err, d->ids, d->L, d->vocab));
 
     int L = d->L, D = d->d_model;
     size_t n = (size_t)L * D;   /* checked: every index below is under BL_MAX_ELEMS */

@@ -222,10 +222,7 @@ bl_status bl_llama_forward(const bl_llama_desc *d, const bl_llama_out *o, float 
     BL__CHECK(bl__check_ptr(err, "logits", o->logits));
     BL__CHECK(bl__check_ptr(err, "workspace", ws));
     for (int l = 0; l < d->n_layers; l++) BL__CHECK(check_layer(&d->layers[l], l, err));
-    for (int i = 0; i < d->L; i++)
-        if (d->ids[i] < 0 || d->ids[i] >= d->vocab)
-            return bl__fail(err, BL_ERR_VALUE, "ids[%d] (%ld) must be in [0, vocab %d)", i,
-                            (long)d->ids[i], d->vocab);
+    BL__CHECK(bl__check_ids(err, d->ids, d->L, d->vocab));
 
     dims z = dims_of(d);
     int L = z.L, D = z.D, hd = z.hd;

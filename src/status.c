@@ -56,6 +56,14 @@ bl_status bl__check_ptr(bl_error *err, const char *name, const void *p) {
     return BL_OK;
 }
 
+bl_status bl__check_ids(bl_error *err, const int32_t *ids, int L, int vocab) {
+    for (int i = 0; i < L; i++)
+        if (ids[i] < 0 || ids[i] >= vocab)
+            return bl__fail(err, BL_ERR_VALUE, "ids[%d] (%ld) must be in [0, vocab %d)", i,
+                            (long)ids[i], vocab);
+    return BL_OK;
+}
+
 bl_status bl__check_activation(bl_error *err, bl_activation act, const char *ungated_for) {
     if ((unsigned)act >= BL_ACT_COUNT)
         return bl__fail(err, BL_ERR_ACTIVATION, "activation (%d) is not one of 0..%d", (int)act,
