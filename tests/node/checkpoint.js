@@ -15,9 +15,9 @@
 //   exact     F16 / BF16 numbers must be exact in the dtype: one assertion per value, not rounded;
 //   metadata  the __metadata__ object (default { format: 'pt' }, as save_pretrained writes; null: none);
 //   edit      edit(header) may change the parsed header before it is written (a wrong dtype...);
-//   pad       spaces after the JSON: by default the JSON is padded to a multiple of 8 bytes, as
-//             the safetensors library writes it (data 8-aligned); a number puts exactly that many
-//             (pad 1, 3: the data and every tensor at an odd address, unaligned).
+//   offset    where the data starts, mod 8 (default 0: the JSON padded with spaces to a multiple
+//             of 8 bytes, as the safetensors library writes it); 1, 3: every tensor at an odd
+//             address, 2, 6: F32 tensors at 2 mod 4 (the unaligned reads' tests).
 // sharded(tensors, n, opts): n shards (consecutive names) + model.safetensors.index.json;
 // raw(text, data): 8-byte length + text + data, for headers no writer would make;
 // read(bytes): { header, start, tensors: { name: [dtype, shape, bytes] } }, the inverse (test side).
@@ -90,7 +90,7 @@ function raw(text, data = new Uint8Array(0)) {
 }
 
 /* tensors: { name: [dtype, shape, data] } -> the bytes of a .safetensors file (opts: the manual). */
-function safetensors(tensors, { exact = false, metadata = { format: 'pt' }, edit, pad } = {}) {
+function safetensors(tensors, { exact = false, metadata = { format: 'pt' }, edit, offset = 0 } = {}) {
   const header = metadata === null ? {} : { __metadata__: { ...metadata } }, parts = [];
   let off = 0;
   for (const [name, [dtype, shape, values]] of Object.entries(tensors)) {
@@ -104,7 +104,7 @@ function safetensors(tensors, { exact = false, metadata = { format: 'pt' }, edit
   const data = new Uint8Array(off);
   let at = 0;
   for (const p of parts) { data.set(p, at); at += p.length; }
-  return raw(text + ' '.repeat(pad === undefined ? (8 - n % 8) % 8 : pad), data);
+  return raw(text + ' '.repeat((((offset - 8 - n) % 8) + 8) % 8), data);
 }
 
 function headerLength(bytes) { return Number(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(0, true)); }
