@@ -7,8 +7,8 @@
 //   const file = ck.safetensors({ 'wte.weight': ['F16', [V, D], values] }, { exact: true });
 //   bl.loadModel({ weights: file, config, vocab });
 // Tensors are { name: [dtype, shape, data] }, written in that order; data is one of
-//   - numbers (an array or a Float32/Float64Array): F32, F16 and BF16 rounded to nearest even,
-//     U8 / BOOL / I8 as integers;
+//   - numbers (an array or a Float32/Float64Array): F32 as float32, F16 and BF16 rounded to
+//     nearest even from that float32, U8 / BOOL / I8 as integers;
 //   - a Uint16Array: raw F16 or BF16 bits, written as they are (NaN, infinities, -0, subnormals);
 //   - a Uint8Array: the tensor's bytes, whatever its dtype.
 // safetensors(tensors, opts) options:
@@ -16,12 +16,13 @@
 //   metadata  the __metadata__ object (default { format: 'pt' }, as save_pretrained writes; null: none);
 //   edit      edit(header) may change the parsed header before it is written (a wrong dtype...);
 //   offset    where the data starts, mod 8 (default 0: the JSON padded with spaces to a multiple
-//             of 8 bytes, as the safetensors library writes it); 1, 3: every tensor at an odd
-//             address, 2, 6: F32 tensors at 2 mod 4 (the unaligned reads' tests).
+//             of 8 bytes, as the safetensors library writes it); 1, 3: the data at an odd
+//             address, 2, 6: at 2 mod 4 (for the tests of unaligned reads).
 // sharded(tensors, n, opts): n shards (consecutive names) + model.safetensors.index.json;
 // raw(text, data): 8-byte length + text + data, for headers no writer would make;
-// read(bytes): { header, start, tensors: { name: [dtype, shape, bytes] } }, the inverse (test side).
-// Errors here are the test's own mistakes: thrown Errors naming the tensor.
+// read(bytes): { header, start, tensors: { name: [dtype, shape, bytes] } }, the inverse (test side);
+// randomGpt2, tensorsOf, folderOf, writeFolder, json: a random GPT-2's folder (see each one).
+// Errors here are the test's own mistakes: thrown Errors naming the tensor or the value.
 'use strict';
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
