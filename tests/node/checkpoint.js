@@ -91,7 +91,10 @@ function raw(text, data = new Uint8Array(0)) {
 }
 
 /* tensors: { name: [dtype, shape, data] } -> the bytes of a .safetensors file (opts: the manual). */
-function safetensors(tensors, { exact = false, metadata = { format: 'pt' }, edit, offset = 0 } = {}) {
+function safetensors(tensors, opts = {}) {
+  for (const k of Object.keys(opts))   // an option misspelt (or the old pad) would be ignored without a word
+    if (!['exact', 'metadata', 'edit', 'offset'].includes(k)) throw new Error(`checkpoint.js: safetensors() has no option "${k}"`);
+  const { exact = false, metadata = { format: 'pt' }, edit, offset = 0 } = opts;
   const header = metadata === null ? {} : { __metadata__: { ...metadata } }, parts = [];
   let off = 0;
   for (const [name, [dtype, shape, values]] of Object.entries(tensors)) {

@@ -156,6 +156,7 @@ test('the_writer_refuses_what_it_cannot_write_naming_the_tensor_or_the_value', (
   assert.throws(() => ck.safetensors({ x: ['F16', [1], [65536]] }, { exact: true }), /65536 is not exact in float16/);
   assert.throws(() => ck.safetensors({ w: ['F32', [1], Uint16Array.of(1)] }), /tensor "w": raw Uint16Array bits are F16 or BF16, not F32/);
   assert.throws(() => ck.safetensors({ w: ['I32', [1], [1]] }), /tensor "w": no writer for I32 from numbers/);
+  assert.throws(() => ck.folderOf(ck.randomGpt2(bl), {}, { pad: 3 }), /safetensors\(\) has no option "pad"/);
   // and what it can: the same values without exact are rounded, raw bytes go in as they are
   const t = ck.read(ck.safetensors({ x: ['F16', [2], [1, 0.1]], y: ['I32', [1], Uint8Array.of(1, 2, 3, 4)] })).tensors;
   assert.deepEqual(Array.from(new Uint16Array(t.x[2].slice().buffer)), [0x3c00, 0x2e66]);
