@@ -9,6 +9,7 @@ const fs = require('fs');
 const path = require('path');
 const { setup, open, ready, FILE_URL } = require('./helpers.js');
 const { textOf } = require('../../tools/tokenizer/fixtures.js');
+const ck = require('../node/checkpoint.js');
 
 const MODELS = path.join(__dirname, '..', 'fixtures', 'models');
 const APPLIES = ['pipeline', 'activation', 'rows', 'attention', 'norms', 'block', 'paramsplit', 'next'];
@@ -157,27 +158,23 @@ function bigFolder() {
       [h + 'mlp.c_proj.weight', [4 * D, D]], [h + 'mlp.c_proj.bias', [D]]);
   }
   shapes.push(['ln_f.weight', [D]], ['ln_f.bias', [D]]);
-  const header = {};
+  // one pattern of 2^20 floats repeated through the data, cut into the tensors (checkpoint.js writes them)
+  const count = shapes.reduce((t, [, s]) => t + s.reduce((a, b) => a * b, 1), 0), data = new Float32Array(count);
+  for (let i = 0; i < Math.min(count, 1 << 20); i++) data[i] = ((i * 2654435761) % 1000) / 50000 - 0.01;
+  for (let at = 1 << 20; at < count; at += 1 << 20) data.copyWithin(at, 0, Math.min(1 << 20, count - at));
+  const tensors = {};
   let off = 0;
   for (const [n, s] of shapes) {
     const bytes = s.reduce((a, b) => a * b, 1) * 4;
-    header[n] = { dtype: 'F32', shape: s, data_offsets: [off, off + bytes] };
+    tensors[n] = ['F32', s, new Uint8Array(data.buffer, off, bytes)];
     off += bytes;
   }
-  let json = JSON.stringify(header);
-  while (json.length % 8) json += ' ';
-  const fd = fs.openSync(path.join(dir, 'model.safetensors'), 'w'), len = Buffer.alloc(8);
-  len.writeBigUInt64LE(BigInt(json.length));
-  fs.writeSync(fd, len);
-  fs.writeSync(fd, json);
-  const chunk = new Float32Array(1 << 20);
-  for (let i = 0; i < chunk.length; i++) chunk[i] = ((i * 2654435761) % 1000) / 50000 - 0.01;
-  for (let left = off; left > 0; left -= chunk.byteLength) fs.writeSync(fd, Buffer.from(chunk.buffer, 0, Math.min(left, chunk.byteLength)));
-  fs.closeSync(fd);
+  const file = ck.safetensors(tensors, { metadata: null });
+  fs.writeFileSync(path.join(dir, 'model.safetensors'), file);
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'gpt2', n_embd: D, n_layer: NL, n_head: 16,
     n_positions: P, vocab_size: V }));
   fs.copyFileSync(path.join(MODELS, 'gpt2', 'tokenizer.json'), path.join(dir, 'tokenizer.json'));
-  return { dir, bytes: 8 + json.length + off };
+  return { dir, bytes: file.length };
 }
 
 test('opening_shows_its_progress_and_cancel_keeps_the_last_model', async () => {

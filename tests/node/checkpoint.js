@@ -1,8 +1,30 @@
-// checkpoint.js - Hugging Face model folders written at test time: a safetensors writer (any
-// dtype, data at any alignment), shards with model.safetensors.index.json, and a small random
-// GPT-2 whose F16 and BF16 files hold rounded values and whose F32 file holds exactly those
-// values up-cast (so that every dtype must give the same logits, bit for bit).
+// checkpoint.js - the one safetensors writer of the Node tests, and Hugging Face model folders
+// written at test time: a small random GPT-2 whose F16 and BF16 files hold rounded values and
+// whose F32 file holds exactly those values up-cast (so every dtype must give the same logits).
+//
+// Usage:
+//   const ck = require('./checkpoint.js');
+//   const file = ck.safetensors({ 'wte.weight': ['F16', [V, D], values] }, { exact: true });
+//   bl.loadModel({ weights: file, config, vocab });
+// Tensors are { name: [dtype, shape, data] }, written in that order; data is one of
+//   - numbers (an array or a Float32/Float64Array): F32 as float32, F16 and BF16 rounded to
+//     nearest even from that float32, U8 / BOOL / I8 as integers;
+//   - a Uint16Array: raw F16 or BF16 bits, written as they are (NaN, infinities, -0, subnormals);
+//   - a Uint8Array: the tensor's bytes, whatever its dtype.
+// safetensors(tensors, opts) options:
+//   exact     F16 / BF16 numbers must be exact in the dtype: one assertion per value, not rounded;
+//   metadata  the __metadata__ object (default { format: 'pt' }, as save_pretrained writes; null: none);
+//   edit      edit(header) may change the parsed header before it is written (a wrong dtype...);
+//   offset    where the data starts, mod 8 (default 0: the JSON padded with spaces to a multiple
+//             of 8 bytes, as the safetensors library writes it); 1, 3: the data at an odd
+//             address, 2, 6: at 2 mod 4 (for the tests of unaligned reads).
+// sharded(tensors, n, opts): n shards (consecutive names) + model.safetensors.index.json;
+// raw(text, data): 8-byte length + text + data, for headers no writer would make;
+// read(bytes): { header, start, tensors: { name: [dtype, shape, bytes] } }, the inverse (test side);
+// randomGpt2, tensorsOf, folderOf, writeFolder, json: a random GPT-2's folder (see each one).
+// Errors here are the test's own mistakes: thrown Errors naming the tensor or the value.
 'use strict';
+const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -36,38 +58,68 @@ function toBF16(v) {
 }
 function fromBF16(h) { u32[0] = h << 16; return f32[0]; }
 
-/* values (numbers) as the bytes of dtype: F32, F16, BF16 (rounded), U8 / BOOL / I8 (as integers). */
-function tensorBytes(dtype, values) {
+const HALF = { F16: [toF16, fromF16, 'float16'], BF16: [toBF16, fromBF16, 'bfloat16'] };
+
+/* One tensor's data (see the manual) as the bytes of dtype. */
+function tensorBytes(name, dtype, values, exact) {
   if (values instanceof Uint8Array) return values;
+  if (values instanceof Uint16Array) {
+    if (!HALF[dtype]) throw new Error(`checkpoint.js: tensor "${name}": raw Uint16Array bits are F16 or BF16, not ${dtype}`);
+    return new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+  }
   if (dtype === 'F32') return new Uint8Array(Float32Array.from(values).buffer);
-  if (dtype === 'F16' || dtype === 'BF16')
-    return new Uint8Array(Uint16Array.from(values, dtype === 'F16' ? toF16 : toBF16).buffer);
+  if (HALF[dtype]) {
+    const [to, from, what] = HALF[dtype];
+    return new Uint8Array(Uint16Array.from(values, (v) => {
+      const h = to(v);
+      if (exact) assert.ok(Object.is(from(h), v), `${v} is not exact in ${what}`);   // -0 stays -0
+      return h;
+    }).buffer);
+  }
   if (dtype === 'U8' || dtype === 'BOOL' || dtype === 'I8') return Uint8Array.from(values, (v) => v & 255);
-  throw new Error(`checkpoint.js writes no ${dtype}`);
+  throw new Error(`checkpoint.js: tensor "${name}": no writer for ${dtype} from numbers (give its bytes as a Uint8Array)`);
 }
 
-/* tensors: { name: [dtype, shape, values or bytes] } -> a .safetensors file. opts.edit(header)
-   may change the header; opts.pad: spaces after the JSON (default: to a multiple of 8; any
-   number puts the data, so every tensor, at that alignment). */
+/* header text and data bytes -> a .safetensors file: the u64 little-endian header length first. */
+function raw(text, data = new Uint8Array(0)) {
+  const head = new TextEncoder().encode(text), bytes = typeof data === 'number' ? new Uint8Array(data) : data;
+  const out = new Uint8Array(8 + head.length + bytes.length);
+  new DataView(out.buffer).setBigUint64(0, BigInt(head.length), true);
+  out.set(head, 8);
+  out.set(bytes, 8 + head.length);
+  return out;
+}
+
+/* tensors: { name: [dtype, shape, data] } -> the bytes of a .safetensors file (opts: the manual). */
 function safetensors(tensors, opts = {}) {
-  const header = { __metadata__: { format: 'pt' } }, parts = [];
+  for (const k of Object.keys(opts))   // an option misspelt (or the old pad) would be ignored without a word
+    if (!['exact', 'metadata', 'edit', 'offset'].includes(k)) throw new Error(`checkpoint.js: safetensors() has no option "${k}"`);
+  const { exact = false, metadata = { format: 'pt' }, edit, offset = 0 } = opts;
+  const header = metadata === null ? {} : { __metadata__: { ...metadata } }, parts = [];
   let off = 0;
   for (const [name, [dtype, shape, values]] of Object.entries(tensors)) {
-    const b = tensorBytes(dtype, values);
+    const b = tensorBytes(name, dtype, values, exact);
     header[name] = { dtype, shape, data_offsets: [off, off + b.length] };
     parts.push(b);
     off += b.length;
   }
-  if (opts.edit) opts.edit(header);
-  let text = JSON.stringify(header);
-  if (opts.pad === undefined) while ((8 + text.length) % 8) text += ' ';
-  else text += ' '.repeat(opts.pad);
-  const head = new TextEncoder().encode(text), out = new Uint8Array(8 + head.length + off);
-  new DataView(out.buffer).setBigUint64(0, BigInt(head.length), true);
-  out.set(head, 8);
-  let at = 8 + head.length;
-  for (const p of parts) { out.set(p, at); at += p.length; }
-  return out;
+  if (edit) edit(header);
+  const text = JSON.stringify(header), n = new TextEncoder().encode(text).length;
+  const data = new Uint8Array(off);
+  let at = 0;
+  for (const p of parts) { data.set(p, at); at += p.length; }
+  return raw(text + ' '.repeat((((offset - 8 - n) % 8) + 8) % 8), data);
+}
+
+function headerLength(bytes) { return Number(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(0, true)); }
+
+/* A .safetensors file's header (parsed), where its data starts, and each tensor's bytes (views). */
+function read(bytes) {
+  const n = headerLength(bytes);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n))), start = 8 + n, tensors = {};
+  for (const [name, e] of Object.entries(header))
+    if (name !== '__metadata__') tensors[name] = [e.dtype, e.shape, bytes.subarray(start + e.data_offsets[0], start + e.data_offsets[1])];
+  return { header, start, tensors };
 }
 
 /* A random GPT-2 (GPT-2's names, Conv1D (in, out)): { config, vocab, values: name -> [shape,
@@ -128,24 +180,28 @@ function tensorsOf(model, { dtype = 'F32', roundedAs = null, prefix = '', masks 
 }
 
 /* The files of a folder: config.json, vocab.json (the poem model's format: an array of strings)
-   and the weights, as one model.safetensors or `shards` files with an index. */
-function folderOf(model, tensors, { shards = 1, pad } = {}) {
+   and the weights, as one model.safetensors or `shards` files with an index; the other options
+   are safetensors()'s. */
+function folderOf(model, tensors, { shards = 1, ...opts } = {}) {
   const files = { 'config.json': json(model.config), 'vocab.json': json(model.vocab) };
-  if (shards === 1) files['model.safetensors'] = safetensors(tensors, { pad });
-  else Object.assign(files, sharded(tensors, shards, { pad }));
+  if (shards === 1) files['model.safetensors'] = safetensors(tensors, opts);
+  else Object.assign(files, sharded(tensors, shards, opts));
   return files;
 }
 
-/* tensors split in `n` shards (consecutive names, as HF writes them) and their index. */
+/* tensors split in `n` shards (consecutive names, as HF writes them) and their index, whose
+   total_size counts the tensors' bytes, as save_pretrained's does. opts: safetensors()'s. */
 function sharded(tensors, n, opts = {}) {
   const names = Object.keys(tensors), per = Math.ceil(names.length / n), files = {}, weightMap = {};
+  let total = 0;
   for (let s = 0; s < n; s++) {
     const file = `model-${String(s + 1).padStart(5, '0')}-of-${String(n).padStart(5, '0')}.safetensors`;
     const part = {};
     for (const name of names.slice(s * per, (s + 1) * per)) { part[name] = tensors[name]; weightMap[name] = file; }
     files[file] = safetensors(part, opts);
+    total += files[file].length - 8 - headerLength(files[file]);
   }
-  files['model.safetensors.index.json'] = json({ metadata: { total_size: 0 }, weight_map: weightMap });
+  files['model.safetensors.index.json'] = json({ metadata: { total_size: total }, weight_map: weightMap });
   return files;
 }
 
@@ -158,5 +214,5 @@ function writeFolder(dir, files) {
   return dir;
 }
 
-module.exports = { toF16, fromF16, toBF16, fromBF16, safetensors, randomGpt2, tensorsOf, folderOf, sharded, json,
-  writeFolder, rounded };
+module.exports = { toF16, fromF16, toBF16, fromBF16, safetensors, sharded, raw, read, randomGpt2, tensorsOf, folderOf,
+  json, writeFolder, rounded };

@@ -1,7 +1,7 @@
-// decoder.test.js - bl.loadModel and model.forward: safetensors files written here (F32, F16,
-// BF16, GPT-2's names) against a plain float64 forward (reference.js), every malformed file
-// and bad argument as a named Error after which the engine still works, and the shipped poem
-// model (web/models/poems) against its committed fixture (tests/fixtures/poems.json).
+// decoder.test.js - bl.loadModel and model.forward: safetensors files (F32, F16, BF16, GPT-2's
+// names; checkpoint.js writes them) against a plain float64 forward (reference.js), every
+// malformed file and bad argument as a named Error after which the engine still works, and the
+// shipped poem model (web/models/poems) against its committed fixture (tests/fixtures/poems.json).
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -9,57 +9,15 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { BlockLens, assertClose, root } = require('./helpers.js');
 const ref = require('./reference.js');
+const ck = require('./checkpoint.js');
 
 let bl;
 test.before(async () => { bl = await BlockLens.load(); });
 
-/* ---- a safetensors writer ---------------------------------------------------------------- */
-// float -> float16 bits, for values float16 holds exactly (asserted: the tests pick such values)
-function f16Bits(v) {
-  if (v === 0) return Object.is(v, -0) ? 0x8000 : 0;
-  const s = v < 0 ? 0x8000 : 0, a = Math.abs(v);
-  const e = Math.floor(Math.log2(a));
-  if (e < -14) {
-    const f = a * 2 ** 24;
-    assert.ok(Number.isInteger(f), `${v} is not a float16 subnormal`);
-    return s | f;
-  }
-  const f = (a / 2 ** e - 1) * 1024;
-  assert.ok(Number.isInteger(f) && e <= 15, `${v} is not exact in float16`);
-  return s | ((e + 15) << 10) | f;
-}
-function bf16Bits(v) {
-  const u = new Uint32Array(Float32Array.of(v).buffer)[0];
-  assert.equal(u & 0xffff, 0, `${v} is not exact in bfloat16`);
-  return u >>> 16;
-}
-function tensorBytes(dtype, values) {
-  if (dtype === 'F32') return new Uint8Array(Float32Array.from(values).buffer);
-  const bits = values instanceof Uint16Array ? values : Uint16Array.from(values, dtype === 'F16' ? f16Bits : bf16Bits);
-  return new Uint8Array(bits.buffer);
-}
-
-/* tensors: { name: [dtype, shape, values] } -> the bytes of a .safetensors file; edit(header)
-   may change the header before it is written. */
-function safetensors(tensors, edit) {
-  const header = { __metadata__: { format: 'pt' } }, parts = [];
-  let off = 0;
-  for (const [name, [dtype, shape, values]] of Object.entries(tensors)) {
-    const b = tensorBytes(dtype, values);
-    header[name] = { dtype, shape, data_offsets: [off, off + b.length] };
-    parts.push(b);
-    off += b.length;
-  }
-  if (edit) edit(header);
-  let json = JSON.stringify(header);
-  while ((8 + json.length) % 8) json += ' ';
-  const head = new TextEncoder().encode(json), out = new Uint8Array(8 + head.length + off);
-  new DataView(out.buffer).setBigUint64(0, BigInt(head.length), true);
-  out.set(head, 8);
-  let at = 8 + head.length;
-  for (const p of parts) { out.set(p, at); at += p.length; }
-  return out;
-}
+/* ---- files: checkpoint.js's writer, F16 / BF16 values asserted exact in the dtype ---------- */
+/* tensors: { name: [dtype, shape, values or raw Uint16Array bits] } -> a .safetensors file;
+   edit(header) may change the header before it is written. */
+const safetensors = (tensors, edit) => ck.safetensors(tensors, { exact: true, edit });
 
 /* ---- a small random GPT-2 --------------------------------------------------------------- */
 const VOCAB = ['<s>', '<unk>', '，', '。', '月', '光', 'a', 'b', '𠀀', 'c', 'd'];
@@ -196,12 +154,7 @@ test('float16_and_bfloat16_values_decode_exactly_subnormals_extremes_negative_ze
 
 /* ---- malformed files --------------------------------------------------------------------- */
 function bytesWith(fn) { const b = safetensors(randomModel().tensors); fn(b); return b; }
-function headerOf(text) {
-  const json = new TextEncoder().encode(text), b = new Uint8Array(8 + json.length + 16);
-  new DataView(b.buffer).setBigUint64(0, BigInt(json.length), true);
-  b.set(json, 8);
-  return b;
-}
+const headerOf = (text) => ck.raw(text, 16);   // any header text, then 16 zero bytes of data
 const MALFORMED = [
   ['an empty file', new Uint8Array(0), /^BlockLens: weights: truncated file \(0 bytes\): a safetensors file starts with an 8-byte header length$/],
   ['a truncated file', () => safetensors(randomModel().tensors).slice(0, 5), /truncated file \(5 bytes\)/],

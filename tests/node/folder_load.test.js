@@ -99,13 +99,13 @@ test('unaligned_tensors_load_from_bytes_blobs_and_files_alike', async () => {
     const ref = await bl.loadModel({ files: ck.folderOf(model, ck.tensorsOf(model, { roundedAs: dtype })) });
     const want = ref.forward(ids).logits;
     ref.free();
-    for (const pad of [1, 3, 6]) {   // the data starts at an odd byte, or 2 mod 4
-      const files = ck.folderOf(model, ck.tensorsOf(model, { dtype }), { pad });
-      const dir = ck.writeFolder(path.join(tmp, `pad${pad}-${dtype}`), files);
+    for (const offset of [1, 3, 6]) {   // the data starts at an odd byte, or 2 mod 4
+      const files = ck.folderOf(model, ck.tensorsOf(model, { dtype }), { offset });
+      const dir = ck.writeFolder(path.join(tmp, `at${offset}-${dtype}`), files);
       const blobs = Object.fromEntries(Object.entries(files).map(([k, v]) => [k, new Blob([v])]));
       for (const [what, source] of [['bytes', { files }], ['a path', dir], ['Blobs', { files: blobs }]]) {
         const m = await bl.loadModel(source);
-        same(m.forward(ids).logits, want, `${dtype}, header padded by ${pad}, from ${what}`);
+        same(m.forward(ids).logits, want, `${dtype}, data at ${offset} mod 8, from ${what}`);
         m.free();
       }
     }
@@ -115,7 +115,7 @@ test('unaligned_tensors_load_from_bytes_blobs_and_files_alike', async () => {
 test('a_file_larger_than_one_read_loads_in_pieces_from_a_path_and_a_Blob_as_from_its_bytes', async () => {
   // wte 12,001 x 768 F32 (36.9 MB, past one 32 MB read), the header an odd length: reads start mid-file
   const model = ck.randomGpt2(bl, { seed: 5, nLayer: 1, D: 768, H: 12, F: 64, P: 8, V: 12001 });
-  const tensors = ck.tensorsOf(model), file = ck.safetensors(tensors, { pad: 3 });
+  const tensors = ck.tensorsOf(model), file = ck.safetensors(tensors, { offset: 3 });
   const ids = [0, 12000, 7, 6000, 4];
   const want = bl.loadModel({ weights: file, config: model.config, vocab: model.vocab });
   const logits = want.forward(ids).logits;

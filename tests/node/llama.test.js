@@ -9,40 +9,20 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { BlockLens, assertClose, root } = require('./helpers.js');
+const ck = require('./checkpoint.js');
 
 const DIR = path.join(root, 'tests', 'fixtures', 'models');
 let bl;
 test.before(async () => { bl = await BlockLens.load(); });
 
 /* ---- a folder ----------------------------------------------------------------------------- */
-function header(bytes) {
-  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  return { json: JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n))), start: 8 + n };
-}
-
-/* The shards of a folder as one safetensors file: the same tensors, bytes and header entries;
-   edit(entry) may replace an entry's dtype and data first. */
+/* The shards of a folder as one safetensors file (checkpoint.js's writer): the same tensors,
+   bytes and header entries; edit(entry) may replace an entry's dtype and data first. */
 function merged(files, edit) {
-  const entries = [];
-  for (const bytes of files) {
-    const { json, start } = header(bytes);
-    for (const [name, e] of Object.entries(json)) {
-      if (name === '__metadata__') continue;
-      entries.push({ name, dtype: e.dtype, shape: e.shape, data: bytes.subarray(start + e.data_offsets[0], start + e.data_offsets[1]) });
-    }
-  }
+  const entries = files.flatMap((bytes) => Object.entries(ck.read(bytes).tensors)
+    .map(([name, [dtype, shape, data]]) => ({ name, dtype, shape, data })));
   if (edit) entries.forEach(edit);
-  const head = { __metadata__: { format: 'pt' } };
-  let off = 0;
-  for (const e of entries) { head[e.name] = { dtype: e.dtype, shape: e.shape, data_offsets: [off, off + e.data.length] }; off += e.data.length; }
-  let text = JSON.stringify(head);
-  while (text.length % 8) text += ' ';
-  const out = new Uint8Array(8 + text.length + off);
-  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
-  out.set(new TextEncoder().encode(text), 8);
-  let at = 8 + text.length;
-  for (const e of entries) { out.set(e.data, at); at += e.data.length; }
-  return out;
+  return ck.safetensors(Object.fromEntries(entries.map((e) => [e.name, [e.dtype, e.shape, e.data]])));
 }
 
 function folder(name) {
@@ -135,7 +115,7 @@ test('a_llama_model_describes_its_heads_and_keeps_bf16_weights_in_half_the_heap'
 test('layer_weights_are_the_files_values_up_cast_in_their_out_in_layout', () => {
   const f = folder('llama-bf16'), model = load(f);
   try {
-    const { json, start } = header(f.weights), e = json['model.layers.1.self_attn.k_proj.weight'];
+    const { header, start } = ck.read(f.weights), e = header['model.layers.1.self_attn.k_proj.weight'];
     assert.equal(e.dtype, 'BF16');
     const bits = new Uint16Array(f.weights.slice(start + e.data_offsets[0], start + e.data_offsets[1]).buffer);
     const want = new Float32Array(new Uint32Array(Array.from(bits, (h) => h << 16)).buffer);
