@@ -1,0 +1,156 @@
+/* opened_store.test.js - on a served page, a model folder opened through the file input is kept in
+   the origin's private file system (OPFS): a reload reopens it from there (the same next-token
+   list, no file chooser, the ask hidden), Forget deletes it and the next reload asks again. A
+   sharded folder (qwen2) keeps its index and both shards. A quota estimate too small, or a write
+   failing midway, shows why in the line and the model stays open and keeps its figures. */
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('fs');
+const path = require('path');
+const { setup, open, ready } = require('./helpers.js');
+const { textOf } = require('../../tools/tokenizer/fixtures.js');
+
+const MODELS = path.join(__dirname, '..', 'fixtures', 'models');
+let env;
+test.before(async () => { env = await setup({ server: true }); });
+test.after(async () => { await env.close(); });
+
+// The reference's next-token top 10: its last row of logits, ties to the lower id.
+function referenceTop(name) {
+  const r = JSON.parse(fs.readFileSync(path.join(MODELS, name, 'reference.json'), 'utf8'));
+  const V = r.shapes.logits[1], last = r.expected.logits.slice(-V);
+  return { ids: r.ids, top: Array.from(last.keys()).sort((a, b) => last[b] - last[a] || a - b).slice(0, 10) };
+}
+
+// The fixture folder's files (reference.json is the test's, not the model's) with their sizes.
+const folderFiles = (name) => Object.fromEntries(fs.readdirSync(path.join(MODELS, name)).filter((f) => f !== 'reference.json')
+  .map((f) => [f, fs.statSync(path.join(MODELS, name, f)).size]));
+
+// What OPFS holds, read by the page itself: { folder: { file: size } }.
+const opfs = (page) => page.evaluate(async () => {
+  const out = {}, top = await navigator.storage.getDirectory();
+  let root;
+  try { root = await top.getDirectoryHandle('blocklens-models'); } catch (e) { return out; }
+  for await (const [dn, dir] of root.entries()) {
+    out[dn] = {};
+    for await (const [fn, h] of dir.entries()) out[dn][fn] = (await h.getFile()).size;
+  }
+  return out;
+});
+
+async function opened(page) {
+  await page.waitForFunction(() => document.body.dataset.open && document.body.dataset.open !== 'opening', null,
+    { timeout: 30000 });
+  assert.equal(await page.evaluate(() => document.body.dataset.open), 'opened');
+  await page.waitForTimeout(400);
+  await ready(page);
+  await page.waitForFunction(() => document.querySelector('#fig-next').dataset.trained === 'model', null, { timeout: 30000 });
+}
+const nextIds = (page) => page.$eval('#fig-next', (f) => f.dataset.ids || '');
+const keptState = (page, want) => page.waitForFunction((w) => document.body.dataset.kept === w, want, { timeout: 30000 });
+
+async function openFolder(page, name, text) {
+  await page.setInputFiles('#open-dir-input', path.join(MODELS, name));
+  await opened(page);
+  if (text !== undefined) {
+    await page.fill('#ctl-tokens', text);
+    await page.waitForTimeout(400);
+    await ready(page);
+  }
+}
+
+for (const name of ['llama', 'qwen2']) {
+  test('a_served_' + name + '_folder_is_kept_reopens_after_a_reload_without_asking_and_forget_asks_again', async () => {
+    const o = await open(env.browser, env.url, 'lang=en');
+    const ref = referenceTop(name);
+    await openFolder(o.page, name, textOf(ref.ids));
+    assert.equal(await nextIds(o.page), ref.top.join(' '));
+    await keptState(o.page, 'kept');
+    const bytes = Object.values(folderFiles(name)).reduce((a, b) => a + b, 0);
+    assert.match(await o.page.textContent('.open-kept-text'), new RegExp('^Kept in this browser \\(' +
+      (bytes / 1e3).toFixed(1) + ' kB\\): a reload opens ' + name + ' from here'));
+    // Every file the model needs, at its size, and the marker written last.
+    const held = await opfs(o.page), folders = Object.keys(held);
+    assert.equal(folders.length, 1);
+    const copy = Object.assign({}, held[folders[0]]), marker = copy['blocklens-kept.json'];
+    delete copy['blocklens-kept.json'];
+    assert.deepEqual(copy, folderFiles(name));
+    assert.ok(marker > 0);
+    if (name === 'qwen2') assert.ok('model-00002-of-00002.safetensors' in copy, 'both shards are kept');
+
+    // A reload: the same model, the same next tokens, from the browser's copy, no chooser.
+    let chooser = 0;
+    o.page.on('filechooser', () => { chooser++; });
+    await o.page.reload();
+    await ready(o.page);
+    await opened(o.page);
+    assert.equal(await o.page.evaluate(() => document.body.dataset.openedFrom), 'store');
+    assert.match(await o.page.textContent('#open-info'), new RegExp('^' + name + ': '));
+    assert.equal(await o.page.$eval('#ctl-weights', (s) => s.value), 'model');
+    assert.equal(await nextIds(o.page), ref.top.join(' '));
+    assert.ok(await o.page.isHidden('#open-ask'));
+    assert.match(await o.page.textContent('.open-kept-text'), /^Kept in this browser/);
+    assert.equal(chooser, 0);
+
+    // Forget: the copy is gone; the next reload asks for the folder by name, on random weights.
+    await o.page.click('.open-forget');
+    await keptState(o.page, 'forgotten');
+    assert.deepEqual(await opfs(o.page), {});
+    assert.equal(await nextIds(o.page), ref.top.join(' '), 'the open model stays');
+    await o.page.reload();
+    await ready(o.page);
+    await o.page.waitForFunction(() => !document.getElementById('open-ask').hidden, null, { timeout: 10000 });
+    assert.match(await o.page.textContent('#open-ask'), new RegExp('\u201c' + name + '\u201d'));
+    assert.equal(await o.page.$eval('#ctl-weights', (s) => s.value), 'random');
+    assert.notEqual(await o.page.evaluate(() => document.body.dataset.open), 'opening');
+    assert.equal(chooser, 0);
+    assert.deepEqual(o.log.errors, []);
+    await o.close();
+  });
+}
+
+// A failure of the store is said in its line; the model opened stays, with its figures.
+async function keptFails(initScript, state, message) {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(initScript);
+  const page = await context.newPage(), errors = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(m.type() + ': ' + m.text()); });
+  page.on('pageerror', (e) => errors.push('pageerror: ' + e.message));
+  await page.goto(env.url + '#lang=en');
+  await ready(page);
+  const o = { page, log: { errors }, close: () => context.close() };
+  const ref = referenceTop('llama');
+  await openFolder(o.page, 'llama', textOf(ref.ids));
+  await keptState(o.page, state);
+  assert.match(await o.page.textContent('.open-kept-text'), message);
+  assert.equal(await o.page.$eval('#open-kept', (p) => getComputedStyle(p).display), 'flex', 'the line is shown');
+  assert.ok(await o.page.isHidden('.open-forget'));
+  assert.ok(await o.page.isHidden('#open-err'));
+  assert.equal(await nextIds(o.page), ref.top.join(' '));
+  assert.deepEqual(await opfs(o.page), {}, 'nothing half written is left');
+  // The model still computes: layer 2 is drawn from it.
+  await o.page.fill('#ctl-layer', '2');
+  await o.page.waitForTimeout(400);
+  await ready(o.page);
+  assert.match(await o.page.textContent('#weights-note'), /layer 2 of 2/);
+  // And the reload asks, since nothing was kept.
+  await o.page.reload();
+  await ready(o.page);
+  await o.page.waitForFunction(() => !document.getElementById('open-ask').hidden, null, { timeout: 10000 });
+  assert.deepEqual(o.log.errors, []);
+  await o.close();
+}
+
+test('a_quota_estimate_too_small_says_so_and_the_model_stays_open', () => keptFails(() => {
+  navigator.storage.estimate = async () => ({ quota: 20000, usage: 15000 });
+}, 'quota', /^Not kept in this browser: llama needs [\d.]+ kB and the browser\u2019s storage has 5\.0 kB free\. The model stays open/));
+
+test('a_write_failing_midway_says_so_removes_the_copy_and_the_model_stays_open', () => keptFails(() => {
+  const write = FileSystemWritableFileStream.prototype.write;
+  let n = 0;
+  FileSystemWritableFileStream.prototype.write = function (chunk) {
+    if (++n === 3) return Promise.reject(new DOMException('the disk went away', 'InvalidStateError'));
+    return write.call(this, chunk);
+  };
+}, 'failed', /^Could not keep llama in this browser \(the disk went away\)\. The model stays open/));
