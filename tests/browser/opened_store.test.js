@@ -1,14 +1,14 @@
 /* opened_store.test.js - on a served page, a model folder opened through the file input is kept in
    the origin's private file system (OPFS): a reload reopens it from there (the same next-token
    list, no file chooser, the ask hidden), Forget deletes it and the next reload asks again. A
-   sharded folder (qwen2) keeps its index and both shards. A quota estimate too small, or a write
-   failing midway, shows why in the line and the model stays open and keeps its figures. */
+   sharded folder (qwen2) keeps its index and both shards. A quota estimate too small, a write
+   failing midway or a copy cancelled shows why in the line; the model stays open with its figures. */
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
-const { setup, open, ready } = require('./helpers.js');
+const { setup, open, ready, FILE_URL } = require('./helpers.js');
 const { textOf } = require('../../tools/tokenizer/fixtures.js');
 
 const MODELS = path.join(__dirname, '..', 'fixtures', 'models');
@@ -111,7 +111,7 @@ for (const name of ['llama', 'qwen2']) {
 }
 
 // A failure of the store is said in its line; the model opened stays, with its figures.
-async function keptFails(initScript, state, message) {
+async function keptFails(initScript, state, message, during) {
   const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.addInitScript(initScript);
   const page = await context.newPage(), errors = [];
@@ -122,6 +122,7 @@ async function keptFails(initScript, state, message) {
   const o = { page, log: { errors }, close: () => context.close() };
   const ref = referenceTop('llama');
   await openFolder(o.page, 'llama', textOf(ref.ids));
+  if (during) await during(o.page);
   await keptState(o.page, state);
   assert.match(await o.page.textContent('.open-kept-text'), message);
   assert.equal(await o.page.$eval('#open-kept', (p) => getComputedStyle(p).display), 'flex', 'the line is shown');
@@ -154,3 +155,27 @@ test('a_write_failing_midway_says_so_removes_the_copy_and_the_model_stays_open',
     return write.call(this, chunk);
   };
 }, 'failed', /^Could not keep llama in this browser \(the disk went away\)\. The model stays open/));
+
+// Each write waits 1.5 s: time to press Cancel while the line shows the copy's progress.
+test('cancelling_the_copy_removes_it_and_the_model_stays_open', () => keptFails(() => {
+  const write = FileSystemWritableFileStream.prototype.write;
+  FileSystemWritableFileStream.prototype.write = function (chunk) {
+    return new Promise((r) => setTimeout(r, 1500)).then(() => write.call(this, chunk));
+  };
+}, 'cancelled', /^Not kept in this browser \(cancelled\)\. The model stays open/, async (page) => {
+  await keptState(page, 'saving');
+  assert.match(await page.textContent('.open-kept-text'), /^Keeping llama in this browser, .*: [\d.]+ kB of [\d.]+ kB/);
+  await page.click('.open-keep-cancel');
+}));
+
+// From file:// the page has no usable OPFS (Chromium's getDirectory rejects there): nothing is
+// tried, nothing is logged, and the line stays hidden.
+test('a_file_url_page_keeps_nothing_and_says_nothing', async () => {
+  const o = await open(env.browser, FILE_URL, 'lang=en');
+  await openFolder(o.page, 'llama', textOf(referenceTop('llama').ids));
+  await o.page.waitForTimeout(500);
+  assert.equal(await o.page.evaluate(() => document.body.dataset.kept), undefined);
+  assert.ok(await o.page.isHidden('#open-kept'));
+  assert.deepEqual(o.log.errors, []);
+  await o.close();
+});

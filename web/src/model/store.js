@@ -104,8 +104,10 @@ export function createStore(storage, protocol) {
       }
     }
     if (!asked && typeof storage.persist === 'function') {
-      asked = true;
-      try { await storage.persist(); } catch (e) { /* best-effort: the copy works without it */ }
+      asked = true;   // (Firefox may show a prompt: not again on this page, and not once granted)
+      try {
+        if (!(typeof storage.persisted === 'function' && await storage.persisted())) await storage.persist();
+      } catch (e) { /* best-effort: the copy works without it */ }
     }
     let written = 0, w = null;
     try {
