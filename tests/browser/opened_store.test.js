@@ -6,7 +6,9 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const crypto = require('crypto');
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const { setup, open, ready, FILE_URL } = require('./helpers.js');
 const { textOf } = require('../../tools/tokenizer/fixtures.js');
@@ -51,7 +53,7 @@ const nextIds = (page) => page.$eval('#fig-next', (f) => f.dataset.ids || '');
 const keptState = (page, want) => page.waitForFunction((w) => document.body.dataset.kept === w, want, { timeout: 30000 });
 
 async function openFolder(page, name, text) {
-  await page.setInputFiles('#open-dir-input', path.join(MODELS, name));
+  await page.setInputFiles('#open-dir-input', path.isAbsolute(name) ? name : path.join(MODELS, name));
   await opened(page);
   if (text !== undefined) {
     await page.fill('#ctl-tokens', text);
@@ -178,4 +180,75 @@ test('a_file_url_page_keeps_nothing_and_says_nothing', async () => {
   assert.ok(await o.page.isHidden('#open-kept'));
   assert.deepEqual(o.log.errors, []);
   await o.close();
+});
+
+// A GPT-2-shaped folder of about 25 MB (2 layers of d_model 512, weights from one xorshift run over
+// the whole file, so no two 8 MB writes hold the same bytes; the fixtures' 64-character tokenizer).
+function bigFolder() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-store-')), D = 512, NL = 2, V = 64, P = 64;
+  const shapes = [['wte.weight', [V, D]], ['wpe.weight', [P, D]]];
+  for (let l = 0; l < NL; l++) {
+    const h = 'h.' + l + '.';
+    shapes.push([h + 'ln_1.weight', [D]], [h + 'ln_1.bias', [D]], [h + 'attn.c_attn.weight', [D, 3 * D]],
+      [h + 'attn.c_attn.bias', [3 * D]], [h + 'attn.c_proj.weight', [D, D]], [h + 'attn.c_proj.bias', [D]],
+      [h + 'ln_2.weight', [D]], [h + 'ln_2.bias', [D]], [h + 'mlp.c_fc.weight', [D, 4 * D]], [h + 'mlp.c_fc.bias', [4 * D]],
+      [h + 'mlp.c_proj.weight', [4 * D, D]], [h + 'mlp.c_proj.bias', [D]]);
+  }
+  shapes.push(['ln_f.weight', [D]], ['ln_f.bias', [D]]);
+  const header = {};
+  let off = 0;
+  for (const [n, sh] of shapes) {
+    const bytes = sh.reduce((a, b) => a * b, 1) * 4;
+    header[n] = { dtype: 'F32', shape: sh, data_offsets: [off, off + bytes] };
+    off += bytes;
+  }
+  let json = JSON.stringify(header);
+  while (json.length % 8) json += ' ';
+  const len = Buffer.alloc(8), w = new Float32Array(off / 4);
+  len.writeBigUInt64LE(BigInt(json.length));
+  let x = 2463534242;
+  for (let i = 0; i < w.length; i++) {
+    x ^= x << 13; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    w[i] = (x / 4294967296 - 0.5) * 0.04;
+  }
+  fs.writeFileSync(path.join(dir, 'model.safetensors'), Buffer.concat([len, Buffer.from(json), Buffer.from(w.buffer)]));
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'gpt2', n_embd: D, n_layer: NL, n_head: 8,
+    n_positions: P, vocab_size: V }));
+  fs.copyFileSync(path.join(MODELS, 'gpt2', 'tokenizer.json'), path.join(dir, 'tokenizer.json'));
+  return dir;
+}
+
+test('a_folder_of_several_8_mb_writes_is_copied_byte_for_byte_and_reopens_to_the_same_next_tokens', async () => {
+  const dir = bigFolder();
+  try {
+    const o = await open(env.browser, env.url, 'lang=en&tokens=' + encodeURIComponent('draQ,r'));
+    await openFolder(o.page, dir);
+    await keptState(o.page, 'kept');
+    const before = await nextIds(o.page);
+    assert.match(before, /^(\d+ ){9}\d+$/);
+    const sha = (f) => crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, f))).digest('hex');
+    const copied = await o.page.evaluate(async () => {
+      const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('blocklens-models'), out = {};
+      for await (const [, d] of root.entries()) {
+        for await (const [fn, h] of d.entries()) {
+          const hash = await crypto.subtle.digest('SHA-256', await (await h.getFile()).arrayBuffer());
+          out[fn] = Array.from(new Uint8Array(hash), (b) => b.toString(16).padStart(2, '0')).join('');
+        }
+      }
+      return out;
+    });
+    assert.ok(fs.statSync(path.join(dir, 'model.safetensors')).size > 3 * (8 << 20));
+    for (const f of ['config.json', 'tokenizer.json', 'model.safetensors']) assert.equal(copied[f], sha(f), f);
+    await o.page.reload();
+    await ready(o.page);
+    await opened(o.page);
+    assert.equal(await o.page.evaluate(() => document.body.dataset.openedFrom), 'store');
+    assert.equal(await nextIds(o.page), before);
+    await o.page.click('.open-forget');
+    await keptState(o.page, 'forgotten');
+    assert.deepEqual(o.log.errors, []);
+    await o.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -7,6 +7,7 @@ const ROOT = 'blocklens-models', MARKER = 'blocklens-kept.json';
 const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json', 'vocab.json', 'merges.txt',
   'special_tokens_map.json'];
 const INDEX = 'model.safetensors.index.json', SINGLE = 'model.safetensors';
+const BATCH = 8 << 20;   // bytes per write: ~35 MB/s one write per stream piece, ~60 MB/s in 8 MB ones
 
 // An Error with a code the page words: 'quota' (the estimate says it does not fit: vars need,
 // free), 'write' (a write failed midway: vars message), 'cancelled'.
@@ -110,22 +111,31 @@ export function createStore(storage, protocol) {
       } catch (e) { /* best-effort: the copy works without it */ }
     }
     let written = 0, w = null;
+    const batch = new Uint8Array(Math.min(BATCH, Math.max(total, 1)));
     try {
       await drop(name);   // an older copy of that name goes first, marker included
       const dir = await dirOf(name, true);
       for (const f of files) {
         w = await (await dir.getFileHandle(f.name, { create: true })).createWritable();
         const reader = f.stream().getReader();
+        let n = 0;
         for (;;) {
           if (o.signal && o.signal.aborted) {
             reader.cancel().catch(() => {});
             throw storeError('cancelled', 'keeping was cancelled');
           }
           const { done, value } = await reader.read();
-          if (done) break;
-          await w.write(value);
-          written += value.byteLength;
+          // The stream's pieces (64 kB in Chromium) gathered into one write of up to BATCH bytes.
+          if (!done && n + value.byteLength <= batch.length) { batch.set(value, n); n += value.byteLength; continue; }
+          if (n) await w.write(batch.subarray(0, n));
+          written += n;
+          n = 0;
           if (o.onProgress) o.onProgress(written, total);
+          if (done) break;
+          if (value.byteLength > batch.length) { await w.write(value); written += value.byteLength; } else {
+            batch.set(value, 0);
+            n = value.byteLength;
+          }
         }
         await w.close();
         w = null;
