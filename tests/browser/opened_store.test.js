@@ -252,3 +252,40 @@ test('a_folder_of_several_8_mb_writes_is_copied_byte_for_byte_and_reopens_to_the
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// Each model opened here is kept in a folder of its own: the line under the open one names the
+// others (and a copy a closed tab left unfinished, no marker), and Forget those removes them only.
+test('other_kept_models_and_an_unfinished_copy_are_named_and_forget_those_keeps_the_open_one', async () => {
+  const o = await open(env.browser, env.url, 'lang=en');
+  await o.page.evaluate(async () => {
+    const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('blocklens-models', { create: true });
+    const w = await (await (await root.getDirectoryHandle('m-00000000-left', { create: true }))
+      .getFileHandle('config.json', { create: true })).createWritable();
+    await w.write('x'.repeat(1500));
+    await w.close();
+  });
+  await openFolder(o.page, 'llama');
+  await keptState(o.page, 'kept');
+  await o.page.waitForFunction(() => !document.getElementById('open-kept-others').hidden);
+  assert.equal(await o.page.textContent('.open-kept-others-text'), 'Also kept in this browser: a copy left unfinished (1.5 kB).');
+  await o.page.evaluate(() => { document.body.dataset.kept = ''; });
+  await openFolder(o.page, 'gpt2');
+  await keptState(o.page, 'kept');
+  const llama = Object.values(folderFiles('llama')).reduce((a, b) => a + b, 0) + 1500;
+  await o.page.waitForFunction(() => /llama/.test(document.querySelector('.open-kept-others-text').textContent));
+  const text = await o.page.textContent('.open-kept-others-text');
+  assert.match(text, /^Also kept in this browser: (llama, a copy left unfinished|a copy left unfinished, llama) \(([\d.]+) kB\)\.$/);
+  // The marker's bytes are the files'; the size said counts the marker-less copy's file too.
+  assert.equal(text.match(/\(([\d.]+) kB\)/)[1], (llama / 1e3).toFixed(1));
+  await o.page.click('.open-forget-others');
+  await o.page.waitForFunction(() => document.getElementById('open-kept-others').hidden);
+  const held = await opfs(o.page);
+  assert.equal(Object.keys(held).length, 1);
+  assert.deepEqual(Object.keys(Object.values(held)[0]).sort(), ['blocklens-kept.json', 'config.json', 'model.safetensors', 'tokenizer.json']);
+  assert.match(await o.page.textContent('.open-kept-text'), /^Kept in this browser .* gpt2 from here/);
+  await o.page.click('.open-forget');
+  await keptState(o.page, 'forgotten');
+  assert.deepEqual(await opfs(o.page), {});
+  assert.deepEqual(o.log.errors, []);
+  await o.close();
+});

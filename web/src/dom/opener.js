@@ -102,6 +102,7 @@ export function mount(wrap, opts) {
   wrap.appendChild(info);
   const kept = keptLine(opts, store);
   wrap.appendChild(kept.root);
+  wrap.appendChild(kept.rest);
   wrap.appendChild(err);
   const help = el('p', 'hint open-help');
   help.setAttribute('data-i18n', 'openHint');
@@ -229,13 +230,52 @@ function keptLine(opts, store) {
   [stop, forget].forEach((b) => { b.type = 'button'; });
   [text, bar, stop, forget].forEach((n) => root.appendChild(n));
   root.hidden = true;
+  // Under it, the other models this page's origin keeps (each opened once here), with Forget those.
+  const rest = el('p', 'hint open-kept open-kept-others'), restText = el('span', 'open-kept-others-text');
+  const restBtn = el('button', 'mini open-forget-others');
+  rest.id = 'open-kept-others';
+  restBtn.type = 'button';
+  restBtn.setAttribute('data-i18n', 'keptForgetOthers');
+  rest.appendChild(restText);
+  rest.appendChild(restBtn);
+  rest.hidden = true;
   let now = null, keeping = null;   // { state, vars }; the copy under way: { ctl, done }
+  let others = [], othersErr = null;   // store.others(); why Forget those failed
 
   function set(state, vars) {
     now = { state, vars };
     update();
+    if (state !== 'saving') refreshOthers();
   }
+  async function refreshOthers() {
+    const name = now && now.vars.name;
+    try {
+      others = store && name ? await store.others(name) : [];
+    } catch (e) {
+      others = [];
+    }
+    if (now && now.vars.name === name) drawOthers();
+  }
+  function drawOthers() {
+    const t = opts.t();
+    setHidden(rest, !others.length && !othersErr);
+    setHidden(restBtn, !others.length);
+    setText(restBtn, t('keptForgetOthers'));
+    const names = others.map((o) => o.name || t('kept_unfinished')).join(', ');
+    setText(restText, othersErr ? t('kept_forgetFailed', { name: names, message: othersErr }) : others.length
+      ? t('kept_others', { names, size: mb(others.reduce((n, o) => n + o.bytes, 0)) }) : '');
+  }
+  restBtn.addEventListener('click', async () => {
+    othersErr = null;
+    try {
+      await store.forgetOthers(now.vars.name);
+    } catch (e) {
+      othersErr = String((e && e.message) || e);
+    }
+    await refreshOthers();
+  });
   function update() {
+    drawOthers();
     if (!now) return;
     const t = opts.t();
     setText(text, t('kept_' + now.state, now.vars));
@@ -300,7 +340,7 @@ function keptLine(opts, store) {
       set('forgetFailed', { name, message: String((e && e.message) || e) });
     }
   });
-  return { root, keep, showKept, update };
+  return { root, rest, keep, showKept, update };
 }
 
 // The files of a drop: a folder's entries read recursively (webkitGetAsEntry), else the files.

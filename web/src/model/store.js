@@ -47,6 +47,7 @@ export function createStore(storage, protocol) {
     typeof FileSystemFileHandle === 'function' && typeof FileSystemFileHandle.prototype.createWritable === 'function';
   if (!ok) return null;
   let asked = false;   // persist() is asked once per page
+  const writing = new Set();   // the folders this page is copying into now
 
   async function root(create) {
     const top = await storage.getDirectory();
@@ -68,24 +69,49 @@ export function createStore(storage, protocol) {
     }
   }
 
-  // name -> { files: File[], bytes } when the folder holds that model whole (its marker, each
-  // file at its size), else null.
-  async function find(name) {
-    const dir = await dirOf(name, false).catch(() => null);
-    if (!dir) return null;
+  // A folder's model when it is whole (its marker, each file at its size): { name, files: File[],
+  // bytes }, else null. name: the one it must hold (any when absent).
+  async function whole(dir, name) {
     try {
       const mark = JSON.parse(await (await (await dir.getFileHandle(MARKER)).getFile()).text());
-      if (!mark || mark.name !== name || !Array.isArray(mark.files)) return null;
+      if (!mark || typeof mark.name !== 'string' || name !== undefined && mark.name !== name ||
+        !Array.isArray(mark.files)) return null;
       const files = [];
       for (const f of mark.files) {
         const file = await (await dir.getFileHandle(f.name)).getFile();
         if (file.size !== f.size) return null;
         files.push(file);
       }
-      return { files, bytes: mark.bytes };
+      return { name: mark.name, files, bytes: mark.bytes };
     } catch (e) {
       return null;   // no marker or a file missing: not kept whole
     }
+  }
+  // name -> { name, files, bytes } when that model is kept whole, else null.
+  async function find(name) {
+    const dir = await dirOf(name, false).catch(() => null);
+    return dir ? whole(dir, name) : null;
+  }
+
+  // Every copy but model `name`'s: [{ name (null: a copy left unfinished, e.g. by a closed tab), bytes }].
+  async function others(name) {
+    const out = [];
+    let top;
+    try { top = await root(false); } catch (e) { return out; }
+    for await (const [folder, h] of top.entries()) {
+      if (h.kind !== 'directory' || folder === folderOf(name) || writing.has(folder)) continue;
+      const w = await whole(h);
+      let bytes = 0;
+      if (!w) for await (const [, f] of h.entries()) if (f.kind === 'file') bytes += (await f.getFile()).size;
+      out.push({ name: w ? w.name : null, bytes: w ? w.bytes : bytes, folder });
+    }
+    return out;
+  }
+  // Removes the copies others(name) lists.
+  async function forgetOthers(name) {
+    const top = await root(false).catch(() => null);
+    if (!top) return;
+    for (const o of await others(name)) await top.removeEntry(o.folder, { recursive: true });
   }
 
   // Copies files (File[]) in as model `name`. opts: { signal, onProgress(written, total) }.
@@ -112,6 +138,7 @@ export function createStore(storage, protocol) {
     }
     let written = 0, w = null;
     const batch = new Uint8Array(Math.min(BATCH, Math.max(total, 1)));
+    writing.add(folderOf(name));
     try {
       await drop(name);   // an older copy of that name goes first, marker included
       const dir = await dirOf(name, true);
@@ -152,8 +179,10 @@ export function createStore(storage, protocol) {
       if (e && e.code === 'cancelled') throw e;
       const message = String((e && e.message) || e);   // QuotaExceededError midway included
       throw storeError('write', 'keeping the model failed after ' + written + ' bytes: ' + message, { message });
+    } finally {
+      writing.delete(folderOf(name));
     }
   }
 
-  return { find, keep, forget: drop };
+  return { find, keep, forget: drop, others, forgetOthers };
 }
