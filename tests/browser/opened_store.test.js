@@ -289,3 +289,50 @@ test('other_kept_models_and_an_unfinished_copy_are_named_and_forget_those_keeps_
   assert.deepEqual(o.log.errors, []);
   await o.close();
 });
+
+// A folder changed in place (same name, same sizes, newer files: lm_head negated) is copied again:
+// the reload shows the changed model's next tokens, the reference's lowest 10 logits.
+
+const keptSha = (page, name) => page.evaluate(async (n) => {
+  const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('blocklens-models');
+  for await (const [, d] of root.entries()) {
+    const hash = await crypto.subtle.digest('SHA-256', await (await (await d.getFileHandle(n)).getFile()).arrayBuffer());
+    return Array.from(new Uint8Array(hash), (b) => b.toString(16).padStart(2, '0')).join('');
+  }
+  return null;
+}, name);
+test('a_folder_changed_in_place_is_kept_again_and_reopens_as_changed', async () => {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-store-')), 'llama');
+  try {
+    fs.cpSync(path.join(MODELS, 'llama'), dir, { recursive: true });
+    fs.rmSync(path.join(dir, 'reference.json'));
+    const o = await open(env.browser, env.url, 'lang=en');
+    const ref = referenceTop('llama');
+    await openFolder(o.page, dir, textOf(ref.ids));
+    await keptState(o.page, 'kept');
+    assert.equal(await nextIds(o.page), ref.top.join(' '));
+    const file = path.join(dir, 'model.safetensors'), buf = fs.readFileSync(file), n = Number(buf.readBigUInt64LE(0));
+    const [a, b] = JSON.parse(buf.subarray(8, 8 + n).toString('utf8'))['lm_head.weight'].data_offsets;
+    for (let i = 8 + n + a; i < 8 + n + b; i += 4) buf.writeFloatLE(-buf.readFloatLE(i), i);
+    fs.writeFileSync(file, buf);
+    fs.utimesSync(file, new Date(), new Date(Date.now() + 5000));
+    await o.page.evaluate(() => { document.body.dataset.kept = ''; document.body.dataset.open = ''; });
+    await openFolder(o.page, dir);
+    await keptState(o.page, 'kept');
+    const r = JSON.parse(fs.readFileSync(path.join(MODELS, 'llama', 'reference.json'), 'utf8'));
+    const V = r.shapes.logits[1], last = r.expected.logits.slice(-V);
+    const low = Array.from(last.keys()).sort((x, y) => last[x] - last[y] || x - y).slice(0, 10).join(' ');
+    // (Not the figure before the reload: dom/redraw.js leaves a figure alone when a folder of the
+    // same name opens again with the same settings.) The copy is the changed file's bytes.
+    assert.equal(await keptSha(o.page, 'model.safetensors'), crypto.createHash('sha256').update(buf).digest('hex'));
+    await o.page.reload();
+    await ready(o.page);
+    await opened(o.page);
+    assert.equal(await o.page.evaluate(() => document.body.dataset.openedFrom), 'store');
+    assert.equal(await nextIds(o.page), low);
+    assert.deepEqual(o.log.errors, []);
+    await o.close();
+  } finally {
+    fs.rmSync(path.dirname(dir), { recursive: true, force: true });
+  }
+});

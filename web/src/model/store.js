@@ -70,7 +70,8 @@ export function createStore(storage, protocol) {
   }
 
   // A folder's model when it is whole (its marker, each file at its size): { name, files: File[],
-  // bytes }, else null. name: the one it must hold (any when absent).
+  // bytes, from: the marker's [{ name, size, lastModified }] of the files copied }, else null.
+  // name: the one it must hold (any when absent).
   async function whole(dir, name) {
     try {
       const mark = JSON.parse(await (await (await dir.getFileHandle(MARKER)).getFile()).text());
@@ -82,7 +83,7 @@ export function createStore(storage, protocol) {
         if (file.size !== f.size) return null;
         files.push(file);
       }
-      return { name: mark.name, files, bytes: mark.bytes };
+      return { name: mark.name, files, bytes: mark.bytes, from: mark.files };
     } catch (e) {
       return null;   // no marker or a file missing: not kept whole
     }
@@ -116,12 +117,14 @@ export function createStore(storage, protocol) {
 
   // Copies files (File[]) in as model `name`. opts: { signal, onProgress(written, total) }.
   // -> { bytes }; throws a storeError ('quota' before any write, 'write', 'cancelled'), after
-  // removing what it had written. A copy already whole is not written again.
+  // removing what it had written. A whole copy of the same files (names, sizes and times: a
+  // folder retrained in place is copied again) is not written again.
   async function keep(name, files, opts) {
     const o = opts || {}, total = files.reduce((n, f) => n + f.size, 0);
     const have = await find(name);
-    if (have && have.files.length === files.length &&
-      have.files.every((f, i) => f.name === files[i].name && f.size === files[i].size)) return { bytes: have.bytes };
+    const same = (f, i) => f.name === files[i].name && f.size === files[i].size &&
+      f.lastModified === files[i].lastModified;
+    if (have && have.from.length === files.length && have.from.every(same)) return { bytes: have.bytes };
     if (typeof storage.estimate === 'function') {
       const est = await storage.estimate();
       const free = Math.max(0, (est.quota || 0) - (est.usage || 0)) + (have ? have.bytes : 0);
@@ -167,7 +170,8 @@ export function createStore(storage, protocol) {
         await w.close();
         w = null;
       }
-      const mark = { name, bytes: total, files: files.map((f) => ({ name: f.name, size: f.size })) };
+      const mark = { name, bytes: total,
+        files: files.map((f) => ({ name: f.name, size: f.size, lastModified: f.lastModified })) };
       w = await (await dir.getFileHandle(MARKER, { create: true })).createWritable();
       await w.write(JSON.stringify(mark));
       await w.close();
