@@ -336,3 +336,28 @@ test('a_folder_changed_in_place_is_kept_again_and_reopens_as_changed', async () 
     fs.rmSync(path.dirname(dir), { recursive: true, force: true });
   }
 });
+
+// Only what the loader reads is kept: the index's shards, not a consolidated copy beside them, nor
+// other formats' weights or files it does not read.
+test('a_sharded_folder_with_extra_files_keeps_only_config_index_shards_and_tokenizer', async () => {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-store-')), 'qwen2');
+  try {
+    fs.cpSync(path.join(MODELS, 'qwen2'), dir, { recursive: true });
+    fs.rmSync(path.join(dir, 'reference.json'));
+    fs.copyFileSync(path.join(dir, 'model-00001-of-00002.safetensors'), path.join(dir, 'consolidated.safetensors'));
+    fs.writeFileSync(path.join(dir, 'pytorch_model.bin'), Buffer.alloc(3000));
+    fs.writeFileSync(path.join(dir, 'generation_config.json'), '{}');
+    const o = await open(env.browser, env.url, 'lang=en');
+    const ref = referenceTop('qwen2');
+    await openFolder(o.page, dir, textOf(ref.ids));
+    await keptState(o.page, 'kept');
+    assert.equal(await nextIds(o.page), ref.top.join(' '));
+    const held = Object.values(await opfs(o.page))[0];
+    assert.deepEqual(Object.keys(held).sort(), ['blocklens-kept.json', 'config.json', 'model-00001-of-00002.safetensors',
+      'model-00002-of-00002.safetensors', 'model.safetensors.index.json', 'tokenizer.json']);
+    assert.deepEqual(o.log.errors, []);
+    await o.close();
+  } finally {
+    fs.rmSync(path.dirname(dir), { recursive: true, force: true });
+  }
+});

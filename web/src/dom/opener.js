@@ -46,6 +46,8 @@ export function pieceLabel(p) {
 // The page's encoder: the folder's tokenizer, or (vocab.json as a list, the poem model's) one id
 // per character after <s>. named: { name: File | Blob }; module(): a Promise of the tokenizer
 // module. -> { encode(text) -> { ids, labels }, label(id), text(id) } (tools/render.js too)
+// (The Worker parses tokenizer.json again: the engine's loadModel builds the model's vocabulary
+// and takes none ready-made, and encode here must stay synchronous, as the settings check it.)
 export async function pageTokenizer(named, module) {
   if (needsTokenizer(named)) {
     const mod = await module(), given = {};
