@@ -1,8 +1,11 @@
 /* opened_store.test.js - on a served page, a model folder opened through the file input is kept in
    the origin's private file system (OPFS): a reload reopens it from there (the same next-token
    list, no file chooser, the ask hidden), Forget deletes it and the next reload asks again. A
-   sharded folder (qwen2) keeps its index and both shards. A quota estimate too small, a write
-   failing midway or a copy cancelled shows why in the line; the model stays open with its figures. */
+   sharded folder (qwen2) keeps its index and both shards, and only what the loader reads; a file
+   over several 8 MB writes is copied byte for byte; a folder changed in place is copied again;
+   other kept models are named, with Forget those. A quota estimate too small, a write failing
+   midway or a copy cancelled shows why in the line; the model stays open with its figures. From
+   file:// nothing is tried. */
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
