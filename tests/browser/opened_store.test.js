@@ -364,3 +364,32 @@ test('a_sharded_folder_with_extra_files_keeps_only_config_index_shards_and_token
     fs.rmSync(path.dirname(dir), { recursive: true, force: true });
   }
 });
+
+// A copy is taken only whole: without its marker (a tab closed midway) or with a file cut short,
+// the reload asks for the folder instead of opening it.
+test('a_copy_without_its_marker_or_with_a_file_cut_short_is_not_opened', async () => {
+  const o = await open(env.browser, env.url, 'lang=en');
+  for (const harm of ['marker', 'short']) {
+    await o.page.evaluate(() => { document.body.dataset.kept = ''; document.body.dataset.open = ''; });
+    await openFolder(o.page, 'llama');
+    await keptState(o.page, 'kept');
+    await o.page.evaluate(async (how) => {
+      const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('blocklens-models');
+      for await (const [, d] of root.entries()) {
+        if (how === 'marker') await d.removeEntry('blocklens-kept.json');
+        else {
+          const w = await (await d.getFileHandle('model.safetensors')).createWritable({ keepExistingData: true });
+          await w.truncate(1000);
+          await w.close();
+        }
+      }
+    }, harm);
+    await o.page.reload();
+    await ready(o.page);
+    await o.page.waitForFunction(() => !document.getElementById('open-ask').hidden, null, { timeout: 10000 });
+    assert.equal(await o.page.$eval('#ctl-weights', (s) => s.value), 'random', harm);
+    assert.notEqual(await o.page.evaluate(() => document.body.dataset.open), 'opened', harm);
+  }
+  assert.deepEqual(o.log.errors, []);
+  await o.close();
+});

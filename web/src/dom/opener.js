@@ -330,7 +330,7 @@ function keptLine(opts, store) {
     await halt();
     set('kept', { name, size: mb(bytes) });
   }
-  stop.addEventListener('click', () => { halt(); });
+  stop.addEventListener('click', () => { setHidden(stop, true); halt(); });
   forget.addEventListener('click', async () => {
     const name = now && now.vars.name;
     if (!name) return;
