@@ -2,9 +2,12 @@
    a files picker, and a drop anywhere on the page. The files go to the Worker, which loads them
    (dom/compute.js open); the page keeps the folder's tokenizer (the text field encodes with it)
    and tells the settings the model's sizes (params.setOpened). A refusal shows the engine's
-   message here; the last good model and view stay. Nothing leaves the machine. */
+   message here; the last good model and view stay. Nothing leaves the machine. On a served page
+   the opened folder is also kept in the browser (model/store.js): the line under the model's facts
+   says so, with Forget, and a link to that model reopens it from there without asking. */
 import { byName, needsTokenizer, openedModel } from '../model/folder.js';
 import { setOpened } from '../model/params.js';
+import { createStore, neededFiles } from '../model/store.js';
 import { el, setHidden, setText } from './el.js';
 
 const TOK_KEY = Symbol.for('blocklens.tokenizers'), SRC_KEY = Symbol.for('blocklens.tokenizers.source');
@@ -43,6 +46,8 @@ export function pieceLabel(p) {
 // The page's encoder: the folder's tokenizer, or (vocab.json as a list, the poem model's) one id
 // per character after <s>. named: { name: File | Blob }; module(): a Promise of the tokenizer
 // module. -> { encode(text) -> { ids, labels }, label(id), text(id) } (tools/render.js too)
+// (The Worker parses tokenizer.json again: the engine's loadModel builds the model's vocabulary
+// and takes none ready-made, and encode here must stay synchronous, as the settings check it.)
 export async function pageTokenizer(named, module) {
   if (needsTokenizer(named)) {
     const mod = await module(), given = {};
@@ -65,8 +70,11 @@ const mb = (n) => (n >= 1e9 ? (n / 1e9).toFixed(2) + ' GB' : n >= 1e6 ? (n / 1e6
   : (n / 1e3).toFixed(1) + ' kB');
 
 // wrap: the Weights field. opts: { compute() (the page's, or null), t() (translator), onOpened(meta),
-// tokenizersUrl, inlineTokenizers (a Blob Worker) }.
+// tokenizersUrl, inlineTokenizers (a Blob Worker), store (model/store.js's, null for none; by
+// default the page's origin's where it can be used) }.
 export function mount(wrap, opts) {
+  const store = opts.store !== undefined ? opts.store : createStore(typeof navigator === 'object' ? navigator.storage
+    : null, typeof location === 'object' ? location.protocol : '');
   const row = el('div', 'open-row');
   const dirBtn = el('button', 'mini wide open-dir'), filesBtn = el('button', 'mini open-files');
   const cancel = el('button', 'mini open-cancel');
@@ -94,6 +102,9 @@ export function mount(wrap, opts) {
   wrap.appendChild(row);
   wrap.appendChild(line);
   wrap.appendChild(info);
+  const kept = keptLine(opts, store);
+  wrap.appendChild(kept.root);
+  wrap.appendChild(kept.rest);
   wrap.appendChild(err);
   const help = el('p', 'hint open-help');
   help.setAttribute('data-i18n', 'openHint');
@@ -133,10 +144,12 @@ export function mount(wrap, opts) {
     document.body.dataset.open = 'failed';
   }
 
-  async function open(files) {
+  // from: { name, bytes } when the files are the store's copy (File objects of its own, without
+  // the folder's name).
+  async function open(files, from) {
     const my = ++gen, t = opts.t(), c = opts.compute();
     const named = byName(files);
-    const name = (files[0] && String(files[0].webkitRelativePath || '').split('/')[0]) || 'model';
+    const name = from ? from.name : (files[0] && String(files[0].webkitRelativePath || '').split('/')[0]) || 'model';
     setHidden(err, true);
     setText(line, t('openReading', { name, phase: t('phase_start'), read: '0', total: '?' }));
     setHidden(line, false);
@@ -156,18 +169,23 @@ export function mount(wrap, opts) {
       });
       if (my !== gen) return;
       if (!tok) throw new Error('BlockLens: the folder has no tokenizer the page can read');
-      last = Object.assign(openedModel(meta, tok), { openMs: Math.round(performance.now() - t0) });
+      last = Object.assign(openedModel(meta, tok), { openMs: Math.round(performance.now() - t0) },
+        from ? { name } : {});
       setOpened(last);
       line.hidden = true;
       cancel.hidden = true;
       document.body.dataset.open = 'opened';
+      document.body.dataset.openedFrom = from ? 'store' : 'files';
       show();
+      if (from) kept.showKept(name, from.bytes); else kept.keep(last.name, files);
       setHidden(ask, true);
       const view = wanted;
       wanted = null;
       opts.onOpened(last, view);
     } catch (e) {
-      if (my === gen) fail(String((e && e.message) || e));
+      if (my !== gen) return;
+      fail(String((e && e.message) || e));
+      if (from) showAsk();   // the kept copy did not open: the folder is asked for as from file://
     }
   }
 
@@ -182,18 +200,149 @@ export function mount(wrap, opts) {
     const opt = wrap.querySelector('option[value="model"]');
     if (opt) { opt.removeAttribute('data-i18n'); opt.textContent = t('weights_model_named', { name: last.name }); }
   }
-  // A link (URL hash) shows a model folder that is not open here (from file:// nothing can be kept
-  // across a reload): ask for it by name; view: the link's settings, applied once it opens.
+  // A link (URL hash) shows a model folder that is not open here: opened from the browser's copy
+  // where there is one, else asked for by name; view: the link's settings, applied once it opens.
   function askFor(view) {
     wanted = view;
-    showAsk();
+    if (!store || !view.model) return showAsk();
+    store.find(String(view.model)).then((hit) => {
+      if (wanted !== view) return;   // a folder was opened meanwhile
+      if (hit) open(hit.files, { name: String(view.model), bytes: hit.bytes }); else showAsk();
+    }, showAsk);
   }
   function showAsk() {
     if (!wanted) return;
     setText(ask, opts.t()('openAsk', { name: wanted.model || '?' }));
     setHidden(ask, false);
   }
-  return { update: () => { show(); showAsk(); }, open, askFor };
+  return { update: () => { show(); showAsk(); kept.update(); }, open, askFor };
+}
+
+// The line under the model's facts: keeping it in this browser (progress, Cancel), kept (its size,
+// Forget), or why not (quota, a failed write): the open model stays either way. body data-kept
+// names the state (saving | kept | quota | failed | cancelled | forgotten | forgetFailed).
+function keptLine(opts, store) {
+  const root = el('p', 'hint open-kept'), text = el('span', 'open-kept-text'), bar = el('progress');
+  const stop = el('button', 'mini open-keep-cancel'), forget = el('button', 'mini open-forget');
+  root.id = 'open-kept';
+  root.setAttribute('aria-live', 'polite');
+  bar.max = 1;
+  stop.setAttribute('data-i18n', 'openCancel');
+  forget.setAttribute('data-i18n', 'keptForget');
+  [stop, forget].forEach((b) => { b.type = 'button'; });
+  [text, bar, stop, forget].forEach((n) => root.appendChild(n));
+  root.hidden = true;
+  // Under it, the other models this page's origin keeps (each opened once here), with Forget those.
+  const rest = el('p', 'hint open-kept open-kept-others'), restText = el('span', 'open-kept-others-text');
+  const restBtn = el('button', 'mini open-forget-others');
+  rest.id = 'open-kept-others';
+  restBtn.type = 'button';
+  restBtn.setAttribute('data-i18n', 'keptForgetOthers');
+  rest.appendChild(restText);
+  rest.appendChild(restBtn);
+  rest.hidden = true;
+  let now = null, keeping = null;   // { state, vars }; the copy under way: { ctl, done }
+  let others = [], othersErr = null;   // store.others(); why Forget those failed
+
+  function set(state, vars) {
+    now = { state, vars };
+    update();
+    if (state !== 'saving') refreshOthers();
+  }
+  async function refreshOthers() {
+    const name = now && now.vars.name;
+    try {
+      others = store && name ? await store.others(name) : [];
+    } catch (e) {
+      others = [];
+    }
+    if (now && now.vars.name === name) drawOthers();
+  }
+  function drawOthers() {
+    const t = opts.t();
+    setHidden(rest, !others.length && !othersErr);
+    setHidden(restBtn, !others.length);
+    setText(restBtn, t('keptForgetOthers'));
+    const names = others.map((o) => o.name || t('kept_unfinished')).join(', ');
+    setText(restText, othersErr ? t('kept_forgetFailed', { name: names, message: othersErr }) : others.length
+      ? t('kept_others', { names, size: mb(others.reduce((n, o) => n + o.bytes, 0)) }) : '');
+  }
+  restBtn.addEventListener('click', async () => {
+    othersErr = null;
+    try {
+      await store.forgetOthers(now.vars.name);
+    } catch (e) {
+      othersErr = String((e && e.message) || e);
+    }
+    await refreshOthers();
+  });
+  function update() {
+    drawOthers();
+    if (!now) return;
+    const t = opts.t();
+    setText(text, t('kept_' + now.state, now.vars));
+    setText(stop, t('openCancel'));
+    setText(forget, t('keptForget'));
+    setHidden(bar, now.state !== 'saving');
+    setHidden(stop, now.state !== 'saving');
+    setHidden(forget, now.state !== 'kept');
+    if (now.state === 'saving') bar.value = now.vars.fraction;
+    setHidden(root, false);
+    root.dataset.state = now.state;
+    document.body.dataset.kept = now.state;
+  }
+  // Waits for a copy under way to stop (it removes what it wrote).
+  async function halt() {
+    const k = keeping;
+    keeping = null;
+    if (!k) return;
+    k.ctl.abort();
+    await k.done;
+  }
+
+  // A model just opened from the reader's files: copied in, unless the store cannot be used here.
+  async function keep(name, files) {
+    await halt();
+    if (!store) return;
+    const ctl = new AbortController();
+    let finish;
+    const me = keeping = { ctl, done: new Promise((r) => { finish = r; }), name };
+    const saving = (written, total) => set('saving', { name, written: mb(written), total: mb(total),
+      fraction: total ? written / total : 0 });
+    try {
+      const list = await neededFiles(byName(files));
+      saving(0, list.reduce((n, f) => n + f.size, 0));
+      const r = await store.keep(name, list, { signal: ctl.signal,
+        onProgress: (w, tot) => { if (keeping === me) saving(w, tot); } });
+      if (keeping === me) set('kept', { name, size: mb(r.bytes) });
+    } catch (e) {
+      const code = e && e.code, v = (e && e.vars) || {};
+      if (keeping === me || code === 'cancelled' && now && now.state === 'saving') {
+        set(code === 'quota' ? 'quota' : code === 'cancelled' ? 'cancelled' : 'failed', { name, need: mb(v.need || 0),
+          free: mb(v.free || 0), message: v.message || String((e && e.message) || e) });
+      }
+    } finally {
+      if (keeping === me) keeping = null;
+      finish();
+    }
+  }
+  async function showKept(name, bytes) {
+    await halt();
+    set('kept', { name, size: mb(bytes) });
+  }
+  stop.addEventListener('click', () => { setHidden(stop, true); halt(); });
+  forget.addEventListener('click', async () => {
+    const name = now && now.vars.name;
+    if (!name) return;
+    await halt();
+    try {
+      await store.forget(name);
+      set('forgotten', { name });
+    } catch (e) {
+      set('forgetFailed', { name, message: String((e && e.message) || e) });
+    }
+  });
+  return { root, rest, keep, showKept, update };
 }
 
 // The files of a drop: a folder's entries read recursively (webkitGetAsEntry), else the files.
