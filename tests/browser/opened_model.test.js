@@ -35,7 +35,7 @@ function tensorTotal(name) {
 }
 
 async function openFolder(page, name, text) {
-  await page.setInputFiles('#open-dir-input', path.join(MODELS, name));
+  await page.setInputFiles('#open-dir-input', path.resolve(MODELS, name));
   await page.waitForFunction(() => document.body.dataset.open && document.body.dataset.open !== 'opening', null,
     { timeout: 30000 });
   if (text !== undefined) await page.fill('#ctl-tokens', text);
@@ -228,4 +228,27 @@ test('choosing_your_model_with_none_open_asks_for_the_folder_and_then_draws_it',
   assert.equal(await o.page.evaluate(() => document.body.dataset.errors), '');
   assert.deepEqual(o.log.errors, []);
   await o.close();
+});
+
+// A folder opened again under the same name is another model (its serial keys its stages):
+// every figure is drawn from it, not left as the first folder's drawing.
+test('a_second_folder_with_the_same_name_redraws_every_figure_from_the_new_model', async () => {
+  const os = require('os');
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bl-same-')), 'llama');
+  fs.mkdirSync(dir);
+  for (const f of fs.readdirSync(path.join(MODELS, 'qwen3'))) fs.copyFileSync(path.join(MODELS, 'qwen3', f), path.join(dir, f));
+  const o = await open(env.browser, FILE_URL, 'lang=en');
+  const ref = referenceTop('qwen3');
+  await openFolder(o.page, 'llama', textOf(ref.ids));
+  const first = await figures(o.page);
+  await openFolder(o.page, dir);
+  await o.page.waitForFunction((t) => document.querySelector('#fig-next').dataset.ids !== t, first.next.ids,
+    { timeout: 30000 });
+  const figs = await figures(o.page);
+  assert.equal(figs.next.ids, ref.top.join(' '));
+  assert.equal(figs.paramsplit.total, String(tensorTotal('qwen3')));
+  for (const v of APPLIES) assert.notEqual(figs[v].text, first[v].text, v + ' is redrawn');
+  assert.deepEqual(o.log.errors, []);
+  await o.close();
+  fs.rmSync(path.dirname(dir), { recursive: true });
 });

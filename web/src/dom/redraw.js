@@ -51,10 +51,12 @@ export function createRedraw(opts) {
     // marked as updating (status).
     const fresh = (k) => ctl.fresh(views.get(k).reads) && ready(k, res);
     // A figure whose settings (its `reads`), language and theme are what it already shows is
-    // left alone: picking a token redraws the rows figure, not every figure.
+    // left alone: picking a token redraws the rows figure, not every figure. (A folder opened
+    // again under the same name is another model: its serial differs.)
     const same = (k, d) => {
       const f = figures.get(k), stream = f.stream || [];
-      return d.look === look && f.reads.every((key) => stream.includes(key) || d.state[key] === c.state[key]) &&
+      return d.look === look && d.res.serial === res.serial &&
+        f.reads.every((key) => stream.includes(key) || d.state[key] === c.state[key]) &&
         (!stream.length || d.res.keys.weights === res.keys.weights);
     };
     const todo = [...views.keys()].filter((k) => {

@@ -185,7 +185,7 @@ function create(engine, assets) {
       act: s.act, gated: s.gated, causal: s.causal, scale: s.scale, seed: s.seed, sel: s.sel,
       init: s.init, ln: s.ln, masks: s.masks, experts: s.experts, topk: s.topk,
       trained: s.weights === 'poems' || s.weights === 'model' ? s.weights : '', layer: s.layer || 0,
-      layers: s.layers || 0,
+      layers: s.layers || 0, serial: s.model || 0,
       weights: w, x: w && w.x };
     ORDER.forEach((n) => { if (n !== 'weights') r[n] = val(n); });
     // The position-wise experiment's two halves, as the figure reads them.
