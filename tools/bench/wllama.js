@@ -9,6 +9,7 @@
      --lengths     prompt lengths (default 8,64,256)
      --out FILE    the Markdown report (default tools/bench/REPORT-wllama.md; '-' prints only)
      --dir DIR     where the model files go (default $TMPDIR/blocklens-wllama-smollm2; kept, reused)
+     --gguf f32    give wllama F32 matrices instead of F16 (llama.cpp's other float path; 0.54 GB)
 
    The weights are llama.js's checkpoint('BF16') (the same bytes BlockLens loads), written again
    by gguf.js as GGUF F16 (matrices F16, norms F32, q/k rows permuted into llama.cpp's rope order,
@@ -35,6 +36,9 @@ const ROUNDS = Number(opt('--rounds', 7));
 const LENGTHS = opt('--lengths', '8,64,256').split(',').map(Number);
 const OUT = opt('--out', path.join(__dirname, 'REPORT-wllama.md'));
 const DIR = opt('--dir', process.env.BLOCKLENS_BENCH_DIR || path.join(os.tmpdir(), 'blocklens-wllama-smollm2'));
+const GGUF_TYPE = opt('--gguf', 'f16');
+if (!['f16', 'f32'].includes(GGUF_TYPE)) throw new Error(`--gguf: f16 or f32, not ${GGUF_TYPE}`);
+const GGUF_FILE = `model-${GGUF_TYPE}.gguf`;
 const log = (m) => process.stderr.write(m + '\n');
 const { D, H, KVH, HD, F, V, NL } = SHAPE;
 const CONFIG = { model_type: 'llama', hidden_size: D, intermediate_size: F, num_hidden_layers: NL,
@@ -66,26 +70,27 @@ function vocabulary(n) {
 }
 
 /* The GGUF (llama architecture, F16 matrices) of the BF16 safetensors tensors. */
-function toGguf(st, vocab) {
-  const T = [], f16 = (name) => gguf.bf16ToF16(st[name].data), f32 = (name) => gguf.bf16ToF32(st[name].data);
+function toGguf(st, vocab, type) {
+  const T = [], f32 = (name) => gguf.bf16ToF32(st[name].data);
+  const mat = type === 'f32' ? f32 : (name) => gguf.bf16ToF16(st[name].data), MT = type === 'f32' ? gguf.F32 : gguf.F16;
   const add = (name, shape, type, data) => T.push({ name, shape, type, data });
-  add('token_embd.weight', [V, D], gguf.F16, f16('model.embed_tokens.weight'));
+  add('token_embd.weight', [V, D], MT, mat('model.embed_tokens.weight'));
   add('output_norm.weight', [D], gguf.F32, f32('model.norm.weight'));
   for (let l = 0; l < NL; l++) {
     const p = `model.layers.${l}.`, b = `blk.${l}.`;
     add(b + 'attn_norm.weight', [D], gguf.F32, f32(p + 'input_layernorm.weight'));
-    add(b + 'attn_q.weight', [H * HD, D], gguf.F16, gguf.permuteQK(f16(p + 'self_attn.q_proj.weight'), H, D));
-    add(b + 'attn_k.weight', [KVH * HD, D], gguf.F16, gguf.permuteQK(f16(p + 'self_attn.k_proj.weight'), KVH, D));
-    add(b + 'attn_v.weight', [KVH * HD, D], gguf.F16, f16(p + 'self_attn.v_proj.weight'));
-    add(b + 'attn_output.weight', [D, H * HD], gguf.F16, f16(p + 'self_attn.o_proj.weight'));
+    add(b + 'attn_q.weight', [H * HD, D], MT, gguf.permuteQK(mat(p + 'self_attn.q_proj.weight'), H, D));
+    add(b + 'attn_k.weight', [KVH * HD, D], MT, gguf.permuteQK(mat(p + 'self_attn.k_proj.weight'), KVH, D));
+    add(b + 'attn_v.weight', [KVH * HD, D], MT, mat(p + 'self_attn.v_proj.weight'));
+    add(b + 'attn_output.weight', [D, H * HD], MT, mat(p + 'self_attn.o_proj.weight'));
     add(b + 'ffn_norm.weight', [D], gguf.F32, f32(p + 'post_attention_layernorm.weight'));
-    add(b + 'ffn_gate.weight', [F, D], gguf.F16, f16(p + 'mlp.gate_proj.weight'));
-    add(b + 'ffn_up.weight', [F, D], gguf.F16, f16(p + 'mlp.up_proj.weight'));
-    add(b + 'ffn_down.weight', [D, F], gguf.F16, f16(p + 'mlp.down_proj.weight'));
+    add(b + 'ffn_gate.weight', [F, D], MT, mat(p + 'mlp.gate_proj.weight'));
+    add(b + 'ffn_up.weight', [F, D], MT, mat(p + 'mlp.up_proj.weight'));
+    add(b + 'ffn_down.weight', [D, F], MT, mat(p + 'mlp.down_proj.weight'));
   }
   const meta = {
     'general.architecture': gguf.str('llama'), 'general.name': gguf.str('blocklens-random-smollm2-135m-shape'),
-    'general.file_type': gguf.u32(1),   /* MOSTLY_F16 */
+    'general.file_type': gguf.u32(type === 'f32' ? 0 : 1),   /* ALL_F32 or MOSTLY_F16 */
     'llama.context_length': gguf.u32(CONFIG.max_position_embeddings), 'llama.embedding_length': gguf.u32(D),
     'llama.block_count': gguf.u32(NL), 'llama.feed_forward_length': gguf.u32(F),
     'llama.attention.head_count': gguf.u32(H), 'llama.attention.head_count_kv': gguf.u32(KVH),
@@ -104,7 +109,7 @@ function toGguf(st, vocab) {
 
 /* The model folders (BlockLens's full one, its 256-token-vocabulary twin, the GGUF), written once. */
 function prepare() {
-  const done = path.join(DIR, 'done');
+  const done = path.join(DIR, 'done-' + GGUF_TYPE);
   if (fs.existsSync(done)) return JSON.parse(fs.readFileSync(done, 'utf8'));
   fs.mkdirSync(DIR, { recursive: true });
   const t0 = performance.now(), vocab = vocabulary(V);
@@ -112,8 +117,8 @@ function prepare() {
   fs.writeFileSync(path.join(DIR, 'model.safetensors'), bytes);
   fs.writeFileSync(path.join(DIR, 'config.json'), JSON.stringify(CONFIG));
   fs.writeFileSync(path.join(DIR, 'vocab.json'), JSON.stringify(vocab.tokens));
-  const g = toGguf(st, vocab);
-  fs.writeFileSync(path.join(DIR, 'model.gguf'), g);
+  const g = toGguf(st, vocab, GGUF_TYPE);
+  fs.writeFileSync(path.join(DIR, GGUF_FILE), g);
   /* the twin: the same layers, embed_tokens cut to its first 256 rows (and the tied unembedding) */
   const small = path.join(DIR, 'small');
   fs.mkdirSync(small, { recursive: true });
@@ -240,7 +245,7 @@ const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 
 
 function serve() {
   const wl = path.dirname(require.resolve('@wllama/wllama/package.json', { paths: [root] }));
-  const files = { '/blocklens.js': path.join(root, 'web', 'dist', 'blocklens.js'), '/model.gguf': path.join(DIR, 'model.gguf') };
+  const files = { '/blocklens.js': path.join(root, 'web', 'dist', 'blocklens.js'), '/model.gguf': path.join(DIR, GGUF_FILE) };
   for (const n of ['config.json', 'vocab.json', 'model.safetensors']) {
     files['/model/' + n] = path.join(DIR, n);
     files['/small/' + n] = path.join(DIR, 'small', n);
@@ -332,17 +337,17 @@ function writeReport({ info, ld, checks, T, ua, load0, load1, minutes }) {
     `**${ratio(T['bl' + L], T['wl' + L]).toFixed(2)}x** | **${ratio(T['est' + L], T['wl' + L]).toFixed(2)}x** | ${ratio(T['bl' + L], T['wlp' + L]).toFixed(2)}x |`);
   const agree = LENGTHS.map((L) => `L ${L}: BlockLens's argmax of the last row ${checks[L].bl.top} ("${checks[L].bl.topPiece}"), ` +
     `wllama's greedy token "${checks[L].wl.text}"`).join('; ');
-  return `# BlockLens against wllama (llama.cpp's wasm): SmolLM2-135M shapes, Chromium
+  return `# BlockLens against wllama (llama.cpp's wasm): SmolLM2-135M shapes, Chromium, GGUF ${GGUF_TYPE.toUpperCase()}
 
-Written by \`node tools/bench/wllama.js --rounds ${ROUNDS} --lengths ${LENGTHS.join(',')}\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC:
+Written by \`node tools/bench/wllama.js --rounds ${ROUNDS} --lengths ${LENGTHS.join(',')}${GGUF_TYPE === 'f16' ? '' : ' --gguf ' + GGUF_TYPE}\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC:
 ${chrome}, ${os.cpus().length} x ${cpu} shared with other jobs, load average ${load0.map((x) => x.toFixed(1)).join(' / ')} at the
 start and ${load1.map((x) => x.toFixed(1)).join(' / ')} at the end; the run took ${minutes.toFixed(1)} min. Read the ratios
 (taken pair by pair within a round), not the absolute times.
 
 Model: random weights of SmolLM2-135M's shapes (30 layers, d 576, 9 query / 3 kv heads of 64, d_ff
 1536, vocab 49152, tied; \`llama.js\`'s generator): BlockLens loads the BF16 safetensors
-(${MB(info.safetensors)}, kept in the heap as BF16), wllama ${ld.wlVersion === '?' ? '' : `(libllama ${ld.wlVersion}) `}the same values as GGUF F16 written by
-\`gguf.js\` (${MB(info.gguf)}: matrices F16, norms F32, synthetic SentencePiece vocabulary).
+(${MB(info.safetensors)}, kept in the heap as BF16), wllama ${ld.wlVersion === '?' ? '' : `(libllama ${ld.wlVersion}) `}the same values as GGUF ${GGUF_TYPE.toUpperCase()} written by
+\`gguf.js\` (${MB(info.gguf)}: matrices ${GGUF_TYPE.toUpperCase()}, norms F32, synthetic SentencePiece vocabulary).
 
 Method: one page served from 127.0.0.1, not cross-origin isolated (crossOriginIsolated
 ${ld.crossOriginIsolated}), so wllama runs single-threaded (threads ${ld.wlThreads}, multithread ${ld.wlMultithread}) in
