@@ -12,9 +12,9 @@
 'use strict';
 
 const ALIGN = 32;
-/* ggml tensor types (ggml.h enum ggml_type) */
-const F32 = 0, F16 = 1, BF16 = 30;
-const TYPE_SIZE = { [F32]: 4, [F16]: 2, [BF16]: 2 };
+/* ggml tensor types (ggml.h enum ggml_type): [elements per block, bytes per block] */
+const F32 = 0, F16 = 1, Q8_0 = 8, BF16 = 30;
+const BLOCK = { [F32]: [1, 4], [F16]: [1, 2], [Q8_0]: [32, 34], [BF16]: [1, 2] };
 /* GGUF value types (gguf.h enum gguf_type) */
 const T = { u8: 0, i8: 1, u16: 2, i16: 3, u32: 4, i32: 5, f32: 6, bool: 7, str: 8, arr: 9, u64: 10, i64: 11, f64: 12 };
 
@@ -83,9 +83,9 @@ function write(metadata, tensors) {
   let off = 0;
   const offsets = [];
   for (const t of tensors) {
-    const n = t.shape.reduce((a, c) => a * c, 1), size = TYPE_SIZE[t.type];
-    if (!size) throw new Error(`gguf: tensor ${t.name}: type ${t.type} is not written here`);
-    if (t.data.byteLength !== n * size) throw new Error(`gguf: tensor ${t.name}: ${t.data.byteLength} bytes for shape [${t.shape}] of type ${t.type}`);
+    const n = t.shape.reduce((a, c) => a * c, 1), blk = BLOCK[t.type];
+    if (!blk) throw new Error(`gguf: tensor ${t.name}: type ${t.type} is not written here`);
+    if (n % blk[0] || t.data.byteLength !== n / blk[0] * blk[1]) throw new Error(`gguf: tensor ${t.name}: ${t.data.byteLength} bytes for shape [${t.shape}] of type ${t.type}`);
     o.str(t.name);
     o.u32(t.shape.length);
     for (const d of t.shape.slice().reverse()) o.u64(d);   /* ggml's ne[0] is the fastest dimension */
@@ -136,6 +136,23 @@ function bf16ToF32(src) {
   return out;
 }
 
+/* float32 -> Q8_0 blocks of 32 (llama.cpp's quantize_row_q8_0_ref): an F16 scale d = max|x| / 127,
+   then 32 int8 round(x / d). */
+function toQ8_0(x) {
+  const out = new Uint8Array(x.length / 32 * 34), dv = new DataView(out.buffer);
+  for (let b = 0; b < x.length / 32; b++) {
+    let amax = 0;
+    for (let i = 0; i < 32; i++) amax = Math.max(amax, Math.abs(x[b * 32 + i]));
+    const d = amax / 127, id = d ? 1 / d : 0;
+    dv.setUint16(b * 34, toHalf(d), true);
+    for (let i = 0; i < 32; i++) {
+      const v = x[b * 32 + i] * id;
+      dv.setInt8(b * 34 + 2 + i, Math.sign(v) * Math.floor(Math.abs(v) + 0.5));   /* roundf: half away from zero */
+    }
+  }
+  return out;
+}
+
 /* HF's q_proj / k_proj rows (n_head, 2, hd / 2) -> llama.cpp's (n_head, hd / 2, 2): llama.cpp's
    "llama" rope rotates adjacent pairs, HF's the two halves of a head (convert_hf_to_gguf's permute). */
 function permuteQK(rows, nHead, nIn) {
@@ -149,4 +166,4 @@ function permuteQK(rows, nHead, nIn) {
   return out;
 }
 
-module.exports = { write, u32, i32, f32, bool, str, arr, F32, F16, BF16, ALIGN, toHalf, bf16ToF16, bf16ToF32, permuteQK };
+module.exports = { write, u32, i32, f32, bool, str, arr, F32, F16, Q8_0, BF16, ALIGN, toHalf, bf16ToF16, bf16ToF32, toQ8_0, permuteQK };

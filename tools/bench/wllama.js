@@ -9,7 +9,8 @@
      --lengths     prompt lengths (default 8,64,256)
      --out FILE    the Markdown report (default tools/bench/REPORT-wllama.md; '-' prints only)
      --dir DIR     where the model files go (default $TMPDIR/blocklens-wllama-smollm2; kept, reused)
-     --gguf f32    give wllama F32 matrices instead of F16 (llama.cpp's other float path; 0.54 GB)
+     --gguf TYPE   wllama's matrices: f16 (default), f32 (llama.cpp's other float path, 0.54 GB) or
+                   q8_0 (8-bit blocks, what wllama users often load; not the same weights any more)
 
    The weights are llama.js's checkpoint('BF16') (the same bytes BlockLens loads), written again
    by gguf.js as GGUF F16 (matrices F16, norms F32, q/k rows permuted into llama.cpp's rope order,
@@ -37,7 +38,7 @@ const LENGTHS = opt('--lengths', '8,64,256').split(',').map(Number);
 const OUT = opt('--out', path.join(__dirname, 'REPORT-wllama.md'));
 const DIR = opt('--dir', process.env.BLOCKLENS_BENCH_DIR || path.join(os.tmpdir(), 'blocklens-wllama-smollm2'));
 const GGUF_TYPE = opt('--gguf', 'f16');
-if (!['f16', 'f32'].includes(GGUF_TYPE)) throw new Error(`--gguf: f16 or f32, not ${GGUF_TYPE}`);
+if (!['f16', 'f32', 'q8_0'].includes(GGUF_TYPE)) throw new Error(`--gguf: f16, f32 or q8_0, not ${GGUF_TYPE}`);
 const GGUF_FILE = `model-${GGUF_TYPE}.gguf`;
 const log = (m) => process.stderr.write(m + '\n');
 const { D, H, KVH, HD, F, V, NL } = SHAPE;
@@ -72,15 +73,18 @@ function vocabulary(n) {
 /* The GGUF (llama architecture, F16 matrices) of the BF16 safetensors tensors. */
 function toGguf(st, vocab, type) {
   const T = [], f32 = (name) => gguf.bf16ToF32(st[name].data);
-  const mat = type === 'f32' ? f32 : (name) => gguf.bf16ToF16(st[name].data), MT = type === 'f32' ? gguf.F32 : gguf.F16;
+  /* q/k are permuted before Q8_0 blocks are made (a block is 32 values of one row) */
+  const base = type === 'f16' ? (name) => gguf.bf16ToF16(st[name].data) : f32;
+  const MT = { f16: gguf.F16, f32: gguf.F32, q8_0: gguf.Q8_0 }[type], fin = type === 'q8_0' ? gguf.toQ8_0 : (x) => x;
+  const mat = (name) => fin(base(name)), perm = (name, nh) => fin(gguf.permuteQK(base(name), nh, D));
   const add = (name, shape, type, data) => T.push({ name, shape, type, data });
   add('token_embd.weight', [V, D], MT, mat('model.embed_tokens.weight'));
   add('output_norm.weight', [D], gguf.F32, f32('model.norm.weight'));
   for (let l = 0; l < NL; l++) {
     const p = `model.layers.${l}.`, b = `blk.${l}.`;
     add(b + 'attn_norm.weight', [D], gguf.F32, f32(p + 'input_layernorm.weight'));
-    add(b + 'attn_q.weight', [H * HD, D], MT, gguf.permuteQK(mat(p + 'self_attn.q_proj.weight'), H, D));
-    add(b + 'attn_k.weight', [KVH * HD, D], MT, gguf.permuteQK(mat(p + 'self_attn.k_proj.weight'), KVH, D));
+    add(b + 'attn_q.weight', [H * HD, D], MT, perm(p + 'self_attn.q_proj.weight', H));
+    add(b + 'attn_k.weight', [KVH * HD, D], MT, perm(p + 'self_attn.k_proj.weight', KVH));
     add(b + 'attn_v.weight', [KVH * HD, D], MT, mat(p + 'self_attn.v_proj.weight'));
     add(b + 'attn_output.weight', [D, H * HD], MT, mat(p + 'self_attn.o_proj.weight'));
     add(b + 'ffn_norm.weight', [D], gguf.F32, f32(p + 'post_attention_layernorm.weight'));
@@ -90,7 +94,7 @@ function toGguf(st, vocab, type) {
   }
   const meta = {
     'general.architecture': gguf.str('llama'), 'general.name': gguf.str('blocklens-random-smollm2-135m-shape'),
-    'general.file_type': gguf.u32(type === 'f32' ? 0 : 1),   /* ALL_F32 or MOSTLY_F16 */
+    'general.file_type': gguf.u32({ f32: 0, f16: 1, q8_0: 7 }[type]),   /* llama_ftype */
     'llama.context_length': gguf.u32(CONFIG.max_position_embeddings), 'llama.embedding_length': gguf.u32(D),
     'llama.block_count': gguf.u32(NL), 'llama.feed_forward_length': gguf.u32(F),
     'llama.attention.head_count': gguf.u32(H), 'llama.attention.head_count_kv': gguf.u32(KVH),
@@ -253,6 +257,7 @@ function serve() {
   const server = http.createServer((req, res) => {
     const p = new URL(req.url, 'http://x').pathname;
     if (p === '/') { res.writeHead(200, { 'content-type': 'text/html' }); return res.end(PAGE); }
+    if (p === '/favicon.ico') { res.writeHead(204); return res.end(); }
     let file = files[p];
     if (!file && /^\/wllama\/esm\/[\w./-]+$/.test(p) && !p.includes('..')) file = path.join(wl, p.slice('/wllama/'.length));
     if (!file || !fs.existsSync(file)) { res.writeHead(404); return res.end(); }
@@ -371,7 +376,7 @@ its API (llama-server's completion) gives the sampled tokens and their top proba
 ${rows.join('\n')}
 
 Ratios above 1 mean BlockLens is faster. Sanity: every BlockLens logit finite; wllama evaluated
-L prompt tokens every time (timings.prompt_n). ${agree} (F16 against BF16 weights: a near tie
+L prompt tokens every time (timings.prompt_n). ${agree} (${GGUF_TYPE.toUpperCase()} against BF16 weights: a near tie
 can pick another token).
 
 ## Load and memory
