@@ -54,7 +54,10 @@ function checkpoint(dtype) {
 
 const median = (a) => a.slice().sort((x, y) => x - y)[a.length >> 1];
 
-(async () => {
+/* wllama.js reuses the checkpoint: the same bytes for both peers. */
+module.exports = { checkpoint, SHAPE: { D, H, KVH, HD, F, V, NL } };
+
+if (require.main === module) (async () => {
   const bl = await BlockLens.load();
   const config = { model_type: 'llama', hidden_size: D, intermediate_size: F, num_hidden_layers: NL,
     num_attention_heads: H, num_key_value_heads: KVH, vocab_size: V, max_position_embeddings: 8192,
