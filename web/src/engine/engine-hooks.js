@@ -122,7 +122,8 @@
             fail('forward: ' + name + ' must be { layer, site, position, values, head }, not ' + show(e));
           const layer = layerIn(e.layer, name + '.layer');
           if (typeof e.site !== 'string' || SITES.indexOf(e.site) < 0)
-            fail('forward: ' + name + '.site ' + show(e.site) + ' is not one of ' + SITES.join(', '));
+            fail('forward: ' + name + '.site ' + (typeof e.site === 'string' ? '"' + cut(e.site) + '"' : show(e.site)) +
+              ' is not one of ' + SITES.join(', '));
           const site = SITES.indexOf(e.site), width = site === HEAD_OUT ? hd : site === 6 ? F : D;
           let head = 0;
           if (site === HEAD_OUT) head = index(e.head, name + '.head', H, 'a head');
