@@ -212,6 +212,15 @@ static FZ_QUIET void fz_check_close(const char *what, size_t i, double got, doub
 }
 
 /* ---- the decoders' hooks (edits, first_layer / start, end_layer) and lens k -------------- */
+/* The hooks read the input's last FZ_TAIL bytes (they also fed the weights: only correlated),
+   so a seed reaches them without spelling out every weight first: first_layer, end_layer,
+   n_edits | start NULL, k, then per edit layer, site, head, row, values NULL (odd) or not. */
+#define FZ_TAIL 32
+static FZ_UNUSED fz_in fz_tail(const uint8_t *data, size_t size) {
+    size_t n = size < FZ_TAIL ? size : FZ_TAIL;
+    return (fz_in){data + size - n, n};
+}
+
 typedef struct fz_hooks {
     bl_edit e[3];
     int n_edits, first, end, start_null, k;

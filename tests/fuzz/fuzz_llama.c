@@ -5,7 +5,7 @@
    kv heads, head_dim, d_ff, vocab, max_positions, L, dtype, eps, five RoPE bytes, three flag
    bytes, the ids, then the weights. A call that succeeds must give the same logits, bit for bit,
    with nothing kept, and (16-bit weights) with the same weights up-cast to F32. Then the hooks
-   and the lens from the input's next bytes (hooks_phase). */
+   and the lens from the input's last FZ_TAIL bytes (hooks_phase). */
 #include "fuzz_common.h"
 #include "bl_internal.h"   /* bl__weights_to_f32 for the F32 twin */
 
@@ -326,7 +326,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             FZ_CHECK(memcmp(twin, o.logits, (size_t)nlog * 4) == 0,
                      "dtype %d logits differ from their F32 up-cast's", (int)dt);
         }
-        hooks_phase(&d, &in, ws);
+        fz_in tail = fz_tail(data, size);
+        hooks_phase(&d, &tail, ws);
     }
     fz_free_all();
     return 0;
