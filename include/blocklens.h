@@ -266,9 +266,11 @@ bl_status bl_block_forward(const bl_block_desc *desc, const bl_block_out *out,
      row (a token, or -1 for every row); its values (width, or (L, width) when row is -1; NULL =
      zeros) overwrite the site right after it is computed, before anything reads it, so the kept
      intermediates show the edited values. Several edits of one site apply in array order.
-   - first_layer / start: start (L, d_model) is the residual stream entering block first_layer;
-     the blocks before it are not run (their layer outputs are not touched). start NULL with
-     first_layer 0: from the embeddings. start is required when first_layer > 0.
+   - first_layer / start: start (L, d_model) is the residual stream entering block first_layer
+     (with first_layer 0 it replaces the embeddings; out->embed still gets them); the blocks
+     before it are not run (their layer outputs are not touched). start NULL with first_layer 0:
+     from the embeddings. start is required when first_layer > 0. ids are read (and checked)
+     either way.
    - end_layer: 0 runs every block; else blocks [first_layer, end_layer) only, and the final norm
      and unembedding are skipped: out->logits may be NULL and out->hidden is not written.
    Sites and their widths (Q = n_heads * head_dim, the GPT-2 decoder's head_dim d_model/n_heads):
