@@ -49,6 +49,11 @@ void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const floa
 void bl__gemm_typed(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
                     bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
                     bl_activation act);
+/* bl__gemm_typed rounding as a product of `macs` multiply-adds would (its FMA choice): the logit
+   lens does one forward's unembedding in row blocks and must give its logits bit for bit. */
+void bl__gemm_typed_as(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
+                       bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
+                       bl_activation act, uint64_t macs);
 /* Weight values as float32: one (index i), or n from index `from` into out. */
 float bl__f16_to_f32(uint16_t h);
 float bl__weight_at(const void *w, bl_dtype dt, size_t i);

@@ -210,10 +210,11 @@ bl_status bl_decoder_lens(const bl_decoder_desc *d, const float *h, int k, int32
     float *normed = ws, *logits = ws + (size_t)rb * D;
     for (int i0 = 0; i0 < L; i0 += rb) {
         int rows = L - i0 < rb ? L - i0 : rb;
-        /* the forward's final norm and unembedding, on these rows */
+        /* the forward's final norm and unembedding on these rows, rounded as its one product */
         BL__CHECK(bl_layernorm_forward(normed, NULL, NULL, h + (size_t)i0 * D, d->lnf_gamma,
                                        d->lnf_beta, rows, D, eps, err));
-        bl__gemm(logits, V, NULL, normed, D, d->wte, D, 1, NULL, rows, D, V, BL_ACT_IDENTITY);
+        bl__gemm_typed_as(logits, V, NULL, normed, D, d->wte, BL_DTYPE_F32, D, 1, NULL, rows, D, V,
+                          BL_ACT_IDENTITY, (uint64_t)L * D * V);
         BL__CHECK(check_logits(logits, i0, rows, V, err));
         for (int r = 0; r < rows; r++)
             bl__lens_row(logits + (size_t)r * V, V, k, ids + (size_t)(i0 + r) * k,

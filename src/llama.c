@@ -356,10 +356,10 @@ bl_status bl_llama_lens(const bl_llama_desc *d, const float *h, int k, int32_t *
     const void *head = d->lm_head ? d->lm_head : d->embed;
     for (int i0 = 0; i0 < L; i0 += rb) {
         int rows = L - i0 < rb ? L - i0 : rb;
-        /* the forward's final norm and unembedding, on these rows */
+        /* the forward's final norm and unembedding on these rows, rounded as its one product */
         rms(normed, NULL, h + (size_t)i0 * D, d->final_norm, d->dtype, rows, D, eps, vec);
-        bl__gemm_typed(logits, V, NULL, normed, D, head, d->dtype, D, 1, NULL, rows, D, V,
-                       BL_ACT_IDENTITY);
+        bl__gemm_typed_as(logits, V, NULL, normed, D, head, d->dtype, D, 1, NULL, rows, D, V,
+                          BL_ACT_IDENTITY, (uint64_t)L * D * V);
         for (int r = 0; r < rows; r++) {
             int bad = bl__lens_row(logits + (size_t)r * V, V, k, ids + (size_t)(i0 + r) * k,
                                    probs + (size_t)(i0 + r) * k);

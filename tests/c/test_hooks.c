@@ -401,6 +401,34 @@ static void lens_top1_of_last_residual_is_the_logits_argmax(void) {
     }
 }
 
+/* The lens's logits are the forward's bit for bit (in row blocks of 16: L 40 and 70 take three
+   and five): its probs for k = vocab equal, exactly, the same double softmax of the forward's
+   logits done here in the same order. */
+static void lens_probs_are_the_softmax_of_the_forward_logits_bit_for_bit(void) {
+    for (int t = 0; t < N_NETS; t++) {
+        const net *n = &nets[t];
+        int L = n->L, V = n->V;
+        float *logits = nan_buf((size_t)L * V), *probs = nan_buf((size_t)L * V);
+        int32_t *ids = take((size_t)L * V * sizeof(int32_t));
+        rec *r = new_recs(n);
+        CHECK_STATUS(run(n, NULL, 0, 0, NULL, 0, logits, r, NULL, NULL), BL_OK);
+        CHECK_STATUS(lens(n, r[n->NL - 1].resid2, V, ids, probs, NULL), BL_OK);
+        int exact = 1;
+        for (int i = 0; i < L; i++) {
+            const float *row = logits + (size_t)i * V;
+            float m = -INFINITY;
+            double sum = 0.0;
+            for (int j = 0; j < V; j++) if (row[j] > m) m = row[j];
+            for (int j = 0; j < V; j++) sum += exp((double)row[j] - (double)m);
+            for (int j = 0; j < V; j++) {
+                int32_t id = ids[(size_t)i * V + j];
+                exact &= probs[(size_t)i * V + j] == (float)(exp((double)row[id] - (double)m) / sum);
+            }
+        }
+        CHECK(exact);
+    }
+}
+
 static void lens_with_k_vocab_ranks_every_id_ties_lower_first(void) {
     const net *n = &nets[0];
     /* k = vocab: every id once per row, the probabilities summing to 1 */
@@ -512,6 +540,8 @@ int main(void) {
            end_layer_stops_and_leaves_later_layers_untouched);
     bl_run("lens_top1_of_last_residual_is_the_logits_argmax",
            lens_top1_of_last_residual_is_the_logits_argmax);
+    bl_run("lens_probs_are_the_softmax_of_the_forward_logits_bit_for_bit",
+           lens_probs_are_the_softmax_of_the_forward_logits_bit_for_bit);
     bl_run("lens_with_k_vocab_ranks_every_id_ties_lower_first",
            lens_with_k_vocab_ranks_every_id_ties_lower_first);
     bl_run("hooks_refuse_bad_arguments_naming_them", hooks_refuse_bad_arguments_naming_them);
