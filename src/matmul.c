@@ -237,10 +237,19 @@ static void tile_out(float *c, int ldc, float *pre, const float *t, const float 
 void bl__gemm_typed(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
                     bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
                     bl_activation act) {
+    bl__gemm_typed_as(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act,
+                      (uint64_t)M * (uint64_t)K * (uint64_t)N);
+}
+
+void bl__gemm_typed_as(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
+                       bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
+                       bl_activation act, uint64_t macs) {
     float bp[KC * NC] __attribute__((aligned(16)));
     float t[MR * NR] __attribute__((aligned(16)));
 #if BL_HAS_FMA
-    int fused = fma_on && (uint64_t)M * (uint64_t)K * (uint64_t)N >= FMA_MIN_MACS;
+    int fused = fma_on && macs >= FMA_MIN_MACS;
+#else
+    (void)macs;
 #endif
     for (int jc = 0; jc < N; jc += NC) {
         int nc = N - jc < NC ? N - jc : NC;

@@ -29,6 +29,25 @@ def floats(*vals):
     return bytes(int(v * 64) & 0xFF for v in vals)
 
 
+def hook_seeds(base):
+    """Seeds whose last 32 bytes (FZ_TAIL, fuzz_common.h) drive the hooks of a 2-layer model:
+    first_layer, end_layer (128 + e: e), n_edits (+ 128: start NULL), k - 1, then per edit
+    layer, site (0..7 bl_site, 8 refused), head, row + 1, values flag (odd: NULL)."""
+    def tail(*b):
+        return base + bytes(b) + bytes(32 - len(b))
+    return {
+        "hooks_restart_at_layer_1": tail(1, 0, 0, 3),
+        "hooks_stop_after_block_1_lens_k_5": tail(0, 128 + 1, 0, 4),
+        "hooks_resid_in_every_row_and_head_out_row_2": tail(0, 0, 2, 0, 0, 0, 0, 0, 0,
+                                                            1, 2, 1, 3, 1),
+        "hooks_ffn_zeroed_then_set_resid_mid": tail(1, 128 + 2, 2, 1, 1, 7, 0, 0, 1, 1, 4, 0, 5, 0),
+        "hooks_refused_edit_layer_past_end": tail(0, 128 + 1, 1, 0, 1, 0, 0, 0, 1),
+        "hooks_refused_site_8": tail(0, 0, 1, 0, 0, 8, 0, 0, 1),
+        "hooks_refused_start_null": tail(1, 0, 128, 0),
+        "hooks_refused_lens_k_0": tail(0, 0, 0, 252),
+    }
+
+
 SEEDS = {
     "linear": {
         # byte 0 even: linear; M, K, N, flags (bit 0 bias)
@@ -109,6 +128,8 @@ SEEDS = {
                                                 small(3), 0, 0, 0, 1, 1, 7 | 1 << 4 | 3 << 6]),
         "refused_no_workspace": bytes([small(1), small(4), 0, small(4), small(3), small(4),
                                        small(3), 0, 0, 0, 1, 0, 6]),
+        **hook_seeds(bytes([small(2), small(16), 3, small(24), small(20), small(12), small(9), 0,
+                            0, 0, 0b110001, 0xFF, 0]) + bytes(range(9))),
     },
     "llama": {
         # n_layers, d_model, heads, kv heads (< 32 default, < 224 a divisor of heads), head_dim
@@ -136,6 +157,8 @@ SEEDS = {
         "refused_missing_w_down_of_layer_1": bytes([small(2), small(8), 1, 0, 0, small(8),
                                                     small(5), 0, small(3), 2, 0, 255, 0, 0, 0, 0,
                                                     0, 1, 0, 7 | 1 << 4 | 6 << 5]),
+        **hook_seeds(bytes([small(2), small(16), 3, 33, 64 + 3, small(24), small(20), 0, small(7),
+                            2, 0, 255, 112, 2, 0, 0, 0, 1, 0b00011110, 0]) + bytes(range(7))),
     },
     "moe": {
         # L, d_model, d_ff, n_experts (b < 160: 1 + b % 8; < 224: 1 + (b - 160); 224.. edges 64,
