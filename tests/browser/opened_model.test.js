@@ -11,8 +11,8 @@ const { setup, open, ready, FILE_URL } = require('./helpers.js');
 const { textOf } = require('../../tools/tokenizer/fixtures.js');
 
 const MODELS = path.join(__dirname, '..', 'fixtures', 'models');
-const APPLIES = ['pipeline', 'activation', 'rows', 'attention', 'norms', 'block', 'paramsplit', 'next'];
-const NOT = ['saturation', 'positionwise', 'moe'];
+const APPLIES = ['pipeline', 'activation', 'rows', 'attention', 'positionwise', 'norms', 'block', 'paramsplit', 'next'];
+const NOT = ['saturation', 'moe'];
 let env;
 test.before(async () => { env = await setup(); });
 test.after(async () => { await env.close(); });
