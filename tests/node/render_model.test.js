@@ -28,3 +28,16 @@ test('render_with_model_draws_the_next_tokens_of_a_gpt2_folder_in_the_references
   assert.ok(shown.every((i) => i > 0) && shown[0] < shown[1] && shown[1] < shown[2], top.join(' ') + ': ' + shown);
   assert.match(fig.svg, /The next token, from the model you opened/);
 });
+
+// The position-wise experiment reruns the chosen layer alone (forward's start / stop / set):
+// the FFN changes only the perturbed row, the causal attention that row and every later one.
+for (const [name, layer] of [['llama', 1], ['qwen3', 2], ['gpt2', 2]]) {
+  test('render_with_model_runs_the_position_wise_experiment_on_a_' + name + '_layer', async () => {
+    const job = parseState('tokens=the cat sat&pert=3&layer=' + layer, 'positionwise');
+    const fig = await render(job.view, job.state, { lang: 'en', model: path.join(MODELS, name) });
+    const L = Number(/\(L = (\d+)\)/.exec(fig.svg)[1]);
+    assert.match(fig.svg, new RegExp('layer ' + layer + ' of 2'));
+    assert.match(fig.svg, new RegExp('the FFN output changed in 1 of ' + L + ' rows, the attention output in ' +
+      (L - 3) + ' of ' + L + ' rows'));
+  });
+}

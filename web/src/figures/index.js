@@ -24,7 +24,8 @@ const TRAINED = ['weights'];
 const ORDER = [pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next];
 // The figures drawn from an opened model folder's forward pass (model/stages/opened.js); the
 // others say why they do not apply to it instead of drawing random numbers.
-const ON_MODEL = ['pipeline', 'activation', 'rows', 'attention', 'norms', 'block', 'paramsplit', 'next'];
+const ON_MODEL = ['pipeline', 'activation', 'rows', 'attention', 'positionwise', 'norms', 'block', 'paramsplit',
+  'next'];
 // (data-applies on the figure says which: tests and readers of the page's state.)
 const onModel = (f) => (res, ctx) => {
   if (res.trained === 'model' && !ON_MODEL.includes(f.view)) {

@@ -9,10 +9,16 @@ import { zeros } from './ffn.js';
 import { rowStats } from './block.js';
 import norms from './norms.js';
 import { presets } from './paramsplit.js';
+import { diff } from './positionwise.js';
 
 const countBelow = (a) => a.reduce((n, v) => n + (v < 0 ? 1 : 0), 0);
 // The gate's function after the gate projection (forward's ffn.gate is before it).
 const silu = (v) => v / (1 + Math.exp(-v));
+
+// The whole forward result behind each weights stage value, kept here in the Worker (it holds
+// L x vocab logits: never sent to the page) for the position-wise reruns, which start at the
+// layer from its residual stream.
+const FORWARDS = new WeakMap();
 
 // -> { x (L, d): the residual stream entering the layer, xAttn / xFfn (its norms' outputs),
 //    layer (forward's layers[l]), next: { logits (vocab) of the last token, labels } }
@@ -20,11 +26,29 @@ function weights(engine, s, get, assets) {
   return [{ cost: 2 * s.L * (4 * s.d * s.d + 3 * s.d * s.dff) * s.layers * NS_PER_FLOP + 5e5, run() {
     const m = assets.model(engine, 'model'), i = s.layer - 1;
     const out = m.forward(Int32Array.from(s.ids), { layers: [i] }), lay = out.layers[i], V = m.vocabSize;
-    return { x: lay.x, xAttn: lay.norm1, xFfn: lay.norm2, rstd1: lay.rstd1 || null, rstd2: lay.rstd2 || null,
+    const value = { x: lay.x, xAttn: lay.norm1, xFfn: lay.norm2, rstd1: lay.rstd1 || null, rstd2: lay.rstd2 || null,
       layer: lay, ids: s.ids, unknown: 0, layers: m.nLayers,
       next: { logits: out.logits.slice((s.L - 1) * V, s.L * V) } };
+    FORWARDS.set(value, out);
+    return value;
   } }];
 }
+
+// The position-wise experiment on the chosen layer: row `pert` of the sublayer's normed input
+// (ffn_in or attn_in) set to pval, the layer alone rerun from its residual stream (start, stop),
+// |change| of that sublayer's output. The FFN's other rows come out bit-identical; the
+// attention's change from the perturbed row on (causal).
+function rerun(engine, s, get, assets, site, pick) {
+  return [{ cost: 2 * s.L * (4 * s.d * s.d + 3 * s.d * s.dff) * NS_PER_FLOP, run() {
+    const m = assets.model(engine, 'model'), i = s.layer - 1, w = get('weights'), from = FORWARDS.get(w);
+    const row = new Float32Array(s.d).fill(s.pval);
+    const r = m.forward(Int32Array.from(s.ids), { start: { layer: i, from: from }, stop: i + 1, layers: [i],
+      set: [{ layer: i, site: site, position: s.pert, values: row }] });
+    return diff(pick(r.layers[i]), pick(w.layer), s.L, s.d);
+  } }];
+}
+const pertf = (engine, s, get, assets) => rerun(engine, s, get, assets, 'ffn_in', (lay) => lay.ffn.out);
+const perta = (engine, s, get, assets) => rerun(engine, s, get, assets, 'attn_in', (lay) => lay.attention.out);
 
 // The FFN as forward computed it: gated (SwiGLU) { hidden = gate before SiLU, up, activated
 // = SiLU(gate) * up, out }, else { hidden, activated, out }.
@@ -79,4 +103,4 @@ const split = (engine, s) => [{ cost: 0, run: () => ({ attention: s.counts.atten
 // (zeros and norms as for the poem model: the × marks of the FFN above; LayerNorm, BatchNorm and
 // RMSNorm of the model's own x.)
 export const OPENED_STEPS = { weights, attnw, ffn, glu, zeros: zeros.steps, attn, attnstats, attnmean,
-  norms: norms.steps, split, presets: presets.steps, blocka, block };
+  norms: norms.steps, split, presets: presets.steps, blocka, block, pertf, perta };

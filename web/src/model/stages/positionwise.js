@@ -5,7 +5,7 @@
 import { NS_PER_FLOP, allWeights, attnCall, attnFlops, ffnCall, perturbed } from '../draws.js';
 
 // |a - b| (L, d) and the rows where anything changed (exact float comparison, on purpose).
-function diff(a, b, L, d) {
+export function diff(a, b, L, d) {
   const out = new Float32Array(a.length), rows = [];
   for (let i = 0; i < L; i++) {
     let changed = false;
