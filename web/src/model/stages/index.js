@@ -16,6 +16,7 @@ import { presets, split } from './paramsplit.js';
 import { pertAttn, pertFfn } from './positionwise.js';
 import saturation from './saturation.js';
 import { attnWeights, weights } from './weights.js';
+import wide from './wide.js';
 
 export default [
   weights, ffn, glu, collapse,        // pipeline
@@ -27,5 +28,6 @@ export default [
   norms,                              // norms
   blockAttention, block,              // block
   moeWeights, moe, presets,           // moe
-  split                               // paramsplit
+  split,                              // paramsplit
+  wide                                // the whole model (figures of stages/wide.js's users)
 ];

@@ -9,6 +9,7 @@ import { zeros } from './ffn.js';
 import { rowStats } from './block.js';
 import norms from './norms.js';
 import { presets } from './paramsplit.js';
+import wide from './wide.js';
 import { diff } from './positionwise.js';
 
 const countBelow = (a) => a.reduce((n, v) => n + (v < 0 ? 1 : 0), 0);
@@ -103,4 +104,5 @@ const split = (engine, s) => [{ cost: 0, run: () => ({ attention: s.counts.atten
 // (zeros and norms as for the poem model: the × marks of the FFN above; LayerNorm, BatchNorm and
 // RMSNorm of the model's own x.)
 export const OPENED_STEPS = { weights, attnw, ffn, glu, zeros: zeros.steps, attn, attnstats, attnmean,
-  norms: norms.steps, split, presets: presets.steps, blocka, block, pertf, perta };
+  norms: norms.steps, split, presets: presets.steps, blocka, block, pertf, perta,
+  wide: wide.steps };
