@@ -12,6 +12,8 @@ export default {
   tocTitle: 'Figures',
   intro: 'The defaults are the classic numpy example: 7 tokens, d_model = 8, d_ff = 32, seed 42. The input x is random, drawn exactly as `np.random.randn(7, 8)` after `np.random.seed(42)`, so the tokens only name the rows; a trained model would look each one up in an embedding table instead.',
   intro_trained: 'Weights: Tang poems. Every figure runs on a small GPT this project trained on 47,000 Tang poems (d_model = 64, 4 heads, d_ff = 256 with ReLU, 2 pre-LN blocks): each character is looked up in its embedding table, and x is the residual stream entering the block chosen under Layer. The sizes, the causal mask and the activation are the model\'s; the text is yours (Li Bai\'s quatrain 静夜思 by default, long enough to see in figure 4 what each head does).',
+  h_whole: 'The whole model',
+  p_whole: 'Below, every layer at once: all heads side by side, what each layer would predict (the logit lens), which heads a prediction needs (ablation) and where in the network a difference between two texts is carried (patching). They run on the Tang-poem model or on a model you open; random weights have a single block and nothing model-wide to show.',
   footer: 'Nothing here is precomputed: change any setting and the engine runs again. Hover or focus a heatmap and use the arrow keys to read exact values; every heatmap also has a data table.',
 
   ctl_tokens: 'Tokens', ctl_d: 'd_model', ctl_dff: 'd_ff', ctl_heads: 'Heads', ctl_act: 'Activation',
