@@ -63,8 +63,10 @@ for (const [name, layer, heads] of [['llama', 1, 4], ['llama', 2, 4], ['gpt2', 1
       assert.equal(head, 'Head ' + (i + 1));
       assert.deepEqual([prev, sink, self, ind], ['prev', 'sink', 'self', 'induction'].map((p) => pct(h.patterns[p].w)));
       assert.equal(ent, h.entropy.toFixed(2));
-      assert.match(job, h.sharp ? new RegExp('^' + ({ prev: 'previous token', sink: 'first token', self: 'itself',
-        induction: 'induction' })[h.top] + '.*, ' + pct(h.patterns[h.top].w)) : /^spread out/);
+      const jobName = { prev: 'previous token', sink: 'first token \\(sink\\)', self: 'itself', induction: 'induction' }[h.top];
+      const x = (Math.floor(10 * h.patterns[h.top].lift) / 10).toFixed(1);
+      assert.match(job, h.sharp ? new RegExp('^' + jobName + x + '\u00a0× an even row$')
+        : new RegExp('^spread outmost: ' + jobName + ', ' + x + '\u00a0×$'));
     });
     assert.match(await o.page.textContent('#fig-attention'), new RegExp(`The ${heads} heads of layer ${layer}: mean weight`));
     assert.match(await o.page.textContent('#fig-attention'), /Induction: .* measured at the \d+ tokens that occurred before/);

@@ -14,11 +14,13 @@ export const MODES = ['weights', 'scaled', 'raw'], MASKS = ['one', 'both'];
 // The order a head's other patterns are listed in after the one that stands out.
 const ROLE_ORDER = ['prev', 'up', 'column', 'punct', 'bos'], ANY_ORDER = ['prev', 'sink', 'self', 'induction'];
 const pct = (v) => Math.round(100 * v) + '%';
+// A lift to one decimal, rounded down: a head at 1.97x an even row must not read "2.0x, spread out".
+const lift = (v) => (Math.floor(10 * v) / 10).toFixed(1);
 
 // Trained weights: what the heads of this block do (stage headroles), a line per head naming the
 // pattern that stands out (or none: spread out) with its mean weight, then the others'.
 function headLines(hr, res, t) {
-  const pc = pct, x = (v) => v.toFixed(1);
+  const pc = pct, x = lift;
   const rows = hr.heads.map((r, h) => {
     const P = r.patterns, top = P[r.top];
     const main = r.sharp ? t('roleSharp', { w: pc(top.w), what: t('role_' + r.top), x: x(top.lift) })
@@ -35,13 +37,14 @@ function headLines(hr, res, t) {
 // An opened model (stage headroles, kind 'any'): a table, a row per head (Qwen2.5 has 14), its
 // job or "spread out", its mean weight on each kind of key and its entropy against an even row's.
 function jobTable(hr, res, t) {
-  const x = (v) => v.toFixed(1), dash = '\u2014';
+  const dash = '\u2014';
+  // The job's name, its lift under it (the percentages are in the columns: a narrow table).
   const rows = hr.heads.map((r, h) => {
     const P = r.patterns, top = P[r.top];
-    const job = r.sharp ? t('jobSharp', { what: t('job_' + r.top), w: pct(top.w), x: x(top.lift) })
-      : t('jobDiffuse', { what: t('job_' + r.top), x: x(top.lift) });
-    return { key: 'head' + (h + 1), cells: [t('headTitle', { h: h + 1 }), job,
-      ...ANY_ORDER.map((p) => (P[p] ? pct(P[p].w) : dash)), r.entropy.toFixed(2)] };
+    return { key: 'head' + (h + 1), cells: [t('headTitle', { h: h + 1 }), r.sharp ? t('job_' + r.top) : t('jobSpread'),
+      ...ANY_ORDER.map((p) => (P[p] ? pct(P[p].w) : dash)), r.entropy.toFixed(2)],
+    sub: [null, r.sharp ? t('jobLift', { x: lift(top.lift) })
+      : t('jobMost', { what: t('job_' + r.top), x: lift(top.lift) })] };
   });
   const out = [{ type: 'headline', text: t('jobsTitle', { layer: res.layer }) },
     { type: 'table', caption: t('jobsCaption', { layer: res.layer, n: res.heads }), rows,
