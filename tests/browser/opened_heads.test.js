@@ -54,7 +54,7 @@ for (const [name, layer, heads] of [['llama', 1, 4], ['llama', 2, 4], ['gpt2', 1
     assert.equal(rows.length, heads, 'a row per head');
     assert.ok(ref.repeats > 0, 'the repeated text has induction queries');
     const data = await o.page.$eval('#fig-attention', (f) => Object.assign({}, f.dataset));
-    assert.equal(data.roles, ref.heads.map((h) => (h.sharp ? h.top : 'diffuse')).join(' '));
+    assert.equal(data.roles, ref.heads.map((h) => (h.sharp ? h.top : h.focused ? 'focused' : 'diffuse')).join(' '));
     const shown = data.entropy.split(' ').map(Number);
     ref.heads.forEach((h, i) => {
       // (the figure's data carries 4 decimals: 5e-5 of rounding, 1e-6 for float32 sums in another order)
@@ -66,7 +66,7 @@ for (const [name, layer, heads] of [['llama', 1, 4], ['llama', 2, 4], ['gpt2', 1
       const jobName = { prev: 'previous token', sink: 'first token \\(sink\\)', self: 'itself', induction: 'induction' }[h.top];
       const x = (Math.floor(10 * h.patterns[h.top].lift) / 10).toFixed(1);
       assert.match(job, h.sharp ? new RegExp('^' + jobName + x + '\u00a0× an even row$')
-        : new RegExp('^spread outmost: ' + jobName + ', ' + x + '\u00a0×$'));
+        : new RegExp('^' + (h.focused ? 'sharp, on other keys' : 'spread out') + 'most: ' + jobName + ', ' + x + '\u00a0×$'));
     });
     assert.match(await o.page.textContent('#fig-attention'), new RegExp(`The ${heads} heads of layer ${layer}: mean weight`));
     assert.match(await o.page.textContent('#fig-attention'), /Induction: .* measured at the \d+ tokens that occurred before/);

@@ -73,6 +73,17 @@ test('four_hand_built_heads_are_named_previous_sink_induction_and_spread_out', (
   close(r.uniformEntropy, even8 / 7, 'the reference entropy');
 });
 
+test('a_head_sharp_on_a_key_no_pattern_names_is_focused_not_spread_out', () => {
+  // Head 1 reads key 1 from every query (content, not place); head 2 even rows.
+  const r = headJobs(heads((q) => oneHot(q, Math.min(q, 1)), even), IDS, 2, L);
+  assert.equal(r.heads[0].sharp, false, 'key 1 is none of the four kinds past q = 2');
+  assert.equal(r.heads[0].entropy, 0);
+  assert.equal(r.heads[0].focused, true);
+  assert.equal(r.heads[1].focused, false, 'even rows are spread out');
+  const prev = heads((q) => oneHot(q, Math.max(0, q - 1)));
+  assert.equal(headJobs(prev, IDS, 1, L).heads[0].focused, false, 'a head with a job is not "focused"');
+});
+
 test('a_self_head_is_named_and_text_without_repeats_has_no_induction_pattern', () => {
   const ids = [0, 1, 2, 3, 4, 5], n = ids.length, w = new Float32Array(n * n);
   for (let q = 0; q < n; q++) w[q * n + q] = 1;

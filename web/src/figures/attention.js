@@ -41,7 +41,8 @@ function jobTable(hr, res, t) {
   // The job's name, its lift under it (the percentages are in the columns: a narrow table).
   const rows = hr.heads.map((r, h) => {
     const P = r.patterns, top = P[r.top];
-    return { key: 'head' + (h + 1), cells: [t('headTitle', { h: h + 1 }), r.sharp ? t('job_' + r.top) : t('jobSpread'),
+    return { key: 'head' + (h + 1), cells: [t('headTitle', { h: h + 1 }),
+      r.sharp ? t('job_' + r.top) : t(r.focused ? 'jobFocused' : 'jobSpread'),
       ...ANY_ORDER.map((p) => (P[p] ? pct(P[p].w) : dash)), r.entropy.toFixed(2)],
     sub: [null, r.sharp ? t('jobLift', { x: lift(top.lift) })
       : t('jobMost', { what: t('job_' + r.top), x: lift(top.lift) })] };
@@ -178,7 +179,7 @@ export default {
           peakGpt: pair.gpt.peak.toFixed(4), peakBert: pair.bert.peak.toFixed(4),
           uniformGpt: pair.gpt.uniform.toFixed(4), uniformBert: pair.bert.uniform.toFixed(4),
           lastDiff: F.f32(pair.lastDiff) } : {},
-        hr ? { roles: hr.heads.map((r) => (r.sharp ? r.top : 'diffuse')).join(' ') } : {},
+        hr ? { roles: hr.heads.map((r) => (r.sharp ? r.top : r.focused ? 'focused' : 'diffuse')).join(' ') } : {},
         hr && hr.kind === 'poem' ? { lineLength: String(hr.n) } : {},
         hr && hr.kind === 'any' ? { entropy: hr.heads.map((r) => r.entropy.toFixed(4)).join(' ') } : {}),
       blocks: [

@@ -10,6 +10,7 @@ export const MARKS = '，。？！；';
 export const PATTERNS = ['prev', 'up', 'column', 'punct', 'bos'];
 export const ANY_PATTERNS = ['prev', 'sink', 'self', 'induction'];
 export const DIFFUSE = 2;   // a pattern stands out from 2 times a uniform row's weight on it
+export const FOCUSED = 0.5;  // no job but rows under half an even row's entropy: focused on other keys
 
 // The line length n of a poem (tokens: <s> then one per character): every line closed by a
 // mark has n = 5 or 7 characters and the open last line at most n; 0 for any other text.
@@ -67,8 +68,10 @@ export function headRoles(A, tokens, H, L) {
 // key q, "induction" the keys k in 1 .. q - 2 whose previous token is the query's
 // (ids[k - 1] === ids[q]: what came after it last time), counted only at queries that have one.
 // entropy: the head's mean over those rows of -sum w log2 w, in bits; uniformEntropy: a uniform
-// causal row's (the mean of log2(q + 1)). repeats: the queries with an induction key.
-// -> null for L < 3, else { kind: 'any', heads: [{ patterns, top, sharp, entropy }], uniformEntropy, repeats }
+// causal row's (the mean of log2(q + 1)). repeats: the queries with an induction key. focused:
+// no job, yet an entropy under FOCUSED times an even row's.
+// -> null for L < 3, else { kind: 'any', heads: [{ patterns, top, sharp, entropy, focused }], uniformEntropy,
+//    repeats }
 export function headJobs(weights, ids, H, L) {
   if (L < 3) return null;
   const heads = [];
@@ -95,7 +98,11 @@ export function headJobs(weights, ids, H, L) {
     }
     heads.push(Object.assign(summarise(acc, ANY_PATTERNS), { entropy: ent / (L - 2) }));
   }
-  return { kind: 'any', heads, uniformEntropy: uniformEntropy / (L - 2), repeats };
+  // A head with no job whose rows are sharp all the same reads other keys (by content, not place):
+  // "focused", not spread out.
+  const u = uniformEntropy / (L - 2);
+  for (const r of heads) r.focused = !r.sharp && r.entropy < FOCUSED * u;
+  return { kind: 'any', heads, uniformEntropy: u, repeats };
 }
 
 // -> null (random weights, or fewer than 3 tokens), the poem model's { kind: 'poem', n, heads }
