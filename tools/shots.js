@@ -100,9 +100,11 @@ async function shoot(browser, outDir, run, opts) {
         const r = e.getBoundingClientRect();
         return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height };
       });
-      const parts = Math.ceil(box.height / PIECE), base = path.join(dir, String(n).padStart(2, '0') + '-' + v);
+      // (equal pieces: no last sliver of 40 px)
+      const parts = Math.ceil(box.height / PIECE), each = Math.ceil(box.height / parts);
+      const base = path.join(dir, String(n).padStart(2, '0') + '-' + v);
       for (let i = 0; i < parts; i++) {
-        const y = box.y + i * PIECE, clip = { x: box.x, y, width: box.width, height: Math.min(PIECE, box.y + box.height - y) };
+        const y = box.y + i * each, clip = { x: box.x, y, width: box.width, height: Math.min(each, box.y + box.height - y) };
         await page.screenshot({ path: base + (parts > 1 ? '-' + (i + 1) : '') + '.png', clip, fullPage: true });
       }
     }
