@@ -114,3 +114,31 @@ test('a_head_twice_as_heavy_as_an_even_row_stands_out_and_just_under_does_not', 
 test('fewer_than_three_tokens_give_no_jobs', () => {
   assert.equal(headJobs(new Float32Array(4), [0, 1], 1, 2), null);
 });
+
+// The SVG export (tools/render.js --model) carries the job table: a row per head, with the
+// numbers headJobs gives on the layer's weights from the engine.
+test('the_export_of_an_opened_llama_draws_the_job_table_headjobs_computes', async () => {
+  const { render, parseState } = require('../../tools/render.js');
+  const { textOf } = require('../../tools/tokenizer/fixtures.js');
+  const { BlockLens } = require('./helpers.js');
+  const dir = path.join(root, 'tests', 'fixtures', 'models', 'llama'), ids = [3, 17, 0, 42, 63, 17, 3, 17, 0, 42];
+  const bl = await BlockLens.load(), m = await bl.loadModel(dir);
+  let ref;
+  try {
+    const w = m.forward(Int32Array.from(ids), { layers: [0] }).layers[0].attention.weights;
+    ref = headJobs(w, ids, w.length / ids.length ** 2, ids.length);
+  } finally { m.free(); }
+  const job = parseState('tokens=' + encodeURIComponent(textOf(ids)) + '&layer=1', 'attention');
+  const svg = (await render(job.view, job.state, { lang: 'en', model: dir })).svg;
+  const texts = Array.from(svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g), (x) => x[1].replace(/&amp;/g, '&'));
+  assert.ok(texts.includes('The 4 heads of layer 1: mean weight per kind of key'), 'the caption');
+  const pct = (v) => Math.round(100 * v) + '%';
+  ref.heads.forEach((h, i) => {
+    const at = texts.lastIndexOf('Head ' + (i + 1));   // (the maps' titles come first)
+    assert.ok(at >= 0, `head ${i + 1}'s row`);
+    // The row's cells follow its head in drawing order: job, its lift, 4 weights, the entropy.
+    const row = texts.slice(at + 1, at + 8);
+    assert.deepEqual(row.slice(2), [...['prev', 'sink', 'self', 'induction'].map((p) => pct(h.patterns[p].w)),
+      h.entropy.toFixed(2)], `head ${i + 1}: ${row.join(' | ')}`);
+  });
+});
