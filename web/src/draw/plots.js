@@ -54,7 +54,6 @@ function curve(g, res, sc, t, p) {
   if (p.ymin < 0 && Y(p.ymin) - y0 >= 14) g.fillText(p.yBot, p.left - 6, Y(p.ymin));
   g.fillStyle = sc.css.fg; g.textBaseline = 'alphabetic';
   g.textAlign = 'left'; g.fillText(t('axisAfter'), x0 + 6, p.top - 8);
-  g.textAlign = 'right'; g.fillText(t('axisBefore'), p.right, y0 - 6);
   if (!res.gated) {
     g.strokeStyle = sc.css.fg; g.lineWidth = 1.5; g.beginPath();
     idx.forEach(function (i, k) { if (k) g.lineTo(X(h[i]), Y(a[i])); else g.moveTo(X(h[i]), Y(a[i])); });
@@ -66,6 +65,12 @@ function curve(g, res, sc, t, p) {
     g.fillStyle = 'rgb(' + c.join(',') + ')';
     g.beginPath(); g.arc(X(h[i]), Y(a[i]), 2.6, 0, 2 * Math.PI); g.fill();
   });
+  // The x axis's name over the dots, on a patch of background: a gated cloud reaches past y = 0
+  // at the right end, where it sits, and hid its first letters.
+  const bw = g.measureText(t('axisBefore')).width;
+  g.fillStyle = sc.css.bg; g.fillRect(p.right - bw - 3, y0 - 19, bw + 6, 16);
+  g.fillStyle = sc.css.fg; g.textBaseline = 'alphabetic'; g.textAlign = 'right';
+  g.fillText(t('axisBefore'), p.right, y0 - 6);
   return idx.length;
 }
 

@@ -46,10 +46,11 @@ export default {
       return p;
     };
     let maps;
+    const nb = res.ffnBias === false ? '_nobias' : '';   // (Llama's FFN has no biases: no "+ b₁" in a title)
     if (!gate) {
       const max = absMax(fx.hidden);
       const before = matrixPanel('hidden', fx.hidden, L, f, tk, ctx, {
-        title: t('beforeTitle', { name: t('hiddenName') }), shape, max, maxCell: 24,
+        title: t('beforeTitle' + nb, { name: t('hiddenName') }), shape, max, maxCell: 24,
         label: t('heatLabel', { name: t('hiddenName'), r: L, c: f }), tableCaption: t('hiddenName') });
       before.data = { max: F.f32(max) };
       maps = [{ type: 'panels', layout: 'pair', panels: [before, after(t('afterTitle', { act }), max)],
@@ -58,13 +59,14 @@ export default {
       // The gate before and after its function share a scale (the function bends one into the
       // other); the up projection and the product are other quantities, each on its own.
       const fn = t('gateFn_' + res.act), gmax = Math.max(absMax(fx.hidden), absMax(gate)), umax = absMax(fx.up);
-      const g0 = matrixPanel('gate', fx.hidden, L, f, tk, ctx, { title: t('gateTitle'), shape, max: gmax, maxCell: 24,
-        label: t('heatLabel', { name: t('gateName'), r: L, c: f }), tableCaption: t('gateTitle') });
+      const g0 = matrixPanel('gate', fx.hidden, L, f, tk, ctx, { title: t('gateTitle' + nb), shape, max: gmax,
+        maxCell: 24,
+        label: t('heatLabel', { name: t('gateName'), r: L, c: f }), tableCaption: t('gateTitle' + nb) });
       const g1 = matrixPanel(fn + '(gate)', gate, L, f, tk, ctx, { title: t('gateActTitle', { fn }), shape, max: gmax,
         maxCell: 24, label: t('heatLabel', { name: fn + '(gate)', r: L, c: f }),
         tableCaption: t('gateActTitle', { fn }) });
-      const up = matrixPanel('up', fx.up, L, f, tk, ctx, { title: t('upTitle'), shape, max: umax, maxCell: 24,
-        label: t('heatLabel', { name: t('upName'), r: L, c: f }), tableCaption: t('upTitle') });
+      const up = matrixPanel('up', fx.up, L, f, tk, ctx, { title: t('upTitle' + nb), shape, max: umax, maxCell: 24,
+        label: t('heatLabel', { name: t('upName'), r: L, c: f }), tableCaption: t('upTitle' + nb) });
       g0.data = { max: F.f32(gmax), map: 'gate' }; g1.data = { max: F.f32(gmax), map: 'gate-act' };
       up.data = { max: F.f32(umax), map: 'up' }; up.legend = legendOf('diverging', umax, t('ownScale'));
       const prod = after(t('productTitle', { fn }), absMax(fx.activated),

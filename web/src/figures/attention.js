@@ -3,20 +3,24 @@
    scaling), masked cells hatched. More than 4 heads: 8 at a time as small multiples and the
    one picked (setting `head`) large. Setting masks = both: each head (or the picked one) with
    no mask (BERT) and with the causal mask (GPT) side by side, on one scale, and what differs.
-   Trained weights: a line per head saying what it does on this text (stage headroles). */
+   Trained weights: a line per head saying what it does on this text (stage headroles); an
+   opened model's heads: a table of their jobs on any text (previous token, sink, itself,
+   induction) and their entropy. */
 import * as F from '../draw/format.js';
 import { absMax } from '../draw/heatmap.js';
 import { X, legendOf, matrixPanel } from './common.js';
 
 export const MODES = ['weights', 'scaled', 'raw'], MASKS = ['one', 'both'];
 // The order a head's other patterns are listed in after the one that stands out.
-const ROLE_ORDER = ['prev', 'up', 'column', 'punct', 'bos'];
+const ROLE_ORDER = ['prev', 'up', 'column', 'punct', 'bos'], ANY_ORDER = ['prev', 'sink', 'self', 'induction'];
 const pct = (v) => Math.round(100 * v) + '%';
+// A lift to one decimal, rounded down: a head at 1.97x an even row must not read "2.0x, spread out".
+const lift = (v) => (Math.floor(10 * v) / 10).toFixed(1);
 
 // Trained weights: what the heads of this block do (stage headroles), a line per head naming the
 // pattern that stands out (or none: spread out) with its mean weight, then the others'.
 function headLines(hr, res, t) {
-  const pc = pct, x = (v) => v.toFixed(1);
+  const pc = pct, x = lift;
   const rows = hr.heads.map((r, h) => {
     const P = r.patterns, top = P[r.top];
     const main = r.sharp ? t('roleSharp', { w: pc(top.w), what: t('role_' + r.top), x: x(top.lift) })
@@ -27,6 +31,28 @@ function headLines(hr, res, t) {
   const out = [{ type: 'headline', text: t('rolesTitle', { layer: res.layer }) },
     { type: 'formulas', rows, prose: true }];
   if (!hr.n) out.push({ type: 'note', text: t('rolesNoLines') });
+  return out;
+}
+
+// An opened model (stage headroles, kind 'any'): a table, a row per head (Qwen2.5 has 14), its
+// job or "spread out", its mean weight on each kind of key and its entropy against an even row's.
+function jobTable(hr, res, t) {
+  const dash = '\u2014';
+  // The job's name, its lift under it (the percentages are in the columns: a narrow table).
+  const rows = hr.heads.map((r, h) => {
+    const P = r.patterns, top = P[r.top];
+    return { key: 'head' + (h + 1), cells: [t('headTitle', { h: h + 1 }),
+      r.sharp ? t('job_' + r.top) : t(r.focused ? 'jobFocused' : 'jobSpread'),
+      ...ANY_ORDER.map((p) => (P[p] ? pct(P[p].w) : dash)), r.entropy.toFixed(2)],
+    sub: [null, r.sharp ? t('jobLift', { x: lift(top.lift) })
+      : t('jobMost', { what: t('job_' + r.top), x: lift(top.lift) })] };
+  });
+  const out = [{ type: 'headline', text: t('jobsTitle', { layer: res.layer }) },
+    { type: 'table', caption: t('jobsCaption', { layer: res.layer, n: res.heads }), rows,
+      columns: [{ label: t('colHead') }, { label: t('colJob') },
+        ...ANY_ORDER.map((p) => ({ label: t('col_' + p), num: true })),
+        { label: t('colEntropy', { u: hr.uniformEntropy.toFixed(2) }), num: true }] }];
+  out.push({ type: 'note', text: hr.repeats ? t('jobsInduction', { r: hr.repeats }) : t('jobsNoRepeat') });
   return out;
 }
 const ALL_HEADS = 4, PAGE = 8;   // up to 4 heads: all large; more: 8 at a time small, one large
@@ -46,7 +72,8 @@ export default {
     // A trained head with a job: its map's title names it ("Head 3 · one line up 29%").
     const hr = res.headroles, roleTag = (h) => {
       const r = hr && hr.heads[h];
-      return r && r.sharp ? ' \u00b7 ' + t('roleShort_' + r.top, { w: pct(r.patterns[r.top].w) }) : '';
+      return r && r.sharp ? ' \u00b7 ' + t((hr.kind === 'any' ? 'jobShort_' : 'roleShort_') + r.top,
+        { w: pct(r.patterns[r.top].w) }) : '';
     };
     const pair = res.maskpair || null;   // the other mask's run (masks = both)
     // (An opened model's heads may be wider than d / H, and grouped-query attention gives K and V
@@ -138,7 +165,7 @@ export default {
         ug: pair.gpt.uniform.toFixed(2), ub: pair.bert.uniform.toFixed(2),
         last: F.short(pair.lastDiff), first: tk[0], lastTok: tk[L - 1] }));
     }
-    const roles = res.headroles ? headLines(res.headroles, res, t) : [];
+    const roles = !hr ? [] : hr.kind === 'any' ? jobTable(hr, res, t) : headLines(hr, res, t);
     // Grouped-query attention: which query heads read the same key/value head.
     const kv = res.kvHeads || H, g = H / kv;
     if (kv < H) {
@@ -152,8 +179,9 @@ export default {
           peakGpt: pair.gpt.peak.toFixed(4), peakBert: pair.bert.peak.toFixed(4),
           uniformGpt: pair.gpt.uniform.toFixed(4), uniformBert: pair.bert.uniform.toFixed(4),
           lastDiff: F.f32(pair.lastDiff) } : {},
-        res.headroles ? { roles: res.headroles.heads.map((r) => (r.sharp ? r.top : 'diffuse')).join(' '),
-          lineLength: String(res.headroles.n) } : {}),
+        hr ? { roles: hr.heads.map((r) => (r.sharp ? r.top : r.focused ? 'focused' : 'diffuse')).join(' ') } : {},
+        hr && hr.kind === 'poem' ? { lineLength: String(hr.n) } : {},
+        hr && hr.kind === 'any' ? { entropy: hr.heads.map((r) => r.entropy.toFixed(4)).join(' ') } : {}),
       blocks: [
         { type: 'flow', items: flow },
         ...heads,

@@ -27,7 +27,7 @@ function opened(res, ctx) {
     blocks: [
       { type: 'headline', text: t('nextTitle', { text: text, T: F.short(T) }) },
       { type: 'nextchars', items, caption: t('nextCaption_model', { k: K, share: F.pct(covered) }),
-        hint: t('nextPress'),
+        hint: t('nextPress_model'),
         action: { label: t('nextDraw_model', { T: F.short(T) }), run: (u) => {
           const piece = m.text(sample(p, u));
           if (piece) ctx.set({ tokens: text + piece });

@@ -8,6 +8,7 @@ import { absMax } from '../draw/heatmap.js';
 import { X, legendOf, matrixPanel } from './common.js';
 
 const NAMES = { layer: 'LayerNorm', batch: 'BatchNorm', rms: 'RMSNorm' };
+const RSTD_SHOWN = 6;   // an opened model's rstd per token: the first 6 by name, then the range
 
 // One card of the `groups` block: x with the groups of `kind`, and its statistics as strips.
 function card(kind, res, ctx, max) {
@@ -83,8 +84,12 @@ export default {
     // token, as forward computed it before attention) or GPT-2's LayerNorm.
     const w = res.weights, rstd = res.trained === 'model' && w && w.rstd1;
     if (rstd) {
-      notes.push({ type: 'note', text: t('normsModelRms', { list: Array.from(rstd, (v, i) => res.tokens[i] + ' ' +
-        F.short(v)).join(', ') }) });
+      // The first tokens by name (quoted: a token may be "," or "."), then the range of the rest.
+      const show = Math.min(rstd.length, RSTD_SHOWN), list = Array.from(rstd.subarray(0, show), (v, i) =>
+        t('normsTok', { tok: res.tokens[i], v: F.short(v) })).join(t('normsListSep'));
+      const more = show === rstd.length ? ''
+        : t('normsModelRmsMore', { n: rstd.length, lo: F.short(Math.min(...rstd)), hi: F.short(Math.max(...rstd)) });
+      notes.push({ type: 'note', text: t('normsModelRms', { list: list + more }) });
     } else if (res.trained === 'model') notes.push({ type: 'note', text: t('normsModelLayer') });
     if (flat(N.layer.pertOut) && flat(N.rms.pertOut)) {
       notes.push({ type: 'note', text: t('normsFlatRow', { tok, d, ln: F.short(lnRow), rms: F.short(rmsRow) }) });

@@ -8,7 +8,7 @@ export default {
     negBeforeLabel: 'negative before the activation (of {total})',
     negAfterLabel: 'negative after {act}',
     zeroedLabel: 'zero by definition (×)',
-    wasValue: 'was {v}', beforeTitle: 'Before: {name} = x · W₁ + b₁', afterTitle: 'After {act}',
+    wasValue: 'was {v}', beforeTitle: 'Before: {name} = x · W₁ + b₁', beforeTitle_nobias: 'Before: {name} = x · W₁', afterTitle: 'After {act}',
     heatLabel: 'Heatmap of {name}, {r} rows by {c} columns. Use the arrow keys for values.',
     markNote: '× = 0 by the activation\'s definition',
     curveTitle: 'The {act} curve, traced by the engine\'s own values',
@@ -21,8 +21,8 @@ export default {
     underflowNote_one: '1 value is exactly 0 only through float32 rounding (underflow), not by the definition of {act}; it is not marked ×.',
     underflowGate: 'In the gate after its function, {n} values are 0 by the same rounding.',
     underflowCell: '0 by float32 rounding, from {v}',
-    gateTitle: 'Gate: g = x · W₁ + b₁', gateActTitle: 'Gate after {fn}: {fn}(g)',
-    upTitle: 'Up: u = x · W₃ + b₃', productTitle: 'Product: {fn}(g) ⊙ u',
+    gateTitle: 'Gate: g = x · W₁ + b₁', gateTitle_nobias: 'Gate: g = x · W₁', gateActTitle: 'Gate after {fn}: {fn}(g)',
+    upTitle: 'Up: u = x · W₃ + b₃', upTitle_nobias: 'Up: u = x · W₃', productTitle: 'Product: {fn}(g) ⊙ u',
     gateScale: 'g and {fn}(g) share this scale', ownScale: 'own scale'
   },
   zh: {
@@ -33,7 +33,7 @@ export default {
     negBeforeLabel: '激活前为负（共 {total} 个）',
     negAfterLabel: '{act} 之后为负',
     zeroedLabel: '按定义为 0（×）',
-    wasValue: '原值 {v}', beforeTitle: '激活前：{name} = x · W₁ + b₁', afterTitle: '{act} 之后',
+    wasValue: '原值 {v}', beforeTitle: '激活前：{name} = x · W₁ + b₁', beforeTitle_nobias: '激活前：{name} = x · W₁', afterTitle: '{act} 之后',
     heatLabel: '{name} 的热力图，{r} 行 {c} 列。用方向键读取数值。',
     markNote: '× = 按激活函数的定义为 0',
     curveTitle: '{act} 曲线，由引擎自己的数值描出',
@@ -46,8 +46,8 @@ export default {
     underflowNote_one: '有 1 个值恰好为 0，只是 float32 舍入（下溢）造成的，并非 {act} 的定义使然；它不标 ×。',
     underflowGate: '经过激活函数的 gate 中，也有 {n} 个值因同样的舍入变成 0。',
     underflowCell: '由 {v} 经 float32 舍入成 0',
-    gateTitle: 'gate：g = x · W₁ + b₁', gateActTitle: '{fn} 之后的 gate：{fn}(g)',
-    upTitle: 'up：u = x · W₃ + b₃', productTitle: '乘积：{fn}(g) ⊙ u',
+    gateTitle: 'gate：g = x · W₁ + b₁', gateTitle_nobias: 'gate：g = x · W₁', gateActTitle: '{fn} 之后的 gate：{fn}(g)',
+    upTitle: 'up：u = x · W₃ + b₃', upTitle_nobias: 'up：u = x · W₃', productTitle: '乘积：{fn}(g) ⊙ u',
     gateScale: 'g 与 {fn}(g) 共用这把色尺', ownScale: '各用自己的色尺'
   }
 };

@@ -128,7 +128,7 @@ export class Sheet {
       const pw = w * p.n / total, label = t('part_' + p.key) + ' ' + format.pct(p.n / total);
       r.fillStyle = sc.css[p.key]; r.fillRect(x, y, pw, h);
       if (withText && width(label, font(12, true)) + 16 <= pw) {
-        r.font = font(12, true); r.fillStyle = '#ffffff'; r.textAlign = 'left'; r.textBaseline = 'middle';
+        r.font = font(12, true); r.fillStyle = sc.css.barInk; r.textAlign = 'left'; r.textBaseline = 'middle';
         r.fillText(label, x + 8, y + h / 2);
       }
       x += pw;

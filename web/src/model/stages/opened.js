@@ -6,6 +6,7 @@
 import { NS_PER_FLOP } from '../draws.js';
 import { attnStats, meanWeights } from './attention.js';
 import { zeros } from './ffn.js';
+import headroles from './heads.js';
 import { rowStats } from './block.js';
 import norms from './norms.js';
 import { presets } from './paramsplit.js';
@@ -102,7 +103,7 @@ const split = (engine, s) => [{ cost: 0, run: () => ({ attention: s.counts.atten
   model: Object.assign({ name: s.name }, s.counts) }) }];
 
 // (zeros and norms as for the poem model: the × marks of the FFN above; LayerNorm, BatchNorm and
-// RMSNorm of the model's own x.)
+// RMSNorm of the model's own x; headroles: the jobs any text shows, on the layer's attention.)
 export const OPENED_STEPS = { weights, attnw, ffn, glu, zeros: zeros.steps, attn, attnstats, attnmean,
-  norms: norms.steps, split, presets: presets.steps, blocka, block, pertf, perta,
+  headroles: headroles.steps, norms: norms.steps, split, presets: presets.steps, blocka, block, pertf, perta,
   wide: wide.steps };
