@@ -446,48 +446,44 @@ def write_json(path, obj, indent=None):
         fh.write("\n")
 
 
-def write_folder(name, cfg, W, shards, fn, c, keep, k, extra, hooks, check=None):
-    """A variant's folder: config.json, the checkpoint, reference.json and (hooks) hooks.json."""
-    folder = os.path.join(OUT_DIR, name)
+def write_folder(v, cfg, W, fn, c):
+    """A variant's folder: config.json, the checkpoint, reference.json, and hooks.json where
+    v["hooks"] (the lens and ablations on IDS, patching CORRUPT with IDS)."""
+    folder = os.path.join(OUT_DIR, v["name"])
     os.makedirs(folder, exist_ok=True)
     write_json(os.path.join(folder, "config.json"), cfg, indent=2)
-    write_checkpoint(folder, W, shards)
-    doc, ref, atol = reference(fn, c, W, keep, k, extra)
-    if check:
-        check(doc, ref, atol)
+    write_checkpoint(folder, W, v["shards"])
+    doc, ref, atol = reference(fn, c, W, v["keep"], v["k"], {"dtype": v["dtype"]})
+    if v.get("scaling"):   # the llama3 frequencies must matter at these few positions
+        plain = flat_np(fn(dict(c, rope_scaling=None), {n: t.to(F64) for n, t in W.items()},
+                           IDS, F64, 1))
+        moved = float(np.max(np.abs(plain["logits"] - ref["logits"])))
+        assert moved > 100 * atol, moved
+        doc["llama3_moves_logits_by"] = moved
     write_json(os.path.join(folder, "reference.json"), doc)
     note = ""
-    if hooks:   # the lens and ablations on IDS; patching CORRUPT with IDS
-        H = c["heads"] if "heads" in c else c["n_head"]
+    if v["hooks"]:
         spec = {"lens": [IDS], "ablate": [{"ids": IDS, "row": len(IDS) - 1,
-                                           "cases": standard_ablations(H, NL)}],
+                                           "cases": standard_ablations(v["H"], NL)}],
                 "patch": {"clean": IDS, "corrupt": CORRUPT}}
-        hd = hooks_doc(lambda Wd, dt, ids, h: fn(c, Wd, ids, dt, -1, h), W, spec, k, run_seq)
+        hd = hooks_doc(lambda Wd, dt, ids, h: fn(c, Wd, ids, dt, -1, h), W, spec, v["k"], run_seq)
         hd = dict({"generator": "tools/gen_models.py", "torch": torch.__version__}, **hd)
         path = os.path.join(folder, "hooks.json")
         write_json(path, hd)
         note = "  hooks.json %d bytes, atol %s" % (os.path.getsize(path), hd["atol"])
     size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
-    print("%-11s %6d bytes  atol %g%s" % (name, size, atol, note))
+    print("%-11s %6d bytes  atol %g%s" % (v["name"], size, atol, note))
 
 
 def main():
     for v in VARIANTS:
-        W = llama_weights(v)
         c = {"heads": v["H"], "kv_heads": v["KVH"], "head_dim": v["hd"], "eps": v["eps"],
              "rope_theta": v["theta"], "rope_scaling": v["scaling"], "layers": NL}
-
-        def check(doc, ref, atol, W=W, c=c, v=v):
-            if v["scaling"]:   # the llama3 frequencies must matter at these few positions
-                plain = flat_np(llama_forward(dict(c, rope_scaling=None),
-                                              {n: t.to(F64) for n, t in W.items()}, IDS, F64, 1))
-                moved = float(np.max(np.abs(plain["logits"] - ref["logits"])))
-                assert moved > 100 * atol, moved
-                doc["llama3_moves_logits_by"] = moved
-        write_folder(v["name"], llama_config(v), W, v["shards"], llama_forward, c, v["keep"],
-                     max(v["D"], v["F"]), {"dtype": v["dtype"]}, v["hooks"], check)
+        write_folder(dict(v, k=max(v["D"], v["F"])), llama_config(v), llama_weights(v),
+                     llama_forward, c)
     cfg, W = gpt2_variant()
-    write_folder("gpt2", cfg, W, 1, gpt2_forward, cfg, 1, 32, {"dtype": "F32"}, True)
+    write_folder({"name": "gpt2", "dtype": "F32", "H": cfg["n_head"], "shards": 1, "keep": 1,
+                  "k": 32, "hooks": True}, cfg, W, gpt2_forward, cfg)
 
 
 if __name__ == "__main__":
