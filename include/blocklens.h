@@ -259,6 +259,52 @@ size_t bl_block_workspace_size(const bl_block_desc *desc, const bl_block_out *ou
 bl_status bl_block_forward(const bl_block_desc *desc, const bl_block_out *out,
                            float *workspace, bl_error *err);
 
+/* ---- hooks: editing a decoder's forward -----------------------------------------------
+   Both decoders (bl_decoder_forward, bl_llama_forward) take the same three hooks in their desc;
+   all zero (the default) is the plain forward.
+   - edits / n_edits: values replaced inside the forward. Each edit names a layer, a site and a
+     row (a token, or -1 for every row); its values (width, or (L, width) when row is -1; NULL =
+     zeros) overwrite the site right after it is computed, before anything reads it, so the kept
+     intermediates show the edited values. Several edits of one site apply in array order.
+   - first_layer / start: start (L, d_model) is the residual stream entering block first_layer;
+     the blocks before it are not run (their layer outputs are not touched). start NULL with
+     first_layer 0: from the embeddings. start is required when first_layer > 0.
+   - end_layer: 0 runs every block; else blocks [first_layer, end_layer) only, and the final norm
+     and unembedding are skipped: out->logits may be NULL and out->hidden is not written.
+   Sites and their widths (Q = n_heads * head_dim, the GPT-2 decoder's head_dim d_model/n_heads):
+     BL_SITE_RESID_IN    h entering the layer (L, d_model); the layer out's x shows it edited
+     BL_SITE_ATTN_IN     norm1, attention's input (L, d_model)
+     BL_SITE_HEAD_OUT    one head's context (L, head_dim), before the concat meets o_proj
+                         (edit.head picks it); the kept context and concat show it
+     BL_SITE_ATTN_OUT    after o_proj, bias included (L, d_model)
+     BL_SITE_RESID_MID   resid1 (L, d_model)
+     BL_SITE_FFN_IN      norm2, the FFN's input (L, d_model)
+     BL_SITE_FFN_HIDDEN  activated (L, d_ff): act(x W1 + b1), Llama's silu(gate) * up
+     BL_SITE_FFN_OUT     after the down projection, bias included (L, d_model)
+   Zeroing every head of a layer leaves attn_out = bo (o_proj's bias; 0 when it has none), not 0:
+   zero BL_SITE_ATTN_OUT to remove the sublayer. Zeroing FFN_OUT makes resid2 equal resid1.
+   Errors name the edit: "edits[2].layer (9) must be in [first_layer 0, end_layer 4)",
+   "edits[0].head (12) must be in [0, n_heads 12)", "edits[1].row (7) must be -1 (every row)
+   or in [0, L 7)", "start must not be NULL when first_layer (3) is above 0".
+
+   Logit lens: bl_decoder_lens / bl_llama_lens take a residual stream h (L, d_model) (a layer
+   out's x or resid2, or out->embed) through the decoder's final norm and unembedding, exactly
+   as the forward's logits, then the softmax over the vocabulary, and give per row the top k:
+   ids (L, k) largest probability first (equal logits: the lower id first) and their probs
+   (L, k). Logits live only for one block of rows in the workspace (..._lens_workspace_size). */
+typedef enum bl_site {
+    BL_SITE_RESID_IN, BL_SITE_ATTN_IN, BL_SITE_HEAD_OUT, BL_SITE_ATTN_OUT, BL_SITE_RESID_MID,
+    BL_SITE_FFN_IN, BL_SITE_FFN_HIDDEN, BL_SITE_FFN_OUT, BL_SITE_COUNT
+} bl_site;
+
+typedef struct bl_edit {
+    int layer;                  /* in [first_layer, end_layer) */
+    bl_site site;
+    int head;                   /* BL_SITE_HEAD_OUT only: in [0, n_heads); ignored otherwise */
+    int row;                    /* -1: every row, values (L, width); else in [0, L), values (width) */
+    const float *values;        /* NULL = zeros */
+} bl_edit;
+
 /* ---- a whole decoder (GPT-2) -----------------------------------------------------------
    Token ids in, next-token logits out, through n_layers pre-LN causal blocks:
      h      = wte[ids] + wpe[0:L]                                        (L, d_model)
@@ -300,6 +346,11 @@ typedef struct bl_decoder_desc {
     const float *wpe;                 /* (n_positions, d_model) */
     const bl_decoder_layer *layers;   /* (n_layers) */
     const float *lnf_gamma, *lnf_beta;/* (d_model) each; NULL = 1 / 0 */
+    const bl_edit *edits;             /* (n_edits) optional: see "hooks" */
+    int n_edits;
+    int first_layer;                  /* 0 = from the embeddings */
+    const float *start;               /* (L, d_model) the residual entering first_layer */
+    int end_layer;                    /* 0 = n_layers; else stop there, no unembedding */
 } bl_decoder_desc;
 
 /* One layer's intermediates, named as in bl_block_out; every field optional: NULL ones are not kept. */
@@ -313,10 +364,11 @@ typedef struct bl_decoder_layer_out {
     float *resid1, *norm2;            /* (L, d_model) each */
     float *hidden, *activated;        /* (L, d_ff) each: FFN pre- and post-activation */
     float *ffn_out, *resid2;          /* (L, d_model) each */
+    float *x;                         /* (L, d_model) the residual entering the layer (edited) */
 } bl_decoder_layer_out;
 
 typedef struct bl_decoder_out {
-    float *logits;                    /* (L, vocab) required */
+    float *logits;                    /* (L, vocab) required unless end_layer is set */
     float *embed;                     /* (L, d_model) optional: wte[ids] + wpe[0:L] */
     float *hidden;                    /* (L, d_model) optional: LN_f(h), before the unembedding */
     bl_decoder_layer_out *const *layers; /* (n_layers) optional; layers[l] NULL: keep nothing */
@@ -327,6 +379,11 @@ typedef struct bl_decoder_out {
 size_t bl_decoder_workspace_size(const bl_decoder_desc *desc);
 bl_status bl_decoder_forward(const bl_decoder_desc *desc, const bl_decoder_out *out,
                              float *workspace, bl_error *err);
+/* The logit lens (see "hooks"): h (L, d_model) -> ids (L, k), probs (L, k), k in [1, vocab].
+   The hooks fields of desc are not read; ids are not needed (may be NULL). */
+size_t bl_decoder_lens_workspace_size(const bl_decoder_desc *desc);
+bl_status bl_decoder_lens(const bl_decoder_desc *desc, const float *h, int k, int32_t *ids,
+                          float *probs, float *workspace, bl_error *err);
 
 /* ---- a Llama-family decoder (Llama, Mistral, Qwen2, Qwen3) ----------------------------
    As Hugging Face transformers' LlamaForCausalLM (and Mistral-, Qwen2-, Qwen3ForCausalLM)
@@ -416,6 +473,11 @@ typedef struct bl_llama_desc {
     const bl_llama_layer *layers;       /* (n_layers) */
     const void *final_norm;             /* model.norm (d_model); NULL = 1 */
     const void *lm_head;                /* (vocab, d_model); NULL = embed (tied) */
+    const bl_edit *edits;               /* (n_edits) optional: see "hooks" */
+    int n_edits;
+    int first_layer;                    /* 0 = from the embeddings */
+    const float *start;                 /* (L, d_model) float32: the residual entering first_layer */
+    int end_layer;                      /* 0 = n_layers; else stop there, no unembedding */
 } bl_llama_desc;
 
 /* One layer's intermediates; every field optional: NULL ones are not kept. Q, KV as above. */
@@ -432,10 +494,11 @@ typedef struct bl_llama_layer_out {
     float *norm2, *rstd2;               /* (L, d_model), (L) */
     float *gate, *up, *activated;       /* (L, d_ff) each */
     float *ffn_out, *resid2;            /* (L, d_model) each */
+    float *x;                           /* (L, d_model) the residual entering the layer (edited) */
 } bl_llama_layer_out;
 
 typedef struct bl_llama_out {
-    float *logits;                      /* (L, vocab) required */
+    float *logits;                      /* (L, vocab) required unless end_layer is set */
     float *embed;                       /* (L, d_model) optional: embed[ids] */
     float *hidden;                      /* (L, d_model) optional: after final_norm */
     bl_llama_layer_out *const *layers;  /* (n_layers) optional; layers[l] NULL: keep nothing */
@@ -446,6 +509,10 @@ typedef struct bl_llama_out {
 size_t bl_llama_workspace_size(const bl_llama_desc *desc);
 bl_status bl_llama_forward(const bl_llama_desc *desc, const bl_llama_out *out, float *workspace,
                            bl_error *err);
+/* The logit lens (see "hooks"): h (L, d_model) -> ids (L, k), probs (L, k), k in [1, vocab]. */
+size_t bl_llama_lens_workspace_size(const bl_llama_desc *desc);
+bl_status bl_llama_lens(const bl_llama_desc *desc, const float *h, int k, int32_t *ids,
+                        float *probs, float *workspace, bl_error *err);
 
 /* ---- parameter counts ------------------------------------------------------------------
    A pure function of the config: the page's bars and any allocation read the same numbers.

@@ -74,6 +74,26 @@ bl_status bl__ffn_check(const bl_ffn_desc *d, const bl_ffn_out *o, bl_error *err
 /* 1 when a head of L x L x d_k is done by attention.c's in-place small-head path. */
 int bl__attention_small_head(int L, int d_k);
 
+/* hooks.c: the hooks fields both decoder descs carry (see "hooks" in blocklens.h). */
+typedef struct bl_hooks {
+    const bl_edit *edits;
+    int n_edits, first_layer;
+    const float *start;
+    int end_layer;
+} bl_hooks;
+/* Checks k against the sizes (messages name the field); *end = the last layer run + 1. */
+bl_status bl__check_hooks(bl_error *err, const bl_hooks *k, int n_layers, int L, int n_heads,
+                          int *end);
+/* Applies, in order, k's edits of (layer, site) to buf: L rows of `width` values, row stride ld
+   (HEAD_OUT: head h's columns start at h * width). Returns 1 when any applied. */
+int bl__apply_edits(const bl_hooks *k, int layer, bl_site site, float *buf, int L, int width,
+                    int ld);
+/* The lens of one row of logits (V): its top k ids largest first (ties: the lower id) and their
+   softmax probabilities. Returns -1, or the index of a NaN / infinite logit (nothing promised). */
+int bl__lens_row(const float *logits, int V, int k, int32_t *ids, float *probs);
+/* Rows of logits the lens keeps at a time. */
+#define BL__LENS_ROWS 16
+
 #define BL__CHECK(expr) do { bl_status s_ = (expr); if (s_ != BL_OK) return s_; } while (0)
 
 #endif

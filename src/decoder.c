@@ -1,7 +1,9 @@
 /* decoder.c - a whole GPT-2-style decoder: token and position embeddings, n_layers pre-LN
-   causal blocks (bl_block_forward), the final layer norm and the tied unembedding. Every
-   intermediate the caller does not keep lands in the workspace. */
+   causal blocks (bl_block_forward's pre-LN steps, spelled out so the hooks reach every site),
+   the final layer norm and the tied unembedding; and its logit lens. Every intermediate the
+   caller does not keep lands in the workspace. */
 #include <math.h>
+#include <string.h>
 #include "bl_internal.h"
 
 /* The workspace, one table for its size and its use: WS_LD buffers of (L, d_model) (the two
@@ -60,62 +62,110 @@ static bl_status check_layer(const bl_decoder_layer *w, int l, bl_error *err) {
 /* p if given, else the workspace's buffer */
 static float *or_ws(float *p, float *scratch) { return p ? p : scratch; }
 
+static bl_hooks hooks_of(const bl_decoder_desc *d) {
+    return (bl_hooks){.edits = d->edits, .n_edits = d->n_edits, .first_layer = d->first_layer,
+                      .start = d->start, .end_layer = d->end_layer};
+}
+
+/* Logits (rows, V) of a checked non-finite scan: BL_OK, or the message naming the entry. */
+static bl_status check_logits(const float *logits, int row0, int rows, int V, bl_error *err) {
+    for (size_t i = 0, nl = (size_t)rows * V; i < nl; i++) {
+        float v = logits[i];
+        if (v - v != 0.0f)
+            return bl__fail(err, BL_ERR_VALUE, "logit of token %d, vocabulary entry %d is %s: "
+                            "float32 overflowed inside the model", row0 + (int)(i / V),
+                            (int)(i % V), v != v ? "NaN" : "infinite");
+    }
+    return BL_OK;
+}
+
 bl_status bl_decoder_forward(const bl_decoder_desc *d, const bl_decoder_out *o, float *ws,
                              bl_error *err) {
     BL__CHECK(bl__check_ptr(err, "desc", d));
     BL__CHECK(bl__check_ptr(err, "out", o));
     BL__CHECK(check_sizes(d, err));
+    bl_hooks hk = hooks_of(d);
+    int end;
+    BL__CHECK(bl__check_hooks(err, &hk, d->n_layers, d->L, d->n_heads, &end));
     BL__CHECK(bl__check_ptr(err, "ids", d->ids));
     BL__CHECK(bl__check_ptr(err, "wte", d->wte));
     BL__CHECK(bl__check_ptr(err, "wpe", d->wpe));
     BL__CHECK(bl__check_ptr(err, "layers", d->layers));
-    BL__CHECK(bl__check_ptr(err, "logits", o->logits));
+    if (!d->end_layer) BL__CHECK(bl__check_ptr(err, "logits", o->logits));
     BL__CHECK(bl__check_ptr(err, "workspace", ws));
     for (int l = 0; l < d->n_layers; l++) BL__CHECK(check_layer(&d->layers[l], l, err));
     BL__CHECK(bl__check_ids(err, d->ids, d->L, d->vocab));
 
-    int L = d->L, D = d->d_model;
+    int L = d->L, D = d->d_model, F = d->d_ff, H = d->n_heads, dk = D / H;
     size_t n = (size_t)L * D;   /* checked: every index below is under BL_MAX_ELEMS */
     float eps = d->eps == 0.0f ? 1e-5f : d->eps;
     float *buf[WS_LD];
     for (int i = 0; i < WS_LD; i++) buf[i] = ws + (size_t)i * n;
-    float *activated = ws + WS_LD * n, *row = activated + (size_t)L * d->d_ff;
+    float *activated = ws + WS_LD * n, *row = activated + (size_t)L * F;
 
-    /* h (L, D) = wte[ids] + wpe[0:L] */
+    /* h (L, D) = wte[ids] + wpe[0:L], or the caller's start */
     float *h = buf[WS_H0], *next = buf[WS_H1];
     for (int i = 0; i < L; i++) {
         const float *te = d->wte + (size_t)d->ids[i] * D, *pe = d->wpe + (size_t)i * D;
         for (int c = 0; c < D; c++) h[(size_t)i * D + c] = te[c] + pe[c];
     }
-    if (o->embed)
-        for (size_t i = 0; i < n; i++) o->embed[i] = h[i];
+    if (o->embed) memcpy(o->embed, h, n * sizeof(float));
+    if (d->start) memcpy(h, d->start, n * sizeof(float));
 
-    /* the blocks: h -> next, kept intermediates where the caller asked, else the workspace */
-    for (int l = 0; l < d->n_layers; l++) {
+    /* the blocks (pre-LN, causal), kept intermediates where the caller asked, else the
+       workspace; each site's edits right after it is computed */
+    for (int l = d->first_layer; l < end; l++) {
         const bl_decoder_layer *w = &d->layers[l];
         bl_decoder_layer_out k = {0};
         if (o->layers && o->layers[l]) k = *o->layers[l];
-        bl_block_desc b = {
-            .L = L, .d_model = D, .n_heads = d->n_heads, .d_ff = d->d_ff,
-            .activation = d->activation, .pre_ln = 1, .causal = 1, .eps = eps, .x = h,
+        bl__apply_edits(&hk, l, BL_SITE_RESID_IN, h, L, D, D);
+        if (k.x) memcpy(k.x, h, n * sizeof(float));
+        float *norm1 = or_ws(k.norm1, buf[WS_NORM1]);
+        BL__CHECK(bl_layernorm_forward(norm1, NULL, NULL, h, w->ln1_gamma, w->ln1_beta, L, D,
+                                       eps, err));
+        bl__apply_edits(&hk, l, BL_SITE_ATTN_IN, norm1, L, D, D);
+        bl_attention_desc ad = {
+            .L = L, .d_model = D, .n_heads = H, .causal = 1, .x = norm1,
             .wq = w->wq, .bq = w->bq, .wk = w->wk, .bk = w->bk, .wv = w->wv, .bv = w->bv,
-            .wo = w->wo, .bo = w->bo, .ln1_gamma = w->ln1_gamma, .ln1_beta = w->ln1_beta,
-            .ln2_gamma = w->ln2_gamma, .ln2_beta = w->ln2_beta,
-            .w1 = w->w1, .b1 = w->b1, .w2 = w->w2, .b2 = w->b2};
-        bl_block_out bo = {
-            .attn = {.q = or_ws(k.q, buf[WS_Q]), .k = or_ws(k.k, buf[WS_K]),
-                     .v = or_ws(k.v, buf[WS_V]), .scores = k.scores, .weights = k.weights,
-                     .context = k.context, .concat = or_ws(k.concat, buf[WS_CONCAT]),
-                     .out = or_ws(k.attn_out, buf[WS_ATTN])},
-            .ffn = {.hidden = k.hidden, .activated = or_ws(k.activated, activated),
-                    .out = or_ws(k.ffn_out, buf[WS_FFN])},
-            .resid1 = or_ws(k.resid1, buf[WS_RESID1]), .norm1 = or_ws(k.norm1, buf[WS_NORM1]),
-            .resid2 = or_ws(k.resid2, buf[WS_RESID2]), .norm2 = or_ws(k.norm2, buf[WS_NORM2]),
-            .out = next};
-        BL__CHECK(bl_block_forward(&b, &bo, row, err));
+            .wo = w->wo, .bo = w->bo};
+        bl_attention_out ao = {
+            .q = or_ws(k.q, buf[WS_Q]), .k = or_ws(k.k, buf[WS_K]), .v = or_ws(k.v, buf[WS_V]),
+            .scores = k.scores, .weights = k.weights, .context = k.context,
+            .concat = or_ws(k.concat, buf[WS_CONCAT]), .out = or_ws(k.attn_out, buf[WS_ATTN])};
+        BL__CHECK(bl_attention_forward(&ad, &ao, row, err));
+        /* edited heads: into concat (and the kept context), then o_proj again, the same call */
+        if (bl__apply_edits(&hk, l, BL_SITE_HEAD_OUT, ao.concat, L, dk, D)) {
+            if (k.context)
+                for (int hh = 0; hh < H; hh++)
+                    for (int i = 0; i < L; i++)
+                        memcpy(k.context + ((size_t)hh * L + i) * dk,
+                               ao.concat + (size_t)i * D + (size_t)hh * dk,
+                               (size_t)dk * sizeof(float));
+            bl__matmul(ao.out, ao.concat, w->wo, w->bo, L, D, D);
+        }
+        bl__apply_edits(&hk, l, BL_SITE_ATTN_OUT, ao.out, L, D, D);
+        float *resid1 = or_ws(k.resid1, buf[WS_RESID1]);
+        for (size_t i = 0; i < n; i++) resid1[i] = h[i] + ao.out[i];
+        bl__apply_edits(&hk, l, BL_SITE_RESID_MID, resid1, L, D, D);
+        float *norm2 = or_ws(k.norm2, buf[WS_NORM2]);
+        BL__CHECK(bl_layernorm_forward(norm2, NULL, NULL, resid1, w->ln2_gamma, w->ln2_beta, L,
+                                       D, eps, err));
+        bl__apply_edits(&hk, l, BL_SITE_FFN_IN, norm2, L, D, D);
+        /* FFN as bl_ffn_forward computes it (ungated), split at the hidden layer */
+        float *act = or_ws(k.activated, activated), *ffn = or_ws(k.ffn_out, buf[WS_FFN]);
+        bl__matmul_act(act, k.hidden, norm2, w->w1, w->b1, L, D, F, d->activation);
+        bl__apply_edits(&hk, l, BL_SITE_FFN_HIDDEN, act, L, F, F);
+        bl__matmul(ffn, act, w->w2, w->b2, L, F, D);
+        bl__apply_edits(&hk, l, BL_SITE_FFN_OUT, ffn, L, D, D);
+        for (size_t i = 0; i < n; i++) next[i] = resid1[i] + ffn[i];
+        if (k.resid2) memcpy(k.resid2, next, n * sizeof(float));
         float *t = h;
         h = next;
         next = t;
+    }
+    if (d->end_layer) {
+        bl__ok(err);
+        return BL_OK;
     }
 
     /* hidden = LN_f(h); logits (L, vocab) = hidden @ wte^T, wte read as (vocab, D) rows */
@@ -125,12 +175,49 @@ bl_status bl_decoder_forward(const bl_decoder_desc *d, const bl_decoder_out *o, 
     bl__gemm(o->logits, d->vocab, NULL, hidden, D, d->wte, D, 1, NULL, L, D, d->vocab,
              BL_ACT_IDENTITY);
     /* finite weights can still overflow float32 on the way: say so rather than return Inf/NaN */
-    for (size_t i = 0, V = (size_t)d->vocab, nl = (size_t)L * V; i < nl; i++) {
-        float v = o->logits[i];
-        if (v - v != 0.0f)
-            return bl__fail(err, BL_ERR_VALUE, "logit of token %d, vocabulary entry %d is %s: "
-                            "float32 overflowed inside the model", (int)(i / V), (int)(i % V),
-                            v != v ? "NaN" : "infinite");
+    BL__CHECK(check_logits(o->logits, 0, L, d->vocab, err));
+    bl__ok(err);
+    return BL_OK;
+}
+
+/* The lens's scratch: a block of rows normed (rows, D) and their logits (rows, vocab). */
+static int lens_rows(int L) { return L < BL__LENS_ROWS ? L : BL__LENS_ROWS; }
+
+size_t bl_decoder_lens_workspace_size(const bl_decoder_desc *d) {
+    if (!d || check_sizes(d, NULL) != BL_OK) return 0;
+    uint64_t f = (uint64_t)lens_rows(d->L) * ((uint64_t)d->d_model + (uint64_t)d->vocab);
+    return f > BL_MAX_ELEMS ? 0 : (size_t)f;
+}
+
+bl_status bl_decoder_lens(const bl_decoder_desc *d, const float *h, int k, int32_t *ids,
+                          float *probs, float *ws, bl_error *err) {
+    BL__CHECK(bl__check_ptr(err, "desc", d));
+    BL__CHECK(check_sizes(d, err));
+    if (bl_decoder_lens_workspace_size(d) == 0)
+        return bl__fail(err, BL_ERR_TOO_LARGE, "the lens workspace (%d rows x (d_model %d + "
+                        "vocab %d)) exceeds %u floats", lens_rows(d->L), d->d_model, d->vocab,
+                        (unsigned)BL_MAX_ELEMS);
+    if (k < 1 || k > d->vocab)
+        return bl__fail(err, BL_ERR_VALUE, "k (%d) must be in [1, vocab %d]", k, d->vocab);
+    BL__CHECK(bl__check_elems(err, "ids", (uint64_t)d->L, (uint64_t)k));
+    BL__CHECK(bl__check_ptr(err, "h", h));
+    BL__CHECK(bl__check_ptr(err, "wte", d->wte));
+    BL__CHECK(bl__check_ptr(err, "ids", ids));
+    BL__CHECK(bl__check_ptr(err, "probs", probs));
+    BL__CHECK(bl__check_ptr(err, "workspace", ws));
+    int L = d->L, D = d->d_model, V = d->vocab, rb = lens_rows(L);
+    float eps = d->eps == 0.0f ? 1e-5f : d->eps;
+    float *normed = ws, *logits = ws + (size_t)rb * D;
+    for (int i0 = 0; i0 < L; i0 += rb) {
+        int rows = L - i0 < rb ? L - i0 : rb;
+        /* the forward's final norm and unembedding, on these rows */
+        BL__CHECK(bl_layernorm_forward(normed, NULL, NULL, h + (size_t)i0 * D, d->lnf_gamma,
+                                       d->lnf_beta, rows, D, eps, err));
+        bl__gemm(logits, V, NULL, normed, D, d->wte, D, 1, NULL, rows, D, V, BL_ACT_IDENTITY);
+        BL__CHECK(check_logits(logits, i0, rows, V, err));
+        for (int r = 0; r < rows; r++)
+            bl__lens_row(logits + (size_t)r * V, V, k, ids + (size_t)(i0 + r) * k,
+                         probs + (size_t)(i0 + r) * k);
     }
     bl__ok(err);
     return BL_OK;

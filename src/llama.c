@@ -1,7 +1,8 @@
 /* llama.c - a Llama-family decoder (Llama, Mistral, Qwen2, Qwen3) as Hugging Face computes it:
    RMS norms, grouped-query attention with RoPE (and Qwen3's per-head q / k norms), a SwiGLU
    FFN, weights read in the checkpoint's dtype and nn.Linear's (out, in) layout through the
-   packed GEMM's transposed B. Every intermediate the caller does not keep lands in the workspace. */
+   packed GEMM's transposed B; the hooks (edits, a later start, an early end) and the logit lens.
+   Every intermediate the caller does not keep lands in the workspace. */
 #include <math.h>
 #include <string.h>
 #include "bl_internal.h"
@@ -211,15 +212,23 @@ static void head_norm(float *x, const void *g, bl_dtype dt, const dims *z, int h
     }
 }
 
+static bl_hooks hooks_of(const bl_llama_desc *d) {
+    return (bl_hooks){.edits = d->edits, .n_edits = d->n_edits, .first_layer = d->first_layer,
+                      .start = d->start, .end_layer = d->end_layer};
+}
+
 bl_status bl_llama_forward(const bl_llama_desc *d, const bl_llama_out *o, float *ws,
                            bl_error *err) {
     BL__CHECK(bl__check_ptr(err, "desc", d));
     BL__CHECK(bl__check_ptr(err, "out", o));
     BL__CHECK(check_sizes(d, err));
+    bl_hooks hk = hooks_of(d);
+    int end;
+    BL__CHECK(bl__check_hooks(err, &hk, d->n_layers, d->L, d->n_heads, &end));
     BL__CHECK(bl__check_ptr(err, "ids", d->ids));
     BL__CHECK(bl__check_ptr(err, "embed", d->embed));
     BL__CHECK(bl__check_ptr(err, "layers", d->layers));
-    BL__CHECK(bl__check_ptr(err, "logits", o->logits));
+    if (!d->end_layer) BL__CHECK(bl__check_ptr(err, "logits", o->logits));
     BL__CHECK(bl__check_ptr(err, "workspace", ws));
     for (int l = 0; l < d->n_layers; l++) BL__CHECK(check_layer(&d->layers[l], l, err));
     BL__CHECK(bl__check_ids(err, d->ids, d->L, d->vocab));
@@ -243,15 +252,20 @@ bl_status bl_llama_forward(const bl_llama_desc *d, const bl_llama_out *o, float 
     for (int i = 0; i < L; i++)
         bl__weights_to_f32(h + (size_t)i * D, d->embed, dt, (size_t)d->ids[i] * D, (size_t)D);
     if (o->embed) memcpy(o->embed, h, nd * sizeof(float));
+    if (d->start) memcpy(h, d->start, nd * sizeof(float));
     bl__rope_table(cos_t, sin_t, d, L, hd);
 
-    for (int l = 0; l < d->n_layers; l++) {
+    /* each site's edits right after it is computed, before anything reads it */
+    for (int l = d->first_layer; l < end; l++) {
         const bl_llama_layer *w = &d->layers[l];
         bl_llama_layer_out k = {0};
         if (o->layers && o->layers[l]) k = *o->layers[l];
+        bl__apply_edits(&hk, l, BL_SITE_RESID_IN, h, L, D, D);
+        if (k.x) memcpy(k.x, h, nd * sizeof(float));
         /* attention: norm1 (L, D); q (L, Q), k, v (L, KV); RoPE; heads; o_proj */
         float *norm1 = or_ws(k.norm1, bd[WS_NORM1]);
         rms(norm1, k.rstd1, h, w->attn_norm, dt, L, D, eps, vec);
+        bl__apply_edits(&hk, l, BL_SITE_ATTN_IN, norm1, L, D, D);
         float *q = or_ws(k.q, bq[WS_Q]), *kk = or_ws(k.k, bkv[WS_K]), *v = or_ws(k.v, bkv[WS_V]);
         linear(q, norm1, w->wq, w->bq, dt, L, D, z.Q, vec);
         linear(kk, norm1, w->wk, w->bk, dt, L, D, z.KV, vec);
@@ -263,27 +277,41 @@ bl_status bl_llama_forward(const bl_llama_desc *d, const bl_llama_out *o, float 
         bl__rope_apply(k_rot, kk, cos_t, sin_t, L, z.KVH, hd);
         float *concat = or_ws(k.concat, bq[WS_CONCAT]);
         attend(&z, q_rot, k_rot, v, concat, k.scores, k.weights, k.context, scratch);
+        if (bl__apply_edits(&hk, l, BL_SITE_HEAD_OUT, concat, L, hd, z.Q) && k.context)
+            for (int hh = 0; hh < z.H; hh++)
+                for (int i = 0; i < L; i++)
+                    memcpy(k.context + ((size_t)hh * L + i) * hd,
+                           concat + (size_t)i * z.Q + (size_t)hh * hd, (size_t)hd * sizeof(float));
         float *attn = or_ws(k.attn_out, bd[WS_ATTN]), *resid1 = or_ws(k.resid1, bd[WS_RESID1]);
         linear(attn, concat, w->wo, w->bo, dt, L, z.Q, D, vec);
+        bl__apply_edits(&hk, l, BL_SITE_ATTN_OUT, attn, L, D, D);
         for (size_t i = 0; i < nd; i++) resid1[i] = h[i] + attn[i];
+        bl__apply_edits(&hk, l, BL_SITE_RESID_MID, resid1, L, D, D);
 
         /* FFN: norm2; activated = silu(gate) (the GEMM's epilogue, gate its pre-activation),
            times up; down into ffn_out; resid2 (the next h) */
         float *norm2 = or_ws(k.norm2, bd[WS_NORM2]);
         rms(norm2, k.rstd2, resid1, w->ffn_norm, dt, L, D, eps, vec);
+        bl__apply_edits(&hk, l, BL_SITE_FFN_IN, norm2, L, D, D);
         float *gate = or_ws(k.gate, bf[WS_GATE]), *up = or_ws(k.up, bf[WS_UP]);
         float *act = or_ws(k.activated, bf[WS_ACT]);
         bl__gemm_typed(act, z.F, gate, norm2, D, w->w_gate, dt, D, 1,
                        as_f32(w->b_gate, dt, z.F, vec), L, D, z.F, BL_ACT_SILU);
         linear(up, norm2, w->w_up, w->b_up, dt, L, D, z.F, vec);
         for (size_t i = 0; i < nf; i++) act[i] *= up[i];
+        bl__apply_edits(&hk, l, BL_SITE_FFN_HIDDEN, act, L, z.F, z.F);
         float *ffn = or_ws(k.ffn_out, bd[WS_FFN]);
         linear(ffn, act, w->w_down, w->b_down, dt, L, z.F, D, vec);
+        bl__apply_edits(&hk, l, BL_SITE_FFN_OUT, ffn, L, D, D);
         for (size_t i = 0; i < nd; i++) next[i] = resid1[i] + ffn[i];
         if (k.resid2) memcpy(k.resid2, next, nd * sizeof(float));
         float *t = h;
         h = next;
         next = t;
+    }
+    if (d->end_layer) {
+        bl__ok(err);
+        return BL_OK;
     }
 
     /* hidden = rms(h, final_norm); logits (L, V) = hidden @ lm_head^T, lm_head (V, D) rows */
@@ -291,6 +319,55 @@ bl_status bl_llama_forward(const bl_llama_desc *d, const bl_llama_out *o, float 
     rms(hidden, NULL, h, d->final_norm, dt, L, D, eps, vec);
     bl__gemm_typed(o->logits, z.V, NULL, hidden, D, d->lm_head ? d->lm_head : d->embed, dt, D, 1,
                    NULL, L, D, z.V, BL_ACT_IDENTITY);
+    bl__ok(err);
+    return BL_OK;
+}
+
+/* The lens's scratch: a block of rows normed (rows, D), their logits (rows, V), and the final
+   norm's weight up-cast (D). */
+static int lens_rows(int L) { return L < BL__LENS_ROWS ? L : BL__LENS_ROWS; }
+
+size_t bl_llama_lens_workspace_size(const bl_llama_desc *d) {
+    if (!d || check_sizes(d, NULL) != BL_OK) return 0;
+    uint64_t f = (uint64_t)lens_rows(d->L) * ((uint64_t)d->d_model + (uint64_t)d->vocab) +
+                 (uint64_t)d->d_model;
+    return f > BL_MAX_ELEMS ? 0 : (size_t)f;
+}
+
+bl_status bl_llama_lens(const bl_llama_desc *d, const float *h, int k, int32_t *ids,
+                        float *probs, float *ws, bl_error *err) {
+    BL__CHECK(bl__check_ptr(err, "desc", d));
+    BL__CHECK(check_sizes(d, err));
+    if (bl_llama_lens_workspace_size(d) == 0)
+        return bl__fail(err, BL_ERR_TOO_LARGE, "the lens workspace (%d rows x (d_model %d + "
+                        "vocab %d)) exceeds %u floats", lens_rows(d->L), d->d_model, d->vocab,
+                        (unsigned)BL_MAX_ELEMS);
+    if (k < 1 || k > d->vocab)
+        return bl__fail(err, BL_ERR_VALUE, "k (%d) must be in [1, vocab %d]", k, d->vocab);
+    BL__CHECK(bl__check_elems(err, "ids", (uint64_t)d->L, (uint64_t)k));
+    BL__CHECK(bl__check_ptr(err, "h", h));
+    BL__CHECK(bl__check_ptr(err, "embed", d->embed));
+    BL__CHECK(bl__check_ptr(err, "ids", ids));
+    BL__CHECK(bl__check_ptr(err, "probs", probs));
+    BL__CHECK(bl__check_ptr(err, "workspace", ws));
+    int L = d->L, D = d->d_model, V = d->vocab, rb = lens_rows(L);
+    float eps = d->eps == 0.0f ? 1e-6f : d->eps;
+    float *normed = ws, *logits = ws + (size_t)rb * D, *vec = logits + (size_t)rb * V;
+    const void *head = d->lm_head ? d->lm_head : d->embed;
+    for (int i0 = 0; i0 < L; i0 += rb) {
+        int rows = L - i0 < rb ? L - i0 : rb;
+        /* the forward's final norm and unembedding, on these rows */
+        rms(normed, NULL, h + (size_t)i0 * D, d->final_norm, d->dtype, rows, D, eps, vec);
+        bl__gemm_typed(logits, V, NULL, normed, D, head, d->dtype, D, 1, NULL, rows, D, V,
+                       BL_ACT_IDENTITY);
+        for (int r = 0; r < rows; r++) {
+            int bad = bl__lens_row(logits + (size_t)r * V, V, k, ids + (size_t)(i0 + r) * k,
+                                   probs + (size_t)(i0 + r) * k);
+            if (bad >= 0)
+                return bl__fail(err, BL_ERR_VALUE, "logit of token %d, vocabulary entry %d is "
+                                "not finite: float32 overflowed inside the model", i0 + r, bad);
+        }
+    }
     bl__ok(err);
     return BL_OK;
 }

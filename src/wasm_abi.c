@@ -52,19 +52,22 @@
     F(bl_decoder_layer, wo) F(bl_decoder_layer, bo) F(bl_decoder_layer, ln2_gamma)                \
     F(bl_decoder_layer, ln2_beta) F(bl_decoder_layer, w1) F(bl_decoder_layer, b1)                 \
     F(bl_decoder_layer, w2) F(bl_decoder_layer, b2)                                               \
+    S(bl_edit) F(bl_edit, layer) F(bl_edit, site) F(bl_edit, head) F(bl_edit, row)                \
+    F(bl_edit, values)                                                                            \
     S(bl_decoder_desc) F(bl_decoder_desc, n_layers) F(bl_decoder_desc, d_model)                    \
     F(bl_decoder_desc, n_heads) F(bl_decoder_desc, d_ff) F(bl_decoder_desc, vocab)                 \
     F(bl_decoder_desc, n_positions) F(bl_decoder_desc, activation) F(bl_decoder_desc, eps)        \
     F(bl_decoder_desc, L) F(bl_decoder_desc, ids) F(bl_decoder_desc, wte)                         \
     F(bl_decoder_desc, wpe) F(bl_decoder_desc, layers) F(bl_decoder_desc, lnf_gamma)              \
-    F(bl_decoder_desc, lnf_beta)                                                                  \
+    F(bl_decoder_desc, lnf_beta) F(bl_decoder_desc, edits) F(bl_decoder_desc, n_edits)            \
+    F(bl_decoder_desc, first_layer) F(bl_decoder_desc, start) F(bl_decoder_desc, end_layer)       \
     S(bl_decoder_layer_out) F(bl_decoder_layer_out, norm1) F(bl_decoder_layer_out, q)               \
     F(bl_decoder_layer_out, k) F(bl_decoder_layer_out, v) F(bl_decoder_layer_out, scores)         \
     F(bl_decoder_layer_out, weights) F(bl_decoder_layer_out, context)                             \
     F(bl_decoder_layer_out, concat) F(bl_decoder_layer_out, attn_out)                             \
     F(bl_decoder_layer_out, resid1) F(bl_decoder_layer_out, norm2) F(bl_decoder_layer_out, hidden)  \
     F(bl_decoder_layer_out, activated) F(bl_decoder_layer_out, ffn_out)                           \
-    F(bl_decoder_layer_out, resid2)                                                               \
+    F(bl_decoder_layer_out, resid2) F(bl_decoder_layer_out, x)                                    \
     S(bl_decoder_out) F(bl_decoder_out, logits) F(bl_decoder_out, embed)                          \
     F(bl_decoder_out, hidden) F(bl_decoder_out, layers)                                           \
     S(bl_llama_layer) F(bl_llama_layer, attn_norm) F(bl_llama_layer, wq) F(bl_llama_layer, bq)    \
@@ -81,7 +84,8 @@
     F(bl_llama_desc, rope_low_freq_factor) F(bl_llama_desc, rope_high_freq_factor)                \
     F(bl_llama_desc, rope_original_max_positions) F(bl_llama_desc, L) F(bl_llama_desc, ids)       \
     F(bl_llama_desc, embed) F(bl_llama_desc, layers) F(bl_llama_desc, final_norm)                 \
-    F(bl_llama_desc, lm_head)                                                                     \
+    F(bl_llama_desc, lm_head) F(bl_llama_desc, edits) F(bl_llama_desc, n_edits)                   \
+    F(bl_llama_desc, first_layer) F(bl_llama_desc, start) F(bl_llama_desc, end_layer)             \
     S(bl_llama_layer_out) F(bl_llama_layer_out, norm1) F(bl_llama_layer_out, rstd1)               \
     F(bl_llama_layer_out, q) F(bl_llama_layer_out, k) F(bl_llama_layer_out, v)                    \
     F(bl_llama_layer_out, q_rot) F(bl_llama_layer_out, k_rot) F(bl_llama_layer_out, scores)       \
@@ -89,6 +93,7 @@
     F(bl_llama_layer_out, attn_out) F(bl_llama_layer_out, resid1) F(bl_llama_layer_out, norm2)    \
     F(bl_llama_layer_out, rstd2) F(bl_llama_layer_out, gate) F(bl_llama_layer_out, up)            \
     F(bl_llama_layer_out, activated) F(bl_llama_layer_out, ffn_out) F(bl_llama_layer_out, resid2) \
+    F(bl_llama_layer_out, x)                                                                      \
     S(bl_llama_out) F(bl_llama_out, logits) F(bl_llama_out, embed) F(bl_llama_out, hidden)        \
     F(bl_llama_out, layers)
 

@@ -198,7 +198,7 @@ export interface LoadFolderOptions {
 
 /** One layer's intermediates (L tokens, d = n_embd, H = n_head). */
 export interface DecoderLayerResult {
-  x: Float32Array;            // (L, d) the layer's input: embeddings, or the previous resid2
+  x: Float32Array;            // (L, d) the residual entering the layer (after patch / set edits of it)
   input: Float32Array;        // the same array as x
   norm1: Float32Array;        // (L, d)
   attention: AttentionResult; // causal; context (H, L, d / H); out after c_proj
@@ -210,7 +210,7 @@ export interface DecoderLayerResult {
 
 /** One Llama-family layer's intermediates (Q = nHeads headDim, KV = nKvHeads headDim, F = dFF). */
 export interface LlamaLayerResult {
-  x: Float32Array;            // (L, d) the layer's input: embeddings, or the previous resid2
+  x: Float32Array;            // (L, d) the residual entering the layer (after patch / set edits of it)
   input: Float32Array;        // the same array as x
   norm1: Float32Array;        // (L, d) RMSNorm(x) * input_layernorm
   rstd1: Float32Array;        // (L) 1 / sqrt(mean(x^2) + eps)
@@ -234,18 +234,59 @@ export interface LlamaLayerResult {
 }
 
 export interface LlamaResult {
-  logits: Float32Array;       // (L, vocab_size)
+  logits: Float32Array | null;   // (L, vocab_size); null with options.stop
   embeddings: Float32Array;   // (L, d) embed_tokens[ids]
-  hidden: Float32Array;       // (L, d) after model.norm
+  hidden: Float32Array | null;   // (L, d) after model.norm; null with options.stop
   layers: (LlamaLayerResult | null)[];
+  /** With options.lens. */
+  lens?: (LensEntry | null)[];
+}
+
+/** The logit lens of one residual stream: per row its top k tokens (largest probability first;
+    equal logits: the lower id first) through the final norm and unembedding, as the logits are. */
+export interface LensEntry {
+  ids: Int32Array;            // (L, k)
+  probs: Float32Array;        // (L, k) softmax over the whole vocabulary
+}
+
+/** A site inside a block (options.set), with its width per row: resid_in (d, the residual
+    entering the block), attn_in (d, norm1), head_out (headDim: one head's context before o_proj),
+    attn_out (d, after o_proj with its bias), resid_mid (d, resid1), ffn_in (d, norm2), ffn_hidden
+    (dFF, activated), ffn_out (d). */
+export type Site = 'resid_in' | 'attn_in' | 'head_out' | 'attn_out' | 'resid_mid' | 'ffn_in' | 'ffn_hidden' |
+  'ffn_out';
+
+/** model.forward's options. Layers and heads count from 0. Edits apply in the order patch, ablate,
+    set, each right after its site is computed (kept intermediates show the edited values). Every
+    bad value throws an Error naming it; the model stays usable. */
+export interface ForwardOptions {
+  /** Which layers' intermediates to keep (default all). */
+  layers?: number[];
+  /** k in [1, vocabSize]: result.lens, nLayers + 1 entries: 0 the embeddings, i the residual after
+      block i - 1 (the last through the final norm exactly as the logits); null where not computed. */
+  lens?: number;
+  /** [layer, head]: that head's output zeroed before o_proj (attention.out is then o_proj's bias
+      where every head is); [layer, 'ffn']: that layer's FFN output zeroed (resid2 = resid1). */
+  ablate?: [number, number | 'ffn'][];
+  /** The residual entering block `layer` at `position` replaced by from.layers[layer].x's row
+      (from: an earlier result of this model, same L, that kept layer `layer`). */
+  patch?: { layer: number; position: number; from: DecoderResult | LlamaResult }[];
+  /** Begin at block `layer` from from.layers[layer].x; earlier layers are not run (null). */
+  start?: { layer: number; from: DecoderResult | LlamaResult };
+  /** The low-level form: values (the site's width, or L x width without position; null: zeros). */
+  set?: { layer: number; site: Site; position?: number; values: Float32Array | null; head?: number }[];
+  /** n in [1, nLayers]: run blocks < n only; logits and hidden are null. */
+  stop?: number;
 }
 
 export interface DecoderResult {
-  logits: Float32Array;       // (L, vocab_size): row i predicts token i + 1
+  logits: Float32Array | null;   // (L, vocab_size): row i predicts token i + 1; null with options.stop
   embeddings: Float32Array;   // (L, d) wte[ids] + wpe[0:L]
-  hidden: Float32Array;       // (L, d) after ln_f, before the tied unembedding
-  /** One entry per layer: null for the layers not asked for. */
+  hidden: Float32Array | null;   // (L, d) after ln_f, before the tied unembedding; null with options.stop
+  /** One entry per layer: null for the layers not asked for (or not run: start, stop). */
   layers: (DecoderLayerResult | null)[];
+  /** With options.lens. */
+  lens?: (LensEntry | null)[];
 }
 
 /** A loaded model: its weights live in the wasm heap (float32; the Llama family's in the file's
@@ -267,8 +308,9 @@ export interface Model {
   encode(text: string): Int32Array;
   /** The vocabulary strings of ids, joined (special tokens as written: "<s>"). */
   decode(ids: ArrayLike<number>): string;
-  /** ids: 1 to nPositions token ids. options.layers: which layers' intermediates (default all). */
-  forward(ids: Int32Array | number[], options?: { layers?: number[] }): DecoderResult | LlamaResult;
+  /** ids: 1 to nPositions token ids. options: which layers to keep, the lens, and the hooks
+      (ForwardOptions). */
+  forward(ids: Int32Array | number[], options?: ForwardOptions): DecoderResult | LlamaResult;
   /** Layer l's weights under the names engine.attention / ffn / encoderLayer take (copies;
       Wq, Wk, Wv are c_attn's column blocks); for the Llama family, float32 copies in the file's
       (out, in) layout, only those the model has. */

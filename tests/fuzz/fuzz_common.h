@@ -68,7 +68,7 @@ static FZ_UNUSED float fz_eps(fz_in *in) {
 /* ---- exact-size heap buffers ----------------------------------------------------------------
    Every block is malloc'd with exactly the bytes the call needs, so reading or writing one float
    past it is a heap-buffer-overflow. Blocks are recorded and freed by fz_free_all. */
-#define FZ_MAX_BLOCKS 96
+#define FZ_MAX_BLOCKS 160
 static void *fz_blocks[FZ_MAX_BLOCKS];
 static int fz_nblocks;
 
@@ -209,6 +209,105 @@ static FZ_QUIET void fz_check_close(const char *what, size_t i, double got, doub
                                      double tol) {
     FZ_CHECK(fabs(got - want) <= tol, "%s[%zu]: got %.9g, want %.9g (diff %.3g, tolerance %.3g)",
              what, i, got, want, fabs(got - want), tol);
+}
+
+/* ---- the decoders' hooks (edits, first_layer / start, end_layer) and lens k -------------- */
+typedef struct fz_hooks {
+    bl_edit e[3];
+    int n_edits, first, end, start_null, k;
+} fz_hooks;
+
+/* Hooks for a decoder of NL layers, L rows, H heads, site widths D, head_dim hd, F and vocab V:
+   mostly valid, each field sometimes one past its range; values from the input or NULL. */
+static FZ_UNUSED fz_hooks fz_read_hooks(fz_in *in, int NL, int L, int H, int D, int hd, int F,
+                                        int V) {
+    fz_hooks k = {0};
+    unsigned b0 = fz_byte(in), b1 = fz_byte(in), b2 = fz_byte(in), bk = fz_byte(in);
+    k.first = b0 >= 250 ? -1 : (int)(b0 % (unsigned)(NL + 1));
+    k.end = b1 & 0x80 ? (int)(b1 % (unsigned)(NL + 2)) : 0;
+    k.n_edits = (int)(b2 % 4);
+    k.start_null = (b2 >> 7) & 1;
+    k.k = bk >= 252 ? (bk == 252 ? 0 : V + 1) : 1 + (int)(bk % (unsigned)V);
+    for (int i = 0; i < k.n_edits; i++) {
+        unsigned bl = fz_byte(in), bs = fz_byte(in), bh = fz_byte(in), br = fz_byte(in),
+                 bv = fz_byte(in);
+        bl_edit *e = &k.e[i];
+        e->layer = (int)(bl % (unsigned)(NL + 1));
+        e->site = bs == 255 ? (bl_site)-1 : (bl_site)(bs % (BL_SITE_COUNT + 1));
+        e->head = bh == 255 ? -1 : (int)(bh % (unsigned)(H + 1));
+        e->row = (int)(br % (unsigned)(L + 2)) - 1;
+        int w = e->site == BL_SITE_HEAD_OUT ? hd : e->site == BL_SITE_FFN_HIDDEN ? F : D;
+        e->values = bv & 1 ? NULL : fz_floats(in, (uint64_t)w * (e->row < 0 ? (uint64_t)L : 1), 0);
+    }
+    return k;
+}
+
+/* The documented status of a forward with these hooks (every other argument valid). */
+static FZ_UNUSED bl_status fz_hooks_status(const fz_hooks *k, int NL, int L, int H) {
+    if (k->first < 0 || k->first >= NL) return BL_ERR_VALUE;
+    if (k->end != 0 && (k->end <= k->first || k->end > NL)) return BL_ERR_VALUE;
+    if (k->first > 0 && k->start_null) return BL_ERR_NULL;
+    int end = k->end ? k->end : NL;
+    for (int i = 0; i < k->n_edits; i++) {
+        const bl_edit *e = &k->e[i];
+        if (e->layer < k->first || e->layer >= end) return BL_ERR_VALUE;
+        if ((unsigned)e->site >= BL_SITE_COUNT) return BL_ERR_VALUE;
+        if (e->site == BL_SITE_HEAD_OUT && (e->head < 0 || e->head >= H)) return BL_ERR_VALUE;
+        if (e->row < -1 || e->row >= L) return BL_ERR_VALUE;
+    }
+    return BL_OK;
+}
+
+/* After a successful hooked run: layers outside [first, end) untouched (NaN), the layers before
+   the first edited one equal the plain run's (full_x, full_resid2: NL x n), and each RESID_IN
+   row that no later edit rewrites holds its edit's values in x. */
+static FZ_QUIET void fz_check_hooked(const fz_hooks *k, int NL, int L, int D, float *const *full_resid2,
+                                     float *const *x, float *const *resid2) {
+    uint64_t n = (uint64_t)L * D;
+    int end = k->end ? k->end : NL, first_edit = end;
+    for (int i = 0; i < k->n_edits; i++)
+        if (k->e[i].layer < first_edit) first_edit = k->e[i].layer;
+    for (int l = 0; l < NL; l++) {
+        if (l < k->first || l >= end) {
+            FZ_CHECK(isnan(x[l][0]) && isnan(resid2[l][n - 1]), "layer %d outside [%d, %d) written",
+                     l, k->first, end);
+        } else if (l < first_edit) {
+            FZ_CHECK(memcmp(resid2[l], full_resid2[l], (size_t)n * 4) == 0,
+                     "layer %d resid2 differs from the plain run's with no edit before it", l);
+        }
+    }
+    for (int i = 0; i < k->n_edits; i++) {
+        const bl_edit *e = &k->e[i];
+        if (e->site != BL_SITE_RESID_IN) continue;
+        for (int r = e->row < 0 ? 0 : e->row; r < (e->row < 0 ? L : e->row + 1); r++) {
+            int later = 0;
+            for (int j = i + 1; j < k->n_edits; j++)
+                later |= k->e[j].site == BL_SITE_RESID_IN && k->e[j].layer == e->layer &&
+                         (k->e[j].row < 0 || k->e[j].row == r);
+            if (later) continue;
+            for (int c = 0; c < D; c++) {
+                float want = e->values ? e->values[(size_t)(e->row < 0 ? r : 0) * D + c] : 0.0f;
+                FZ_CHECK(memcmp(&x[e->layer][(size_t)r * D + c], &want, 4) == 0,
+                         "edit %d: x[%d][%d, %d] %.9g, the edit wrote %.9g", i, e->layer, r, c,
+                         x[e->layer][(size_t)r * D + c], want);
+            }
+        }
+    }
+}
+
+/* The lens's top 1 of every row is the row's argmax (ties: the lower id) and its probs fall. */
+static FZ_QUIET void fz_check_lens(const float *logits, int L, int V, int k, const int32_t *ids,
+                                   const float *probs) {
+    for (int i = 0; i < L; i++) {
+        const float *row = logits + (size_t)i * V;
+        int best = 0;
+        for (int j = 1; j < V; j++) if (row[j] > row[best]) best = j;
+        FZ_CHECK(ids[(size_t)i * k] == best, "lens row %d: top id %d, argmax %d", i,
+                 ids[(size_t)i * k], best);
+        for (int j = 1; j < k; j++)
+            FZ_CHECK(probs[(size_t)i * k + j] <= probs[(size_t)i * k + j - 1],
+                     "lens row %d: probs not falling at %d", i, j);
+    }
 }
 
 #endif

@@ -1,7 +1,7 @@
 /* engine-gpt2.js - GPT-2 in the engine: its config.json, its tensor names and Conv1D (in, out)
    layout mapped onto bl_decoder_forward's descriptor (c_attn split into Wq, Wk, Wv), the heap plan
    of its weights, forward and layerWeights. engine-model.js picks it by config.model_type. */
-  /* global ABI, ACTIVATIONS, dim, elems, fail, idx4, q, rethrow, show, tensorOf */
+  /* global ABI, ACTIVATIONS, dim, elems, fail, idx4, q, rethrow, runForward, show, tensorOf */
   /* exported GPT2 */
 
   /* GPT-2's config.json, read once: sizes, activation, eps (n_inner null: 4 n_embd). */
@@ -129,80 +129,42 @@
     };
   }
 
-  /* The outputs of one kept layer, in bl_decoder_layer_out's field order with their sizes. */
-  const KEPT = ['norm1', 'q', 'k', 'v', 'scores', 'weights', 'context', 'concat', 'attn_out', 'resid1', 'norm2',
-    'hidden', 'activated', 'ffn_out', 'resid2'];
-
-  /* model.forward(ids, { layers }) with ids checked (list) and the layers to keep; s: the model's own state
-     (engine-model.js: engine, base, plan, dims) -> { logits (L x vocab),
-     embeddings, hidden (after ln_f), layers: per layer null or { x, norm1, attention: { q, k, v, scores,
-     weights, context, concat, out }, resid1, norm2, ffn: { hidden, activated, out }, resid2 } }. */
-  function gpt2Forward(s, list, keep) {
-    const d = s.dims, L = list.length, D = d.dModel, H = d.nHeads, F = d.dFF, V = d.vocabSize, NL = d.nLayers;
-    elems('logits (L x vocab)', L, V);
-    elems('scores (nHeads x L x L)', H * L, L);
-    const size = { norm1: L * D, q: L * D, k: L * D, v: L * D, scores: H * L * L, weights: H * L * L, context: L * D,
-      concat: L * D, attn_out: L * D, resid1: L * D, norm2: L * D, hidden: L * F, activated: L * F, ffn_out: L * D,
-      resid2: L * D };
-    /* records: desc, out, the layer-out pointers, one layer-out per layer that keeps anything
-       (a kept layer's input is the previous layer's resid2), ids; then the outputs, the workspace */
-    let A = ABI, recs = [], bytes = 0, l, k, i;
-    function take(n) { const at = bytes; bytes += Math.ceil(n / 16) * 16; return at; }
-    const descAt = take(A.bl_decoder_desc.sizeof), outAt = take(A.bl_decoder_out.sizeof), listAt = take(4 * NL);
-    for (l = 0; l < NL; l++)
-      recs.push(keep[l] || (l + 1 < NL && keep[l + 1]) ? take(A.bl_decoder_layer_out.sizeof) : -1);
-    /* per output { at: byte offset, n: floats, key: its name in `kept`, layer (-1: the model's),
-       field: its bl_decoder_layer_out field } */
-    const idsAt = take(4 * L), first = bytes, outs = [];
-    function output(n, layer, field) {
-      outs.push({ at: take(4 * n), n: n, key: layer < 0 ? field : layer + '.' + field, layer: layer, field: field });
-    }
-    output(L * V, -1, 'logits');
-    output(L * D, -1, 'embeddings');
-    output(L * D, -1, 'hidden');
-    for (l = 0; l < NL; l++) {
-      if (keep[l]) for (k = 0; k < KEPT.length; k++) output(size[KEPT[k]], l, KEPT[k]);
-      else if (recs[l] >= 0) output(L * D, l, 'resid2');
-    }
-    const last = bytes, wsFloats = L * (12 * D + F + 1), wsAt = take(4 * wsFloats);
-    const engine = s.engine, m = engine._m;
-    const base = engine._block(bytes, 'forward (L ' + L + ', n_layer ' + NL + ', vocab ' + V + ')'), err = base + bytes;
-    const i32 = m.HEAP32, w = s.base + s.plan.records, wb = s.base;
-    function word(at, v) { i32[idx4(base + at)] = v; }
-    for (let z = idx4(base); z < idx4(base + first); z++) i32[z] = 0;   /* NULL = not kept */
-    const dd = A.bl_decoder_desc, p = s.plan;
-    const desc = { n_layers: NL, d_model: D, n_heads: H, d_ff: F, vocab: V, n_positions: d.nPositions,
-      activation: ACTIVATIONS.indexOf(d.activation), L: L, ids: base + idsAt, wte: wb + p.wte * 4,
-      wpe: wb + p.wpe * 4, layers: w, lnf_gamma: wb + p.lnf_gamma * 4, lnf_beta: wb + p.lnf_beta * 4 };
-    for (const f in desc) word(descAt + dd[f], desc[f]);
-    m.HEAPF32[idx4(base + descAt + dd.eps)] = d.eps;
-    if (m._bl_decoder_workspace_size(base + descAt) !== wsFloats)
-      fail('internal: the decoder\'s workspace size disagrees with the wrapper\'s');
-    const dout = A.bl_decoder_out, lo = A.bl_decoder_layer_out, kept = {};
-    word(outAt + dout.logits, base + outs[0].at);
-    word(outAt + dout.embed, base + outs[1].at);
-    word(outAt + dout.hidden, base + outs[2].at);
-    word(outAt + dout.layers, base + listAt);
-    for (l = 0; l < NL; l++) if (recs[l] >= 0) word(listAt + 4 * l, base + recs[l]);
-    for (i = 3; i < outs.length; i++) word(recs[outs[i].layer] + lo[outs[i].field], base + outs[i].at);
-    i32.set(list, idx4(base + idsAt));
-    engine._check(m._bl_decoder_forward(base + descAt, base + outAt, base + wsAt, err), err);
-    /* one copy of every output out of the heap (re-read: memory may have grown) */
-    const all = m.HEAPF32.slice(idx4(base + first), idx4(base + last)), buf = all.buffer;
-    for (i = 0; i < outs.length; i++) kept[outs[i].key] = new Float32Array(buf, outs[i].at - first, outs[i].n);
-    const res = { logits: kept.logits, embeddings: kept.embeddings, hidden: kept.hidden, layers: [] };
-    for (l = 0; l < NL; l++) {
-      if (!keep[l]) { res.layers.push(null); continue; }
-      const g = function (name) { return kept[l + '.' + name]; };
-      const x = l === 0 ? kept.embeddings : kept[(l - 1) + '.resid2'];
-      res.layers.push({ x: x, input: x, norm1: g('norm1'),
-        attention: { q: g('q'), k: g('k'), v: g('v'), scores: g('scores'), weights: g('weights'),
-          context: g('context'), concat: g('concat'), out: g('attn_out') },
-        resid1: g('resid1'), norm2: g('norm2'),
-        ffn: { hidden: g('hidden'), activated: g('activated'), out: g('ffn_out') },
-        resid2: g('resid2') });
-    }
-    return res;
+  /* model.forward(ids, opts) with ids checked (list) and the options read (o, engine-hooks.js); s: the model's
+     own state (engine-model.js: engine, base, plan, dims) -> runForward's result, each kept layer's record
+     { x, norm1, attention: { q, k, v, scores, weights, context, concat, out }, resid1, norm2,
+     ffn: { hidden, activated, out }, resid2 }. */
+  function gpt2Forward(s, list, o) {
+    const d = s.dims, D = d.dModel, H = d.nHeads, F = d.dFF, V = d.vocabSize, NL = d.nLayers, p = s.plan, wb = s.base;
+    return runForward(s, {
+      desc: 'bl_decoder_desc', out: 'bl_decoder_out', layerOut: 'bl_decoder_layer_out',
+      fn: '_bl_decoder_forward', wsFn: '_bl_decoder_workspace_size', lensFn: '_bl_decoder_lens',
+      lensWsFn: '_bl_decoder_lens_workspace_size',
+      what: function (L) { return 'forward (L ' + L + ', n_layer ' + NL + ', vocab ' + V + ')'; },
+      sizes: function (L) {
+        elems('scores (nHeads x L x L)', H * L, L);
+        return { norm1: L * D, q: L * D, k: L * D, v: L * D, scores: H * L * L, weights: H * L * L, context: L * D,
+          concat: L * D, attn_out: L * D, resid1: L * D, norm2: L * D, hidden: L * F, activated: L * F,
+          ffn_out: L * D, resid2: L * D };
+      },
+      wsFloats: function (L) { return L * (12 * D + F + 1); },
+      lensWsFloats: function (L) { return Math.min(L, 16) * (D + V); },
+      fill: function (word, fword, descAt, ids) {
+        const dd = ABI.bl_decoder_desc, L = list.length;
+        const desc = { n_layers: NL, d_model: D, n_heads: H, d_ff: F, vocab: V, n_positions: d.nPositions,
+          activation: ACTIVATIONS.indexOf(d.activation), L: L, ids: ids, wte: wb + p.wte * 4,
+          wpe: wb + p.wpe * 4, layers: wb + p.records, lnf_gamma: wb + p.lnf_gamma * 4, lnf_beta: wb + p.lnf_beta * 4 };
+        for (const f in desc) word(descAt + dd[f], desc[f]);
+        fword(descAt + dd.eps, d.eps);
+      },
+      record: function (g) {
+        return { x: g('x'), input: g('x'), norm1: g('norm1'),
+          attention: { q: g('q'), k: g('k'), v: g('v'), scores: g('scores'), weights: g('weights'),
+            context: g('context'), concat: g('concat'), out: g('attn_out') },
+          resid1: g('resid1'), norm2: g('norm2'),
+          ffn: { hidden: g('hidden'), activated: g('activated'), out: g('ffn_out') },
+          resid2: g('resid2') };
+      }
+    }, list, o);
   }
 
   /* Layer l's weights (l checked) in the JS API's names (as engine.attention / ffn / encoderLayer take

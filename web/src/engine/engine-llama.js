@@ -2,7 +2,7 @@
    config.json, its tensor names in nn.Linear's (out, in) layout mapped onto bl_llama_forward's
    descriptor, the heap plan of its weights (kept in the file's dtype: a BF16 model takes half the
    heap a float32 copy would), forward and layerWeights. engine-model.js picks it by model_type. */
-  /* global ABI, dim, elems, fail, idx4, MAX_ELEMS, q, rethrow, show, tensorOf */
+  /* global ABI, dim, elems, fail, idx4, MAX_ELEMS, q, rethrow, runForward, show, tensorOf */
   /* exported LLAMA */
 
   /* What differs by model_type: which projections carry biases (Qwen2: q, k, v always, never o;
@@ -230,82 +230,48 @@
     };
   }
 
-  /* The outputs of one kept layer, in bl_llama_layer_out's field order. */
-  const LLAMA_KEPT = ['norm1', 'rstd1', 'q', 'k', 'v', 'q_rot', 'k_rot', 'scores', 'weights', 'context', 'concat',
-    'attn_out', 'resid1', 'norm2', 'rstd2', 'gate', 'up', 'activated', 'ffn_out', 'resid2'];
-
-  /* model.forward(ids, { layers }) with ids checked (list) and the layers to keep; s: the model's state
-     (engine-model.js) -> { logits (L x vocab), embeddings, hidden (after model.norm), layers: per layer null or
-     { x, norm1, attention: { q, k, v, qRot, kRot, scores, weights, context, concat, out }, resid1, norm2,
-     ffn: { gate, up, activated, out }, resid2, rstd1, rstd2 } }. */
-  function llamaForward(s, list, keep) {
-    const d = s.dims, rope = s.plan.rope, L = list.length, D = d.dModel, H = d.nHeads, F = d.dFF, V = d.vocabSize;
-    const NL = d.nLayers, hd = d.headDim, Q = H * hd, KV = d.nKvHeads * hd;
-    elems('logits (L x vocab)', L, V);
-    elems('scores (nHeads x L x L)', H * L, L);
-    const size = { norm1: L * D, rstd1: L, q: L * Q, k: L * KV, v: L * KV, q_rot: L * Q, k_rot: L * KV,
-      scores: H * L * L, weights: H * L * L, context: L * Q, concat: L * Q, attn_out: L * D, resid1: L * D,
-      norm2: L * D, rstd2: L, gate: L * F, up: L * F, activated: L * F, ffn_out: L * D, resid2: L * D };
-    /* records: desc, out, the layer-out pointers, one layer-out per layer that keeps anything (a kept
-       layer's input is the previous layer's resid2), ids; then the outputs, the workspace */
-    let A = ABI, recs = [], bytes = 0, l, k, i;
-    function take(n) { const at = bytes; bytes += Math.ceil(n / 16) * 16; return at; }
-    const descAt = take(A.bl_llama_desc.sizeof), outAt = take(A.bl_llama_out.sizeof), listAt = take(4 * NL);
-    for (l = 0; l < NL; l++)
-      recs.push(keep[l] || (l + 1 < NL && keep[l + 1]) ? take(A.bl_llama_layer_out.sizeof) : -1);
-    const idsAt = take(4 * L), first = bytes, outs = [];
-    function output(n, layer, field) {
-      outs.push({ at: take(4 * n), n: n, key: layer < 0 ? field : layer + '.' + field, layer: layer, field: field });
-    }
-    output(L * V, -1, 'logits');
-    output(L * D, -1, 'embeddings');
-    output(L * D, -1, 'hidden');
-    for (l = 0; l < NL; l++) {
-      if (keep[l]) for (k = 0; k < LLAMA_KEPT.length; k++) output(size[LLAMA_KEPT[k]], l, LLAMA_KEPT[k]);
-      else if (recs[l] >= 0) output(L * D, l, 'resid2');
-    }
-    const qb = Math.min(L, 64), wsFloats = L * (7 * D + 3 * Q + 3 * KV + 3 * F + qb + hd) + Math.max(D, Q, F);
-    const last = bytes, wsAt = take(4 * wsFloats);
-    const engine = s.engine, m = engine._m;
-    const base = engine._block(bytes, 'forward (L ' + L + ', layers ' + NL + ', vocab ' + V + ')'), err = base + bytes;
-    const i32 = m.HEAP32, f32 = m.HEAPF32, wb = s.base, p = s.plan, dd = A.bl_llama_desc;
-    function word(at, v) { i32[idx4(base + at)] = v; }
-    for (let z = idx4(base); z < idx4(base + first); z++) i32[z] = 0;   /* NULL = not kept */
-    const desc = { n_layers: NL, d_model: D, n_heads: H, n_kv_heads: d.nKvHeads, head_dim: hd, d_ff: F, vocab: V,
-      max_positions: d.nPositions, dtype: DTYPE_CODE[p.dtype], rope_type: rope.type,
-      rope_original_max_positions: rope.original, L: L, ids: base + idsAt, embed: wb + p.embed.at,
-      layers: wb + p.records, final_norm: wb + p.final_norm.at, lm_head: p.lm_head ? wb + p.lm_head.at : 0 };
-    for (const f in desc) word(descAt + dd[f], desc[f]);
-    const floatsOf = { eps: d.eps, rope_theta: rope.theta, rope_factor: rope.factor,
-      rope_low_freq_factor: rope.low, rope_high_freq_factor: rope.high };
-    for (const f in floatsOf) f32[idx4(base + descAt + dd[f])] = floatsOf[f];
-    if (m._bl_llama_workspace_size(base + descAt) !== wsFloats)
-      fail('internal: the Llama decoder\'s workspace size disagrees with the wrapper\'s');
-    const dout = A.bl_llama_out, lo = A.bl_llama_layer_out, kept = {};
-    word(outAt + dout.logits, base + outs[0].at);
-    word(outAt + dout.embed, base + outs[1].at);
-    word(outAt + dout.hidden, base + outs[2].at);
-    word(outAt + dout.layers, base + listAt);
-    for (l = 0; l < NL; l++) if (recs[l] >= 0) word(listAt + 4 * l, base + recs[l]);
-    for (i = 3; i < outs.length; i++) word(recs[outs[i].layer] + lo[outs[i].field], base + outs[i].at);
-    i32.set(list, idx4(base + idsAt));
-    engine._check(m._bl_llama_forward(base + descAt, base + outAt, base + wsAt, err), err);
-    /* one copy of every output out of the heap (re-read: memory may have grown) */
-    const all = m.HEAPF32.slice(idx4(base + first), idx4(base + last)), buf = all.buffer;
-    for (i = 0; i < outs.length; i++) kept[outs[i].key] = new Float32Array(buf, outs[i].at - first, outs[i].n);
-    const res = { logits: kept.logits, embeddings: kept.embeddings, hidden: kept.hidden, layers: [] };
-    for (l = 0; l < NL; l++) {
-      if (!keep[l]) { res.layers.push(null); continue; }
-      const g = function (name) { return kept[l + '.' + name]; };
-      const x = l === 0 ? kept.embeddings : kept[(l - 1) + '.resid2'];
-      res.layers.push({ x: x, input: x, norm1: g('norm1'),
-        attention: { q: g('q'), k: g('k'), v: g('v'), qRot: g('q_rot'), kRot: g('k_rot'), scores: g('scores'),
-          weights: g('weights'), context: g('context'), concat: g('concat'), out: g('attn_out') },
-        resid1: g('resid1'), norm2: g('norm2'),
-        ffn: { gate: g('gate'), up: g('up'), activated: g('activated'), out: g('ffn_out') },
-        resid2: g('resid2'), rstd1: g('rstd1'), rstd2: g('rstd2') });
-    }
-    return res;
+  /* model.forward(ids, opts) with ids checked (list) and the options read (o, engine-hooks.js); s: the model's
+     state (engine-model.js) -> runForward's result, each kept layer's record { x, norm1, attention: { q, k, v,
+     qRot, kRot, scores, weights, context, concat, out }, resid1, norm2, ffn: { gate, up, activated, out },
+     resid2, rstd1, rstd2 }. */
+  function llamaForward(s, list, o) {
+    const d = s.dims, rope = s.plan.rope, D = d.dModel, H = d.nHeads, F = d.dFF, V = d.vocabSize;
+    const NL = d.nLayers, hd = d.headDim, Q = H * hd, KV = d.nKvHeads * hd, wb = s.base, p = s.plan;
+    return runForward(s, {
+      desc: 'bl_llama_desc', out: 'bl_llama_out', layerOut: 'bl_llama_layer_out',
+      fn: '_bl_llama_forward', wsFn: '_bl_llama_workspace_size', lensFn: '_bl_llama_lens',
+      lensWsFn: '_bl_llama_lens_workspace_size',
+      what: function (L) { return 'forward (L ' + L + ', layers ' + NL + ', vocab ' + V + ')'; },
+      sizes: function (L) {
+        elems('scores (nHeads x L x L)', H * L, L);
+        return { norm1: L * D, rstd1: L, q: L * Q, k: L * KV, v: L * KV, q_rot: L * Q, k_rot: L * KV,
+          scores: H * L * L, weights: H * L * L, context: L * Q, concat: L * Q, attn_out: L * D, resid1: L * D,
+          norm2: L * D, rstd2: L, gate: L * F, up: L * F, activated: L * F, ffn_out: L * D, resid2: L * D };
+      },
+      wsFloats: function (L) {
+        return L * (7 * D + 3 * Q + 3 * KV + 3 * F + Math.min(L, 64) + hd) + Math.max(D, Q, F);
+      },
+      lensWsFloats: function (L) { return Math.min(L, 16) * (D + V) + D; },
+      fill: function (word, fword, descAt, ids) {
+        const dd = ABI.bl_llama_desc;
+        const desc = { n_layers: NL, d_model: D, n_heads: H, n_kv_heads: d.nKvHeads, head_dim: hd, d_ff: F, vocab: V,
+          max_positions: d.nPositions, dtype: DTYPE_CODE[p.dtype], rope_type: rope.type,
+          rope_original_max_positions: rope.original, L: list.length, ids: ids, embed: wb + p.embed.at,
+          layers: wb + p.records, final_norm: wb + p.final_norm.at, lm_head: p.lm_head ? wb + p.lm_head.at : 0 };
+        for (const f in desc) word(descAt + dd[f], desc[f]);
+        const floatsOf = { eps: d.eps, rope_theta: rope.theta, rope_factor: rope.factor,
+          rope_low_freq_factor: rope.low, rope_high_freq_factor: rope.high };
+        for (const f in floatsOf) fword(descAt + dd[f], floatsOf[f]);
+      },
+      record: function (g) {
+        return { x: g('x'), input: g('x'), norm1: g('norm1'),
+          attention: { q: g('q'), k: g('k'), v: g('v'), qRot: g('q_rot'), kRot: g('k_rot'), scores: g('scores'),
+            weights: g('weights'), context: g('context'), concat: g('concat'), out: g('attn_out') },
+          resid1: g('resid1'), norm2: g('norm2'),
+          ffn: { gate: g('gate'), up: g('up'), activated: g('activated'), out: g('ffn_out') },
+          resid2: g('resid2'), rstd1: g('rstd1'), rstd2: g('rstd2') };
+      }
+    }, list, o);
   }
 
   /* Layer l's weights as float32 copies (up-cast from F16 / BF16), in the file's (out, in) layout, named

@@ -4,8 +4,8 @@
    loadModel itself. What is particular to an architecture (config keys, tensor names, the copy,
    the forward call) lives in its own file, engine-gpt2.js for GPT-2,
    engine-llama.js for the Llama family, picked by config.model_type. */
-  /* global args, fail, GPT2, HEAP_MAX, heapAlloc, idx4, LLAMA, optionNames, outOfMemory, parseSafetensors */
-  /* global plainBytes, q, readVocab, rethrow, show, TensorReads, Vocab */
+  /* global args, fail, forwardOptions, GPT2, HEAP_MAX, heapAlloc, idx4, LLAMA, optionNames, outOfMemory */
+  /* global parseSafetensors, plainBytes, readVocab, rethrow, show, TensorReads, Vocab */
   /* exported architectureOf, checkHeap, copyModel, loadBytes, Model, reserveModel */
 
   /* The architectures by config.model_type; a config without one is GPT-2's. What each one is:
@@ -23,7 +23,7 @@
                                 `at`); nothing has landed yet when copy returns (it may write what
                                 needs no weights, such as records); check() runs once every read
                                 has landed (NaN checks); it throws to refuse the load
-       forward(state, ids, keep), layerWeights(state, l)   on a loaded Model (see Model) */
+       forward(state, ids, o), layerWeights(state, l)   on a loaded Model (see Model; o: forwardOptions) */
   const ARCHITECTURES = { gpt2: GPT2, llama: LLAMA, mistral: LLAMA, qwen2: LLAMA, qwen3: LLAMA };
 
   const MODEL_ARGS = optionNames(['weights', 'config', 'vocab'], function (o) {
@@ -123,43 +123,15 @@
     return stateOf(this, 'decode').vocab.decode(ids);
   };
 
-  /* forward(ids, { layers }): logits and, for the layers kept (default all), every intermediate
-     (the architecture's file says which). The arguments are read first (the caller's getters may
-     run), then the model checked alive again right before the heap is touched. */
+  /* forward(ids, opts): logits and, for the layers kept (default all), every intermediate (the
+     architecture's file says which); the hooks and the lens (engine-hooks.js). The arguments are read first
+     (the caller's getters may run), then the model checked alive again right before the heap is touched. */
   Model.prototype.forward = function (ids, opts) {
     const s = stateOf(this, 'forward');
-    const list = s.vocab.idList(ids, 'forward', s.dims.nPositions), keep = chosen(opts, s.dims.nLayers);
+    const list = s.vocab.idList(ids, 'forward', s.dims.nPositions), o = forwardOptions(opts, s, list.length);
     stateOf(this, 'forward');
-    return s.arch.forward(s, list, keep);
+    return s.arch.forward(s, list, o);
   };
-
-  /* Which of NL layers' intermediates forward keeps: opts.layers, a list of layer indices
-     (default all). */
-  function chosen(opts, NL) {
-    const keep = new Array(NL).fill(opts === undefined);
-    if (opts === undefined) return keep;
-    if (opts === null || typeof opts !== 'object' || Array.isArray(opts))
-      fail('forward: opts must be an object ({ layers }), not ' + show(opts));
-    let list;
-    try {
-      Object.keys(opts).forEach(function (k) {
-        if (k !== 'layers') fail('forward has no option ' + q(k) + ' (known: layers)');
-      });
-      list = opts.layers;
-      if (list === undefined) return keep.fill(true);
-      if (!Array.isArray(list)) fail('forward: layers must be an array of layer indices, not ' + show(list));
-      list = list.slice();
-    } catch (e) {
-      rethrow(e, 'forward');
-    }
-    list.forEach(function (l, i) {
-      if (typeof l !== 'number' || !Number.isInteger(l) || l < 0 || l >= NL)
-        fail('forward: layers[' + i + '] (' + (typeof l === 'number' ? l : show(l)) +
-          ') must be a layer index in [0, ' + NL + ')');
-      keep[l] = true;
-    });
-    return keep;
-  }
 
   /* Layer l's weights in the JS API's names (as engine.attention / ffn / encoderLayer take them). */
   Model.prototype.layerWeights = function (l) {
