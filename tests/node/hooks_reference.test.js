@@ -46,13 +46,13 @@ function topOf(p, n) {
 /* The reference stores its top k+1. Ranks whose adjacent reference probabilities are closer than
    the tolerance are a near tie (float32 may order them either way, or put the (k+1)-th in at rank
    k): an id at a rank must be the reference's id there or one of its near-tie group. Probabilities
-   are compared rank by rank (sorting moves no value by more than the largest error). Returns how
-   many ranks took a near-tie partner's id. */
+   are compared rank by rank (sorting moves no value by more than the largest error). Returns the
+   largest probability difference and how many ranks took a near-tie partner's id. */
 function checkTop(ids, probs, want, tol, label) {
   const [atol, rtol] = tol, k = ids.length, group = [0];
   for (let j = 1; j < want.probs.length; j++)
     group.push(group[j - 1] + (want.probs[j - 1] - want.probs[j] <= atol + rtol * want.probs[j - 1] ? 0 : 1));
-  assertClose(probs, want.probs.slice(0, k), atol, rtol, label + ' probs');
+  const diff = assertClose(probs, want.probs.slice(0, k), atol, rtol, label + ' probs');
   assert.equal(new Set(ids).size, k, `${label}: ids repeat (${Array.from(ids)})`);
   let swaps = 0;
   for (let j = 0; j < k; j++) {
@@ -62,14 +62,15 @@ function checkTop(ids, probs, want, tol, label) {
       `(reference p ${want.probs.join(', ')})`);
     swaps++;
   }
-  return swaps;
+  return { diff, swaps };
 }
 
-/* A stored row of the logits: whole, or its top 10+1 by probability. */
+/* A stored row of the logits: whole, or its top 10+1 by probability (then diff is of the
+   probabilities). */
 function checkRow(logits, want, tol, label) {
   if (want.logits) return { diff: assertClose(logits, want.logits, ...tol, label + ' logits'), swaps: 0 };
   const t = topOf(logSoftmax(logits).map(Math.exp), want.top.length - 1);
-  return { diff: 0, swaps: checkTop(t.ids, Float64Array.from(t.probs), { top: want.top, probs: want.probs }, tol, label) };
+  return checkTop(t.ids, Float64Array.from(t.probs), { top: want.top, probs: want.probs }, tol, label);
 }
 
 const close1 = (got, want, tol, label) => assertClose([got], [want], ...tol, label);
@@ -88,9 +89,10 @@ for (const { name, ref } of FIXTURES) {
         assert.ok(e.ids instanceof Int32Array && e.ids.length === L * k, `lens[${i}].ids: Int32Array (L*k)`);
         assert.ok(e.probs instanceof Float32Array && e.probs.length === L * k, `lens[${i}].probs: Float32Array (L*k)`);
         for (let p = 0; p < L; p++) {
-          swaps += checkTop(row(e.ids, p, k), row(e.probs, p, k), { top: want.top[i][p], probs: want.probs[i][p] },
+          const got = checkTop(row(e.ids, p, k), row(e.probs, p, k), { top: want.top[i][p], probs: want.probs[i][p] },
             tol, `${name} lens[${i}] position ${p}`);
-          max = Math.max(max, ...want.probs[i][p].slice(0, k).map((v, j) => Math.abs(e.probs[p * k + j] - v)));
+          max = Math.max(max, got.diff);
+          swaps += got.swaps;
         }
       });
       // the last point is the logits: its probabilities are the softmax of the same forward's logits
@@ -109,6 +111,7 @@ for (const { name, ref } of FIXTURES) {
     for (const grp of ref.ablate) {
       const base = row(m.forward(grp.ids).logits, grp.row, V), lp = logSoftmax(base);
       const b = checkRow(base, grp.base, tol, `${name} unablated row ${grp.row}`);
+      const effects = [];
       if (grp.target !== undefined) close1(lp[grp.target], grp.base.target_logprob, tol, `${name} unablated log p(target)`);
       for (const c of grp.cases) {
         const label = `${name} ablate ${JSON.stringify(c.ablate)}`, out = m.forward(grp.ids, { ablate: c.ablate });
@@ -116,7 +119,10 @@ for (const { name, ref } of FIXTURES) {
         max = Math.max(max, got.diff, b.diff);
         swaps += got.swaps;
         klMax = Math.max(klMax, close1(kl(lp, lq), c.kl, tol, label + ' KL'));
-        if (grp.target !== undefined) close1(lq[grp.target], c.target_logprob, tol, label + ' log p(target)');
+        if (grp.target !== undefined) {
+          close1(lq[grp.target], c.target_logprob, tol, label + ' log p(target)');
+          effects.push(`${c.name} ${Math.exp(lq[grp.target]).toFixed(3)}`);
+        }
         // what was zeroed shows in the kept intermediates: the head's context (heads, L, head_dim)
         // rows, or the FFN's output (so resid2 is resid1)
         for (const [l, h] of c.ablate) {
@@ -131,8 +137,9 @@ for (const { name, ref } of FIXTURES) {
           }
         }
       }
+      if (effects.length) console.log(`${name} p(${m.decode([grp.target])}) at row ${grp.row}: ${Math.exp(lp[grp.target]).toFixed(3)}, ablated: ${effects.join(', ')}`);
     }
-    console.log(`${name} ablate: max logit diff ${max.toExponential(2)}, max KL diff ${klMax.toExponential(2)} ` +
+    console.log(`${name} ablate: max ${V > 256 ? 'top-10 prob' : 'logit'} diff ${max.toExponential(2)}, max KL diff ${klMax.toExponential(2)} ` +
       `(atol ${tol[0]}), ${swaps} near-tie ranks accepted`);
   });
 
