@@ -111,7 +111,7 @@ for (const { name, ref } of FIXTURES) {
     for (const grp of ref.ablate) {
       const base = row(m.forward(grp.ids).logits, grp.row, V), lp = logSoftmax(base);
       const b = checkRow(base, grp.base, tol, `${name} unablated row ${grp.row}`);
-      const effects = [];
+      const effects = [], L = grp.ids.length;
       if (grp.target !== undefined) close1(lp[grp.target], grp.base.target_logprob, tol, `${name} unablated log p(target)`);
       for (const c of grp.cases) {
         const label = `${name} ablate ${JSON.stringify(c.ablate)}`, out = m.forward(grp.ids, { ablate: c.ablate });
@@ -132,6 +132,11 @@ for (const { name, ref } of FIXTURES) {
             assert.deepEqual(layer.resid2, layer.resid1, `${label}: layers[${l}].resid2 is resid1`);
           } else {
             const n = layer.attention.context.length / m.nHeads;   // L * head_dim
+            if (c.ablate.filter(([al, ah]) => al === l && ah !== 'ffn').length === m.nHeads) {
+              // no head left: each row of the attention output is o_proj's bias (or 0 without one)
+              const bo = m.layerWeights(l).bo || new Float32Array(m.dModel);
+              for (let q = 0; q < L; q++) assert.deepEqual(row(layer.attention.out, q, m.dModel), bo, `${label}: attention.out row ${q}`);
+            }
             assert.ok(layer.attention.context.subarray(h * n, (h + 1) * n).every((v) => v === 0),
               `${label}: layers[${l}].attention.context of head ${h} is zero`);
           }
@@ -179,6 +184,7 @@ for (const { name, ref } of FIXTURES) {
     for (let l = 0; l < m.nLayers; l++) {
       // the corrupted ids, but every block from l on fed the clean residual: the clean run's numbers
       const out = m.forward(p.corrupt, { start: { layer: l, from: clean } });
+      for (let e = 0; e < l; e++) assert.equal(out.layers[e], null, `start at ${l}: layers[${e}] not run`);
       close1(diff(out.logits), p.clean_diff, tol, `${name} start at ${l}: logit difference`);
       if (p.clean_logits) assertClose(row(out.logits, L - 1, V), p.clean_logits, ...tol, `${name} start at ${l}: last row`);
     }
