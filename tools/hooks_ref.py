@@ -114,6 +114,9 @@ def hooks_doc(forward, W, spec, k, run_seq):
         atol[part] = choose_atol({q: ref[q] for q in keys},
                                  [{q: g[q] for q in keys} for g in got], k)
     check(ref, spec)
+    for i, ids in enumerate(spec["lens"]):   # the lens's last point is the logits themselves
+        want = torch.softmax(f64(ids, None)["logits"], -1).numpy()
+        assert np.max(np.abs(ref["lens.%d" % i][-1] - want)) < 1e-15
     V = ref["patch.clean_logits"].shape[-1]
     full = V <= FULL_V
     doc = {"atol": atol, "rtol": RTOL, "vocab_size": V,
