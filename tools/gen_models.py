@@ -6,6 +6,8 @@
 # semantics (not the engine), on the weights exactly as stored (up-cast from F16 / BF16): the
 # logits and every intermediate of one layer for a fixed id list. Tolerances as gen_fixtures.py
 # derives them: the float32 error of two float32 runs of the same forward, times 16, floored.
+# The forwards also take hooks (heads or FFN zeroed, residual rows patched); hooks_ref.py turns
+# them into hooks.json (logit lens, ablation, activation patching) for gpt2, llama, qwen2, qwen3.
 import json
 import math
 import os
@@ -17,12 +19,15 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gen_fixtures import RTOL, choose_atol, seq_mm  # noqa: E402
+from hooks_ref import hooks_doc, standard_ablations  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT_DIR = os.path.join(ROOT, "tests", "fixtures", "models")
 F64 = torch.float64
 F32 = torch.float32
 IDS = [3, 17, 0, 42, 63, 17]
+CORRUPT = [3, 17, 9, 42, 63, 17]   # IDS with position 2 changed: the patching pair
+NL = 2   # layers of every tiny variant
 
 torch.set_num_threads(1)
 
@@ -113,14 +118,54 @@ def rotate_half(x):
     return torch.cat((-x[..., h:], x[..., :h]), dim=-1)
 
 
-def llama_forward(c, W, ids, dt, keep):
+class Hooks:
+    """What a forward replaces, at TransformerLens's hook points (HF has no such switch):
+    ablate: (layer, head) zeroes that head's context (before concat and o_proj), (layer, "ffn")
+    the layer's FFN output; patch: {(layer, position): row} replaces the residual entering
+    `layer` at `position`. No hooks: every method returns its input itself."""
+
+    def __init__(self, spec=None):
+        self.lens = spec is not None
+        spec = spec or {}
+        self.ablate = {tuple(a) for a in spec.get("ablate", ())}
+        self.patch = spec.get("patch", {})
+
+    def resid(self, l, x):
+        rows = [(p, r) for (pl, p), r in self.patch.items() if pl == l]
+        if rows:
+            x = x.clone()
+            for p, r in rows:
+                x[p] = r
+        return x
+
+    def heads(self, l, ctx):   # ctx (heads, L, head_dim)
+        hs = sorted(h for (pl, h) in self.ablate if pl == l and h != "ffn")
+        if hs:
+            ctx = ctx.clone()
+            ctx[hs] = 0
+        return ctx
+
+    def ffn(self, l, y):
+        return torch.zeros_like(y) if (l, "ffn") in self.ablate else y
+
+    def finish(self, out, points, unembed):
+        """With hooks, out["points"]: the residual entering each block and after the last (NL+1),
+        out["lens"]: each point through the final norm and the unembedding."""
+        if self.lens:
+            out["points"] = points
+            out["lens"] = [unembed(p) for p in points]
+        return out
+
+
+def llama_forward(c, W, ids, dt, keep, hooks=None):
     """LlamaForCausalLM's forward (and Mistral's, Qwen2's, Qwen3's: the same graph with biases
     and q/k norms where the weights have them). Returns logits, embed, hidden, layer `keep`."""
+    hk = Hooks(hooks)
     g = lambda n: W[n].to(dt)  # noqa: E731
     opt = lambda n: W[n].to(dt) if n in W else None  # noqa: E731
     L, H, KVH, hd, eps = len(ids), c["heads"], c["kv_heads"], c["head_dim"], c["eps"]
     h = g("model.embed_tokens.weight")[torch.tensor(ids)]
-    out = {"embed": h}
+    out, points = {"embed": h}, [h]
     pos = torch.arange(L, dtype=torch.int64).to(dt)
     freqs = pos[:, None] * inv_freq(c, dt)[None, :]
     emb = torch.cat((freqs, freqs), dim=-1)
@@ -133,7 +178,7 @@ def llama_forward(c, W, ids, dt, keep):
 
     for l in range(c["layers"]):
         p = "model.layers.%d." % l
-        x = h
+        x = hk.resid(l, h)
         n1, rstd1 = rms(x, g(p + "input_layernorm.weight"), eps)
         q = lin(n1, p + "self_attn.q_proj").view(L, H, hd)
         k = lin(n1, p + "self_attn.k_proj").view(L, KVH, hd)
@@ -149,7 +194,7 @@ def llama_forward(c, W, ids, dt, keep):
         scores = mm(qr, ke.transpose(1, 2))
         mask = torch.triu(torch.full((L, L), -math.inf, dtype=dt), diagonal=1)
         weights = torch.softmax(scores * hd ** -0.5 + mask, dim=-1)
-        ctx = mm(weights, ve)
+        ctx = hk.heads(l, mm(weights, ve))
         concat = ctx.transpose(0, 1).reshape(L, H * hd)
         attn = lin(concat, p + "self_attn.o_proj")
         r1 = x + attn
@@ -157,8 +202,9 @@ def llama_forward(c, W, ids, dt, keep):
         gate = lin(n2, p + "mlp.gate_proj")
         up = lin(n2, p + "mlp.up_proj")
         act = torch.nn.functional.silu(gate) * up
-        ffn = lin(act, p + "mlp.down_proj")
+        ffn = hk.ffn(l, lin(act, p + "mlp.down_proj"))
         h = r1 + ffn
+        points.append(h)
         if l == keep:
             out["layer"] = {
                 "x": x, "norm1": n1, "rstd1": rstd1, "q": q.reshape(L, H * hd),
@@ -168,14 +214,17 @@ def llama_forward(c, W, ids, dt, keep):
                 "scores": scores, "weights": weights, "context": ctx, "concat": concat,
                 "attn_out": attn, "resid1": r1, "norm2": n2, "rstd2": rstd2, "gate": gate,
                 "up": up, "activated": act, "ffn_out": ffn, "resid2": h}
-    out["hidden"] = rms(h, g("model.norm.weight"), eps)[0]
     head = W.get("lm_head.weight", W["model.embed_tokens.weight"]).to(dt)
+    norm = lambda r: rms(r, g("model.norm.weight"), eps)[0]  # noqa: E731
+    out["hidden"] = norm(h)
     out["logits"] = mm(out["hidden"], head.T)
-    return out
+    return hk.finish(out, points, lambda r: mm(norm(r), head.T))
 
 
-def gpt2_forward(c, W, ids, dt, keep):
-    """GPT2LMHeadModel's forward (gelu_new, pre-LN, Conv1D (in, out) weights, tied head)."""
+def gpt2_forward(c, W, ids, dt, keep, hooks=None):
+    """GPT2LMHeadModel's forward (pre-LN, Conv1D (in, out) weights, tied head; gelu_new, or relu
+    where activation_function says so, as the poem model)."""
+    hk = Hooks(hooks)
     g = lambda n: W["transformer." + n].to(dt)  # noqa: E731
     L, D, H, eps = len(ids), c["n_embd"], c["n_head"], c["layer_norm_epsilon"]
     dk = D // H
@@ -188,26 +237,28 @@ def gpt2_forward(c, W, ids, dt, keep):
     def gelu_new(x):
         return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
 
+    activation = {"gelu_new": gelu_new, "relu": torch.relu}[c["activation_function"]]
     h = g("wte.weight")[torch.tensor(ids)] + g("wpe.weight")[:L]
-    out = {"embed": h}
+    out, points = {"embed": h}, [h]
     for l in range(c["n_layer"]):
         p = "h.%d." % l
-        x = h
+        x = hk.resid(l, h)
         n1 = ln(x, p + "ln_1")
         qkv = mm(n1, g(p + "attn.c_attn.weight")) + g(p + "attn.c_attn.bias")
         q, k, v = (qkv[:, i * D:(i + 1) * D].view(L, H, dk).transpose(0, 1) for i in range(3))
         scores = mm(q, k.transpose(1, 2))
         mask = torch.triu(torch.full((L, L), -math.inf, dtype=dt), diagonal=1)
         weights = torch.softmax(scores / math.sqrt(dk) + mask, dim=-1)
-        ctx = mm(weights, v)
+        ctx = hk.heads(l, mm(weights, v))
         concat = ctx.transpose(0, 1).reshape(L, D)
         attn = mm(concat, g(p + "attn.c_proj.weight")) + g(p + "attn.c_proj.bias")
         r1 = x + attn
         n2 = ln(r1, p + "ln_2")
         hid = mm(n2, g(p + "mlp.c_fc.weight")) + g(p + "mlp.c_fc.bias")
-        act = gelu_new(hid)
-        ffn = mm(act, g(p + "mlp.c_proj.weight")) + g(p + "mlp.c_proj.bias")
+        act = activation(hid)
+        ffn = hk.ffn(l, mm(act, g(p + "mlp.c_proj.weight")) + g(p + "mlp.c_proj.bias"))
         h = r1 + ffn
+        points.append(h)
         if l == keep:
             out["layer"] = {"x": x, "norm1": n1, "q": q.transpose(0, 1).reshape(L, D),
                             "k": k.transpose(0, 1).reshape(L, D),
@@ -217,7 +268,7 @@ def gpt2_forward(c, W, ids, dt, keep):
                             "activated": act, "ffn_out": ffn, "resid2": h}
     out["hidden"] = ln(h, "ln_f")
     out["logits"] = mm(out["hidden"], g("wte.weight").T)
-    return out
+    return hk.finish(out, points, lambda r: mm(ln(r, "ln_f"), g("wte.weight").T))
 
 
 def flat_np(out):
@@ -253,7 +304,7 @@ def llama_config(v):
          "attention_dropout": 0.0, "bos_token_id": 1, "eos_token_id": 2, "hidden_act": "silu",
          "hidden_size": v["D"], "initializer_range": 0.02, "intermediate_size": v["F"],
          "max_position_embeddings": 128, "model_type": t, "num_attention_heads": v["H"],
-         "num_hidden_layers": 2, "num_key_value_heads": v["KVH"], "rms_norm_eps": v["eps"],
+         "num_hidden_layers": NL, "num_key_value_heads": v["KVH"], "rms_norm_eps": v["eps"],
          "tie_word_embeddings": v["tied"], "use_cache": True, "vocab_size": v["V"]}
     if t == "llama":
         c.update({"attention_bias": False, "head_dim": v["hd"], "mlp_bias": False,
@@ -261,11 +312,11 @@ def llama_config(v):
     elif t == "mistral":
         c.update({"head_dim": None, "rope_theta": v["theta"], "sliding_window": 4096})
     elif t == "qwen2":
-        c.update({"max_window_layers": 2, "rope_scaling": None, "rope_theta": v["theta"],
+        c.update({"max_window_layers": NL, "rope_scaling": None, "rope_theta": v["theta"],
                   "sliding_window": None, "use_sliding_window": False})
     elif t == "qwen3":
         c.update({"attention_bias": False, "head_dim": v["hd"],
-                  "layer_types": ["full_attention", "full_attention"], "max_window_layers": 2,
+                  "layer_types": ["full_attention"] * NL, "max_window_layers": NL,
                   "rope_parameters": {"rope_theta": v["theta"], "rope_type": "default"},
                   "sliding_window": None, "use_sliding_window": False})
     if t == "qwen3":   # the newer style: "dtype", and rope_theta inside rope_parameters
@@ -277,25 +328,23 @@ def llama_config(v):
 
 LLAMA3 = {"factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
           "original_max_position_embeddings": 256, "rope_type": "llama3"}
+# What the variants share; each names only how it differs. hooks: also write hooks.json.
+BASE = {"type": "llama", "dtype": "F32", "D": 16, "H": 4, "KVH": 2, "hd": 8, "F": 32, "V": 64,
+        "eps": 1e-6, "theta": 1000000.0, "scaling": None, "tied": True, "qkv_bias": False,
+        "qk_norm": False, "shards": 1, "keep": 1, "hooks": False}
+# llama: GQA 4 q heads / 2 kv heads, head_dim 8 (Q = 32 != d_model 16), llama3 RoPE, untied
+LLAMA = dict(BASE, name="llama", F=24, eps=1e-5, theta=500000.0, scaling=LLAMA3, tied=False,
+             seed=11, hooks=True)
 VARIANTS = [
-    # llama: GQA 4 q heads / 2 kv heads, head_dim 8 (Q = 32 != d_model 16), llama3 RoPE, untied
-    {"name": "llama", "type": "llama", "dtype": "F32", "D": 16, "H": 4, "KVH": 2, "hd": 8,
-     "F": 24, "V": 64, "eps": 1e-5, "theta": 500000.0, "scaling": LLAMA3, "tied": False,
-     "qkv_bias": False, "qk_norm": False, "shards": 1, "seed": 11, "keep": 1},
-    {"name": "llama-bf16", "type": "llama", "dtype": "BF16", "D": 16, "H": 4, "KVH": 2, "hd": 8,
-     "F": 24, "V": 64, "eps": 1e-5, "theta": 500000.0, "scaling": LLAMA3, "tied": False,
-     "qkv_bias": False, "qk_norm": False, "shards": 1, "seed": 11, "keep": 1},
-    {"name": "qwen2", "type": "qwen2", "dtype": "F16", "D": 16, "H": 4, "KVH": 2, "hd": 4,
-     "F": 32, "V": 64, "eps": 1e-6, "theta": 1000000.0, "scaling": None, "tied": True,
-     "qkv_bias": True, "qk_norm": False, "shards": 2, "seed": 12, "keep": 0},
+    LLAMA,
+    dict(LLAMA, name="llama-bf16", dtype="BF16", hooks=False),
+    dict(BASE, name="qwen2", type="qwen2", dtype="F16", hd=4, qkv_bias=True, shards=2, seed=12,
+         keep=0, hooks=True),
     # qwen3: q/k norms, head_dim 8 != 16 / 4
-    {"name": "qwen3", "type": "qwen3", "dtype": "BF16", "D": 16, "H": 4, "KVH": 2, "hd": 8,
-     "F": 32, "V": 64, "eps": 1e-6, "theta": 1000000.0, "scaling": None, "tied": True,
-     "qkv_bias": False, "qk_norm": True, "shards": 1, "seed": 13, "keep": 1},
+    dict(BASE, name="qwen3", type="qwen3", dtype="BF16", qk_norm=True, seed=13, hooks=True),
     # mistral: one kv head for all four query heads
-    {"name": "mistral", "type": "mistral", "dtype": "F32", "D": 16, "H": 4, "KVH": 1, "hd": 4,
-     "F": 32, "V": 64, "eps": 1e-5, "theta": 10000.0, "scaling": None, "tied": False,
-     "qkv_bias": False, "qk_norm": False, "shards": 1, "seed": 14, "keep": 1},
+    dict(BASE, name="mistral", type="mistral", KVH=1, hd=4, eps=1e-5, theta=10000.0, tied=False,
+         seed=14),
 ]
 TORCH_DTYPE = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
 
@@ -315,7 +364,7 @@ def llama_weights(v):
             put(name + ".bias", 0.1 * rng.standard_normal(out))
 
     put("model.embed_tokens.weight", rng.standard_normal((V, D)))
-    for l in range(2):
+    for l in range(NL):
         p = "model.layers.%d." % l
         put(p + "input_layernorm.weight", 1.0 + 0.2 * rng.standard_normal(D))
         linear(p + "self_attn.q_proj", H * hd, D, 2.0, v["qkv_bias"])
@@ -337,7 +386,7 @@ def llama_weights(v):
 
 def gpt2_variant():
     rng = np.random.default_rng(15)
-    D, H, F, V, P, NL = 16, 2, 32, 64, 16, 2
+    D, H, F, V, P = 16, 2, 32, 64, 16
     c = {"activation_function": "gelu_new", "architectures": ["GPT2LMHeadModel"],
          "attn_pdrop": 0.1, "bos_token_id": 0, "embd_pdrop": 0.1, "eos_token_id": 0,
          "initializer_range": 0.02, "layer_norm_epsilon": 1e-05, "model_type": "gpt2",
@@ -397,36 +446,44 @@ def write_json(path, obj, indent=None):
         fh.write("\n")
 
 
+def write_folder(v, cfg, W, fn, c):
+    """A variant's folder: config.json, the checkpoint, reference.json, and hooks.json where
+    v["hooks"] (the lens and ablations on IDS, patching CORRUPT with IDS)."""
+    folder = os.path.join(OUT_DIR, v["name"])
+    os.makedirs(folder, exist_ok=True)
+    write_json(os.path.join(folder, "config.json"), cfg, indent=2)
+    write_checkpoint(folder, W, v["shards"])
+    doc, ref, atol = reference(fn, c, W, v["keep"], v["k"], {"dtype": v["dtype"]})
+    if v.get("scaling"):   # the llama3 frequencies must matter at these few positions
+        plain = flat_np(fn(dict(c, rope_scaling=None), {n: t.to(F64) for n, t in W.items()},
+                           IDS, F64, 1))
+        moved = float(np.max(np.abs(plain["logits"] - ref["logits"])))
+        assert moved > 100 * atol, moved
+        doc["llama3_moves_logits_by"] = moved
+    write_json(os.path.join(folder, "reference.json"), doc)
+    note = ""
+    if v["hooks"]:
+        spec = {"lens": [IDS], "ablate": [{"ids": IDS, "row": len(IDS) - 1,
+                                           "cases": standard_ablations(v["H"], NL)}],
+                "patch": {"clean": IDS, "corrupt": CORRUPT}}
+        hd = hooks_doc(lambda Wd, dt, ids, h: fn(c, Wd, ids, dt, -1, h), W, spec, v["k"], run_seq)
+        hd = dict({"generator": "tools/gen_models.py", "torch": torch.__version__}, **hd)
+        path = os.path.join(folder, "hooks.json")
+        write_json(path, hd)
+        note = "  hooks.json %d bytes, atol %s" % (os.path.getsize(path), hd["atol"])
+    size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
+    print("%-11s %6d bytes  atol %g%s" % (v["name"], size, atol, note))
+
+
 def main():
     for v in VARIANTS:
-        folder = os.path.join(OUT_DIR, v["name"])
-        os.makedirs(folder, exist_ok=True)
-        cfg = llama_config(v)
-        W = llama_weights(v)
-        write_json(os.path.join(folder, "config.json"), cfg, indent=2)
-        write_checkpoint(folder, W, v["shards"])
         c = {"heads": v["H"], "kv_heads": v["KVH"], "head_dim": v["hd"], "eps": v["eps"],
-             "rope_theta": v["theta"], "rope_scaling": v["scaling"], "layers": 2}
-        doc, ref, atol = reference(llama_forward, c, W, v["keep"], max(v["D"], v["F"]),
-                                   {"dtype": v["dtype"]})
-        if v["scaling"]:   # the llama3 frequencies must matter at these few positions
-            plain = flat_np(llama_forward(dict(c, rope_scaling=None),
-                                          {n: t.to(F64) for n, t in W.items()}, IDS, F64, 1))
-            moved = float(np.max(np.abs(plain["logits"] - ref["logits"])))
-            assert moved > 100 * atol, moved
-            doc["llama3_moves_logits_by"] = moved
-        write_json(os.path.join(folder, "reference.json"), doc)
-        size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
-        print("%-11s %6d bytes  atol %g" % (v["name"], size, atol))
-    folder = os.path.join(OUT_DIR, "gpt2")
-    os.makedirs(folder, exist_ok=True)
+             "rope_theta": v["theta"], "rope_scaling": v["scaling"], "layers": NL}
+        write_folder(dict(v, k=max(v["D"], v["F"])), llama_config(v), llama_weights(v),
+                     llama_forward, c)
     cfg, W = gpt2_variant()
-    write_json(os.path.join(folder, "config.json"), cfg, indent=2)
-    write_checkpoint(folder, W, 1)
-    doc, _, atol = reference(gpt2_forward, cfg, W, 1, 32, {"dtype": "F32"})
-    write_json(os.path.join(folder, "reference.json"), doc)
-    size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
-    print("%-11s %6d bytes  atol %g" % ("gpt2", size, atol))
+    write_folder({"name": "gpt2", "dtype": "F32", "H": cfg["n_head"], "shards": 1, "keep": 1,
+                  "k": 32, "hooks": True}, cfg, W, gpt2_forward, cfg)
 
 
 if __name__ == "__main__":
