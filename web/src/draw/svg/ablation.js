@@ -6,7 +6,9 @@ import { font } from './sheet.js';
 export function toggles(sh, b) {
   const r = sh.rec, css = sh.sc.css, cw = 30, ch = 22, lw = 64;
   sh.para(b.caption, 12);
-  r.font = font(11, true); r.fillStyle = css.muted; r.textAlign = 'center'; r.textBaseline = 'middle';
+  r.font = font(11); r.fillStyle = css.muted; r.textAlign = 'left'; r.textBaseline = 'middle';
+  r.fillText(b.corner, sh.x, sh.y + 8);
+  r.font = font(11, true); r.textAlign = 'center';
   b.colLabels.forEach((c, j) => r.fillText(c, sh.x + lw + j * cw + cw / 2, sh.y + 8));
   sh.y += 18;
   b.rowLabels.forEach((rl, i) => {
