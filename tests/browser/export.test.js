@@ -14,9 +14,11 @@ const { render, parseState } = require('../../tools/render.js');
 const OUT = path.resolve(__dirname, '..', 'artifacts');
 const { VIEWS } = require(require('path').join(__dirname, '..', '..', 'web', 'src', 'figures', 'index.js'));
 // Views without a colour scale (counts, plots, a list) or without token labels (shapes, d_k sweeps,
-// the next character), and the one whose random-weights state is a short message.
-const NO_LEGEND = ['paramsplit', 'saturation', 'next'], NO_TOKENS = ['pipeline', 'paramsplit', 'saturation', 'next'];
-const FEW_TEXTS = ['next'];
+// the next character), and those whose random-weights state is a short message (the next
+// character, the ablation: tests/browser/ablation.test.js draws it on the trained model).
+const NO_LEGEND = ['paramsplit', 'saturation', 'next', 'ablation'];
+const NO_TOKENS = ['pipeline', 'paramsplit', 'saturation', 'next', 'ablation'];
+const FEW_TEXTS = ['next', 'ablation'];
 
 let env;
 test.before(async () => { env = await setup({ server: true }); fs.mkdirSync(OUT, { recursive: true }); });
