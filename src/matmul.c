@@ -130,15 +130,13 @@ static inline v4i v4_load_u16(const uint16_t *p) {
     return __builtin_convertvector(h, v4i);
 }
 static inline v4 v4_load_bf16(const uint16_t *p) { return (v4)(v4_load_u16(p) << 16); }
-/* Four float16 values as float32, exactly, bl__f16_to_f32 lane for lane: normals and inf/NaN
-   rebiased in the exponent bits; subnormals (m 2^-24) through an exact int -> float
-   conversion and a power-of-two scale, so no denormal operand reaches a multiply. */
+/* Four float16 values as float32, exactly, bl__f16_to_f32 lane for lane: exponent and
+   mantissa moved into place and scaled by 2^112 (rebiasing normals, and subnormals m 2^-136
+   to m 2^-24: exact), inf/NaN given exponent 255, the sign put back. */
 static inline v4 v4_load_f16(const uint16_t *p) {
-    v4i h = v4_load_u16(p), em = h & 0x7fff, sign = (h & 0x8000) << 16;
-    v4i bits = (em << 13) + (112 << 23);
-    bits += (v4i)(em >= 0x7c00) & (112 << 23);                       /* e 31 -> 255 */
-    v4 sub = __builtin_convertvector(em, v4) * 0x1p-24f;             /* e 0: m 2^-24 */
-    return (v4)(sign | (v4i)v4_select((v4i)(em < 0x400), sub, (v4)bits));
+    v4i h = v4_load_u16(p), em = (h & 0x7fff) << 13;
+    v4i v = (v4i)((v4)em * 0x1p112f) | ((v4i)(em > (0x7bff << 13)) & 0x7f800000);
+    return (v4)(v | ((h & 0x8000) << 16));
 }
 
 /* pack_b_16's body for one dtype (bf a constant): full panels four values at a time (4 x 4
