@@ -132,11 +132,16 @@ static inline v4i v4_load_u16(const uint16_t *p) {
 static inline v4 v4_load_bf16(const uint16_t *p) { return (v4)(v4_load_u16(p) << 16); }
 /* Four float16 values as float32, exactly, bl__f16_to_f32 lane for lane: exponent and
    mantissa moved into place and scaled by 2^112 (rebiasing normals, and subnormals m 2^-136
-   to m 2^-24: exact), inf/NaN given exponent 255, the sign put back. */
+   to m 2^-24: exact), inf/NaN (2^16 and up after the scale) given exponent 255, the sign
+   taken from the sign-extended load. Float compares and no shifts of the sign: clang 14
+   turns integer ones here into unsigned compares and shuffles that V8 expands. */
+typedef int16_t v4i16 __attribute__((vector_size(8)));
 static inline v4 v4_load_f16(const uint16_t *p) {
-    v4i h = v4_load_u16(p), em = (h & 0x7fff) << 13;
-    v4i v = (v4i)((v4)em * 0x1p112f) | ((v4i)(em > (0x7bff << 13)) & 0x7f800000);
-    return (v4)(v | ((h & 0x8000) << 16));
+    v4i16 h;
+    memcpy(&h, p, sizeof h);
+    v4i x = __builtin_convertvector(h, v4i);
+    v4 f = (v4)((x & 0x7fff) << 13) * 0x1p112f;
+    return (v4)((v4i)f | ((v4i)(f >= 0x1p16f) & 0x7f800000) | (x & (int32_t)0x80000000));
 }
 
 /* pack_b_16's body for one dtype (bf a constant): full panels four values at a time (4 x 4
