@@ -274,16 +274,6 @@ static void tile_out(float *c, int ldc, float *pre, const float *t, int nr, cons
     }
 }
 
-/* B's block at element offset `at` into nr-wide panels, F32 here, 16-bit in pack_b_16 */
-static void pack_b(float *bp, const void *b, bl_dtype bt, size_t at, int ldb, int trans_b, int kc,
-                   int nc, int nr) {
-    if (bt != BL_DTYPE_F32) pack_b_16(bp, (const uint16_t *)b + at, bt, ldb, trans_b, kc, nc, nr);
-    else if (nr == 8) pack_b_nr(bp, (const float *)b + at, ldb, trans_b, kc, nc, 8);
-#if BL_TILE_3X12
-    else pack_b_nr(bp, (const float *)b + at, ldb, trans_b, kc, nc, 12);
-#endif
-}
-
 /* The blocked loops for one tile (MR, NR, NC constants). */
 static inline __attribute__((always_inline)) void gemm_blocked(
         float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
@@ -295,8 +285,9 @@ static inline __attribute__((always_inline)) void gemm_blocked(
         int nc = N - jc < NC ? N - jc : NC;
         for (int pc = 0; pc < K; pc += KC) {
             int kc = K - pc < KC ? K - pc : KC, first = pc == 0, last = pc + kc == K;
-            pack_b(bp, b, bt, trans_b ? (size_t)jc * ldb + pc : (size_t)pc * ldb + jc, ldb,
-                   trans_b, kc, nc, NR);
+            size_t at = trans_b ? (size_t)jc * ldb + pc : (size_t)pc * ldb + jc;
+            if (bt == BL_DTYPE_F32) pack_b_nr(bp, (const float *)b + at, ldb, trans_b, kc, nc, NR);
+            else pack_b_16(bp, (const uint16_t *)b + at, bt, ldb, trans_b, kc, nc, NR);
             for (int i = 0; i < M; i += MR) {
                 int rows = M - i < MR ? M - i : MR;
                 const float *ai = a + (size_t)i * lda + pc;

@@ -10,7 +10,7 @@
             [--dtypes f32,f32t,f16,bf16] [--shapes 128x768x3072,64x896x4864]
             [--variant 'name=-DFLAG ...'] [--variant 'name=@DIR'] ...
      f32t      F32 B given transposed (N, K), as F16 and BF16 always are (a checkpoint's layout)
-     --simd    also the SIMD build (the same module with FMA off)
+     --simd    also the SIMD build (the same module with FMA off); --simd-only: only it
      --micro   the micro-kernels alone, operands in L1
      @DIR      the engine sources of another checkout (e.g. a worktree of main): before/after
    Node 20 restarts itself with --experimental-wasm-relaxed-simd. Prints a markdown table of
@@ -68,7 +68,7 @@ async function main() {
   const mods = [];
   if (args.includes('--micro')) return micro();
   for (const [name, flags] of variants) mods.push({ name, m: await build(flags)() });
-  const builds = args.includes('--simd') ? [['FMA', 1], ['SIMD', 0]] : [['FMA', 1]];
+  const builds = args.includes('--simd-only') ? [['SIMD', 0]] : args.includes('--simd') ? [['FMA', 1], ['SIMD', 0]] : [['FMA', 1]];
   const peers = args.includes('--peers') ? await loadPeers() : [];
   const cases = [];
   for (const [M, K, N] of shapes)
