@@ -9,6 +9,8 @@ import { LENS_K } from '../model/stages/wide.js';
 import { POEM, getOpened } from '../model/params.js';
 import { matrixPanel } from './common.js';
 
+// A rank short enough for a cell: 1234 -> "1k" (the exact one is in the hover and the table).
+const shortRank = (n) => (n < 1000 ? String(n) : n < 1e6 ? Math.round(n / 1e3) + 'k' : Math.round(n / 1e6) + 'M');
 const pct = (p) => (p >= 0.001 ? F.pct(p) : p >= 1e-6 ? (100 * p).toPrecision(2) + '%' : '<0.0001%');
 
 // Per position with a next token: the first residual point whose top token is it, -1 if none.
@@ -91,7 +93,7 @@ export default {
     const nextPanel = matrixPanel(t('lensNextName'), nextP, P, L, rowLabels, ctx, Object.assign({}, common, {
       title: t('lensNextTitle'), shape: (P + ' \u00d7 ' + (L - 1)), label: t('lensNextLabel', { P, L }),
       masked: (r, c) => last(c), describe,
-      cellText: (r, c) => (last(c) ? null : String(R.rank[pointOf(r) * L + c])),
+      cellText: (r, c) => (last(c) ? null : shortRank(R.rank[pointOf(r) * L + c])),
       tableCaption: t('lensNextTable'),
       cell: (r, c) => (last(c) ? '\u2014' : '#' + F.int(R.rank[pointOf(r) * L + c]) + ' ' +
         pct(R.prob[pointOf(r) * L + c])) }));
