@@ -15,8 +15,10 @@ const OUT = path.resolve(__dirname, '..', 'artifacts');
 const { VIEWS } = require(require('path').join(__dirname, '..', '..', 'web', 'src', 'figures', 'index.js'));
 // Views without a colour scale (counts, plots, a list) or without token labels (shapes, d_k sweeps,
 // the next character), and the one whose random-weights state is a short message.
-const NO_LEGEND = ['paramsplit', 'saturation', 'next'], NO_TOKENS = ['pipeline', 'paramsplit', 'saturation', 'next'];
-const FEW_TEXTS = ['next'];
+// (next and lens under random weights: one line saying why there is nothing to show.)
+const NO_LEGEND = ['paramsplit', 'saturation', 'next', 'lens'];
+const NO_TOKENS = ['pipeline', 'paramsplit', 'saturation', 'next', 'lens'];
+const FEW_TEXTS = ['next', 'lens'];
 
 let env;
 test.before(async () => { env = await setup({ server: true }); fs.mkdirSync(OUT, { recursive: true }); });
