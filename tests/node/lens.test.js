@@ -141,7 +141,7 @@ test('the_figure_on_the_quatrain_says_where_the_lens_first_finds_the_next_charac
   for (let p = 0; p < P; p++) {
     if (counts[p]) assert.ok(head.includes((p ? `after block ${p}` : 'at the embeddings') + ` for ${counts[p]}`), head);
   }
-  assert.ok(head.includes(`of ${want.length} positions`), head);
+  assert.ok(head.includes(`(positions out of ${want.length})`), head);
   if (never) assert.ok(head.includes(`never does for ${never}`), head);
   assert.equal(fig.data.first, want.join(' '));
   console.log(`poems: ${head}`);
@@ -151,6 +151,13 @@ test('the_figure_on_the_quatrain_says_where_the_lens_first_finds_the_next_charac
     const id = ref.top[p][3][0];
     assert.ok(svg.includes('>' + res.lens.vocab[id] + '<'), `the SVG has the top character of point ${p}`);
   }
+});
+
+test('a_text_of_one_token_has_no_next_token_to_find', async () => {
+  const m = models.gpt2, { wide: W, lens: R } = stages(m, [3]);
+  assert.deepEqual(Array.from(R.next), [-1]);
+  assert.deepEqual(Array.from(R.rank), new Array(m.nLayers + 1).fill(0));
+  assert.equal(firstRight(W, R.next).length, 0);
 });
 
 test('random_weights_have_no_lens_and_the_figure_offers_the_poem_model', async () => {

@@ -34,6 +34,7 @@ function headline(first, P, unit, t) {
     if (n) parts.push(t(p === 0 ? 'lensAtEmb' : 'lensAfter', { b: p, n }));
   });
   const n = first.length;
+  if (!n) return t('lensNoPositions', { unit });
   if (!parts.length) return t('lensNone', { unit, n });
   const end = never ? t('lensNever', { m: never }) : t('lensEnd');
   return t('lensFinds', { unit, n, parts: parts.join(t('lensSep')) }) + end;
