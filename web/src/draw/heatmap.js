@@ -232,7 +232,7 @@ function drawMarks(ctx, s, g, sc) {
 // spec.boxes (rows x cols, non-zero: framed): an outline inside those cells.
 function drawCellText(ctx, s, g, sc) {
   if (!s.cellText || g.cw < 14 || g.ch < 12) return;
-  const rgb = [0, 0, 0];
+  const rgb = [0, 0, 0], fitted = new Map();   // (words repeat: each is measured once)
   ctx.font = FONT; ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
   for (let r = 0; r < s.rows; r++) {
     for (let c = 0; c < s.cols; c++) {
@@ -241,7 +241,8 @@ function drawCellText(ctx, s, g, sc) {
       const col = cellColor(s, sc, r, c, false, rgb, rgb);
       const y = 0.2126 * col[0] + 0.7152 * col[1] + 0.0722 * col[2];
       ctx.fillStyle = y < 140 ? '#ffffff' : '#1d2330';
-      ctx.fillText(fit(ctx, text, g.cw - 3), g.left + (c + 0.5) * g.cw - 0.5, g.top + (r + 0.5) * g.ch);
+      if (!fitted.has(text)) fitted.set(text, fit(ctx, text, g.cw - 3));
+      ctx.fillText(fitted.get(text), g.left + (c + 0.5) * g.cw - 0.5, g.top + (r + 0.5) * g.ch);
     }
   }
 }
