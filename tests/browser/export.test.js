@@ -14,11 +14,12 @@ const { render, parseState } = require('../../tools/render.js');
 const OUT = path.resolve(__dirname, '..', 'artifacts');
 const { VIEWS } = require(require('path').join(__dirname, '..', '..', 'web', 'src', 'figures', 'index.js'));
 // Views without a colour scale (counts, plots, a list) or without token labels (shapes, d_k sweeps,
-// the next character), and the one whose random-weights state is a short message.
-// (next and lens under random weights: one line saying why there is nothing to show.)
-const NO_LEGEND = ['paramsplit', 'saturation', 'next', 'lens'];
-const NO_TOKENS = ['pipeline', 'paramsplit', 'saturation', 'next', 'lens'];
-const FEW_TEXTS = ['next', 'lens'];
+// the next character), and those whose random-weights state is a short message (the next
+// character, the logit lens and the ablation: tests/browser/lens.test.js and ablation.test.js
+// draw those two on the trained model).
+const NO_LEGEND = ['paramsplit', 'saturation', 'next', 'lens', 'ablation'];
+const NO_TOKENS = ['pipeline', 'paramsplit', 'saturation', 'next', 'lens', 'ablation'];
+const FEW_TEXTS = ['next', 'lens', 'ablation'];
 
 let env;
 test.before(async () => { env = await setup({ server: true }); fs.mkdirSync(OUT, { recursive: true }); });

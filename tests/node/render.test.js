@@ -13,7 +13,7 @@ const { render, parseState, svgToPng } = require('../../tools/render.js');
 
 const CLI = path.join(__dirname, '..', '..', 'tools', 'render.js');
 const { VIEWS } = require(path.join(__dirname, '..', '..', 'web', 'src', 'figures', 'index.js'));
-const NO_TOKEN_LABELS = ['pipeline', 'paramsplit', 'saturation', 'next'];   // shapes, counts, d_k sweeps, a prediction
+const NO_TOKEN_LABELS = ['pipeline', 'paramsplit', 'saturation', 'next', 'ablation'];   // shapes, counts, d_k sweeps, predictions
 
 // A strict enough XML check for our own output: one root, every tag closed in order, only
 // the five entities, no raw '<' or '&' in text.
@@ -41,13 +41,15 @@ function texts(svg) {
   return Array.from(svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) => m[1]);
 }
 
+const TRAINED_ONLY = ['next', 'lens', 'ablation'];
+
 test('every_view_renders_a_well_formed_svg_with_its_labels', async () => {
   const { state } = parseState('lang=en');
-  // The next character and the logit lens need the trained model (random weights predict
-  // nothing, and have one block): render.js reads it from web/models/poems/.
+  // The next character, the logit lens and the ablation need the trained model (random weights
+  // predict nothing, and have one block): render.js reads it from web/models/poems/.
   const trained = parseState('lang=en&weights=poems&tokens=床前明月光').state;
   for (const view of VIEWS) {
-    const fig = await render(view, view === 'next' || view === 'lens' ? trained : state, { lang: 'en' });
+    const fig = await render(view, TRAINED_ONLY.includes(view) ? trained : state, { lang: 'en' });
     assertWellFormedSvg(fig.svg, view);
     assert.ok(fig.width === 760 && fig.height > 200, `${view}: ${fig.width} x ${fig.height}`);
     const t = texts(fig.svg);
