@@ -15,10 +15,11 @@ const OUT = path.resolve(__dirname, '..', 'artifacts');
 const { VIEWS } = require(require('path').join(__dirname, '..', '..', 'web', 'src', 'figures', 'index.js'));
 // Views without a colour scale (counts, plots, a list) or without token labels (shapes, d_k sweeps,
 // the next character), and those whose random-weights state is a short message (the next
-// character, the ablation: tests/browser/ablation.test.js draws it on the trained model).
-const NO_LEGEND = ['paramsplit', 'saturation', 'next', 'ablation'];
-const NO_TOKENS = ['pipeline', 'paramsplit', 'saturation', 'next', 'ablation'];
-const FEW_TEXTS = ['next', 'ablation'];
+// character, the logit lens and the ablation: tests/browser/lens.test.js and ablation.test.js
+// draw those two on the trained model).
+const NO_LEGEND = ['paramsplit', 'saturation', 'next', 'lens', 'ablation'];
+const NO_TOKENS = ['pipeline', 'paramsplit', 'saturation', 'next', 'lens', 'ablation'];
+const FEW_TEXTS = ['next', 'lens', 'ablation'];
 
 let env;
 test.before(async () => { env = await setup({ server: true }); fs.mkdirSync(OUT, { recursive: true }); });

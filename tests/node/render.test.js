@@ -41,12 +41,12 @@ function texts(svg) {
   return Array.from(svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) => m[1]);
 }
 
-const TRAINED_ONLY = ['next', 'ablation'];
+const TRAINED_ONLY = ['next', 'lens', 'ablation'];
 
 test('every_view_renders_a_well_formed_svg_with_its_labels', async () => {
   const { state } = parseState('lang=en');
-  // The next character and the ablation need the trained model (random weights predict nothing):
-  // render.js reads it from web/models/poems/.
+  // The next character, the logit lens and the ablation need the trained model (random weights
+  // predict nothing, and have one block): render.js reads it from web/models/poems/.
   const trained = parseState('lang=en&weights=poems&tokens=床前明月光').state;
   for (const view of VIEWS) {
     const fig = await render(view, TRAINED_ONLY.includes(view) ? trained : state, { lang: 'en' });
@@ -54,7 +54,9 @@ test('every_view_renders_a_well_formed_svg_with_its_labels', async () => {
     assert.ok(fig.width === 760 && fig.height > 200, `${view}: ${fig.width} x ${fig.height}`);
     const t = texts(fig.svg);
     assert.ok(t.length >= 8, `${view}: ${t.length} text elements`);
-    if (!NO_TOKEN_LABELS.includes(view)) {
+    if (view === 'lens') {
+      for (const tok of '床前明月光') assert.ok(t.includes(tok), `lens: token label ${tok}`);
+    } else if (!NO_TOKEN_LABELS.includes(view)) {
       for (const tok of '远方有颗苹果树') assert.ok(t.includes(tok), `${view}: token label ${tok}`);
     }
     assert.ok(t.some((s) => s.includes('BlockLens')), `${view}: credit line`);
