@@ -7,6 +7,7 @@ import zhBase from './zh.js';
 import activation from './activation.js';
 import attention from './attention.js';
 import block from './block.js';
+import modelview from './modelview.js';
 import moe from './moe.js';
 import next from './next.js';
 import opened from './opened.js';
@@ -19,7 +20,7 @@ import saturation from './saturation.js';
 
 // In page order; no key is in two files (tests/browser/i18n.test.js).
 const PARTS = [pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next,
-  opened];
+  opened, modelview];
 const merged = (base, lang) => Object.freeze(Object.assign({}, base, ...PARTS.map((p) => p[lang])));
 export const DICTS = Object.freeze({ en: merged(enBase, 'en'), zh: merged(zhBase, 'zh') });
 const en = DICTS.en;

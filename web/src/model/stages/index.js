@@ -10,6 +10,7 @@ import { collapse, ffn, zeros } from './ffn.js';
 import glu from './glu.js';
 import headroles from './heads.js';
 import maskpair from './masks.js';
+import modelview from './modelview.js';
 import moe, { moeWeights } from './moe.js';
 import norms from './norms.js';
 import { presets, split } from './paramsplit.js';
@@ -29,5 +30,6 @@ export default [
   blockAttention, block,              // block
   moeWeights, moe, presets,           // moe
   split,                              // paramsplit
-  wide                                // the whole model (figures of stages/wide.js's users)
+  wide,                               // the whole model (figures of stages/wide.js's users)
+  modelview                           // the model view
 ];
