@@ -81,11 +81,17 @@ test('the_poem_models_grid_is_the_wide_stages_weights_and_the_measures_per_layer
   }
   assert.ok(maxDiff === 0, 'measures equal headJobs / headRoles exactly: max diff ' + maxDiff);
   // Layer 1 head 3 reads one line up (tools/train/REPORT.md): the table's first row.
-  const table = out.blocks.find((b) => b.type === 'table');
-  assert.equal(table.rows.length, NL * H);
-  assert.equal(table.rows[0].key, 'l1h3');
-  const ups = table.rows.map((row) => Number(row.cells[2 + MEASURES.indexOf('up')].replace('%', '')));
+  const table = grid.table, col = (k) => 1 + MEASURES.indexOf(k);
+  assert.equal(table.rows, NL * H);
+  assert.equal(table.rowLabels[0], 'Layer 1, head 3');
+  assert.equal(out.data.best, 'l1h3');
+  const ups = Array.from({ length: table.rows }, (_, i) => Number(table.cell(i, col('up')).replace('%', '')));
   assert.deepEqual(ups, ups.slice().sort((a, b) => b - a), 'sorted by the measure');
+  for (let i = 0; i < table.rows; i++) {
+    const [, l, h] = /Layer (\d), head (\d)/.exec(table.rowLabels[i]).map(Number), r = mv.layers[l - 1][h - 1];
+    assert.equal(table.cell(i, col('entropy')), r.entropy.toFixed(2));
+    assert.equal(table.cell(i, col('prev')), Math.round(100 * r.prev) + '%');
+  }
   assert.equal(out.data.cells, '8');
   // The export draws the grid: every badge, both languages.
   for (const lang of ['en', 'zh']) {

@@ -2,7 +2,7 @@
    of small heatmaps (rows layers, columns heads; the causal mask in the mask colour), each cell
    framed and badged by the measure chosen (stage modelview: mean weight on the previous token,
    the first, itself, one line up, or entropy), its largest weights as hover text; pressing a
-   cell opens figure 4 at that layer and head. A data table lists every head, sorted by the
+   cell opens figure 4 at that layer and head. Its data table lists every head, sorted by the
    measure. Random weights have one block: the figure says so and offers the poem model. */
 import * as F from '../draw/format.js';
 import { MEASURES } from '../model/stages/modelview.js';
@@ -50,7 +50,7 @@ export default {
       for (let h = 0; h < H; h++) {
         const r = mv.layers[l][h], v = r[m];
         const name = t('mvCell', { l: l + 1, h: h + 1 });
-        cells.push({ layer: l, head: h, badge: shown(m, v), strength: strength(m, v, u),
+        cells.push({ layer: l, head: h, name, badge: shown(m, v), strength: strength(m, v, u),
           label: t('mvCellLabel', { name, what: t('mv_' + m), v: shown(m, v) }),
           hint: t('mvHint', { name, what: t('mv_' + m), v: shown(m, v), top: largest(r) }),
           spec: { data: wide.attention[l], offset: h * L * L, rows: L, cols: L, kind: 'sequential', max: 1,
@@ -60,26 +60,25 @@ export default {
     }
     // The table: every head, the chosen measure's strongest first (entropy: the sharpest).
     const order = cells.map((x, i) => i).sort((a, b) => cells[b].strength - cells[a].strength || a - b);
-    const rows = order.map((i) => {
-      const { layer: l, head: h } = cells[i], r = mv.layers[l][h];
-      return { key: 'l' + (l + 1) + 'h' + (h + 1), cells: [t('mvCell', { l: l + 1, h: h + 1 }),
-        jobName(r.top), ...MEASURES.map((k) => shown(k, r[k]))] };
-    });
+    const table = { caption: t('mvCaption', { what: t('mv_' + m), u: u.toFixed(2) }), rows: order.length,
+      cols: 1 + MEASURES.length, corner: t('colHead'), rowLabels: order.map((i) => cells[i].name),
+      colLabels: [t('colJob'), ...MEASURES.map((k) => t('mv_' + k))],
+      cell: (row, col) => {
+        const r = mv.layers[cells[order[row]].layer][cells[order[row]].head];
+        return col === 0 ? jobName(r.top) : shown(MEASURES[col - 1], r[MEASURES[col - 1]]);
+      } };
     const blocks = [
       { type: 'headline', text: t('mvTitle', { n: NL, h: H, what: t('mv_' + m) }) },
       { type: 'grid', layers: NL, heads: H, cells, rowLabel: (l) => t('mvLayer', { l: l + 1 }),
         colLabel: (h) => t('mvHead', { h: h + 1 }), label: t('mvGridLabel', { n: NL, h: H }),
         hint: t('mvPress'), target: 's-attention',
-        pick: (l, h) => ctx.set({ layer: l + 1, head: h + 1 }) },
-      { type: 'legend', kind: 'sequential', max: 1, note: t('maskedNote') },
-      { type: 'table', caption: t('mvCaption', { what: t('mv_' + m), u: u.toFixed(2) }), rows,
-        columns: [{ label: t('colHead') }, { label: t('colJob') },
-          ...MEASURES.map((k) => ({ label: t('mv_' + k), num: true }))] }
+        pick: (l, h) => ctx.set({ layer: l + 1, head: h + 1 }), table },
+      { type: 'legend', kind: 'sequential', max: 1, note: t('maskedNote') }
     ];
     if (!mv.lines) blocks.push({ type: 'note', text: t(res.trained === 'model' ? 'mvNoLinesModel' : 'mvNoLines') });
     return {
       data: { measure: m, layers: String(NL), heads: String(H), cells: String(cells.length),
-        best: rows[0].key },
+        best: 'l' + (cells[order[0]].layer + 1) + 'h' + (cells[order[0]].head + 1) },
       blocks
     };
   }
