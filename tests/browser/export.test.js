@@ -15,8 +15,11 @@ const OUT = path.resolve(__dirname, '..', 'artifacts');
 const { VIEWS } = require(require('path').join(__dirname, '..', '..', 'web', 'src', 'figures', 'index.js'));
 // Views without a colour scale (counts, plots, a list) or without token labels (shapes, d_k sweeps,
 // the next character), and the one whose random-weights state is a short message.
-const NO_LEGEND = ['paramsplit', 'saturation', 'next'], NO_TOKENS = ['pipeline', 'paramsplit', 'saturation', 'next'];
-const FEW_TEXTS = ['next'];
+// (heads, the model view, is one note under random weights, like next: tests/node/modelview.test.js
+// checks its export on the poem model.)
+const NO_LEGEND = ['paramsplit', 'saturation', 'next', 'heads'];
+const NO_TOKENS = ['pipeline', 'paramsplit', 'saturation', 'next', 'heads'];
+const FEW_TEXTS = ['next', 'heads'];
 
 let env;
 test.before(async () => { env = await setup({ server: true }); fs.mkdirSync(OUT, { recursive: true }); });

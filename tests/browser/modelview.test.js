@@ -191,8 +191,10 @@ test('the_grid_of_30_layers_by_9_heads_at_64_tokens_draws_without_a_long_task', 
     '; a new measure: the figure drawn in ' + JSON.stringify(draw.fig.map((v) => +v.toFixed(1))) + ' ms, long tasks ' +
     JSON.stringify(mine.map(Math.round)) + ' (load average ' + require('node:os').loadavg()[0].toFixed(1) + ')');
   assert.equal(draw.rows, 0, 'a new measure repaints no map');
-  // (The machine is shared: the fastest of three redraws and the median frame, not one sample.)
-  assert.equal(draw.fig.length, 3);
+  // (The machine is shared: the fastest of the redraws and the median frame, not one sample. The
+  // page may fold a redraw into the next when they come quickly.)
+  assert.ok(draw.fig.length >= 1, 'the figure redrawn');
+  assert.equal(await o.page.$eval('#fig-heads', (f) => f.dataset.measure), 'sink');
   assert.ok(Math.min(...draw.fig) < 50, 'the figure redrawn in under 50 ms: ' + draw.fig);
   assert.ok(rowJobs[rowJobs.length >> 1] < 50, 'each frame\'s maps in under 50 ms: ' + rowJobs);
   const rows = await o.page.$$eval('#fig-heads .mv-cell canvas', (c) => c.filter((x) => +x.dataset.rows === 64).length);

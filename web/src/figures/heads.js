@@ -58,6 +58,9 @@ export default {
             width: Math.ceil(L * c) + 10, label: t('headLabel', { h: h + 1, what: t('mode_weights'), L }) } });
       }
     }
+    // Frames on the grid's own scale: the strongest head's darkest (weights of 0.3 are pale on 0..1).
+    const top = Math.max(1e-9, ...cells.map((x) => x.strength));
+    for (const x of cells) x.frame = x.strength / top;
     // The table: every head, the chosen measure's strongest first (entropy: the sharpest).
     const order = cells.map((x, i) => i).sort((a, b) => cells[b].strength - cells[a].strength || a - b);
     const table = { caption: t('mvCaption', { what: t('mv_' + m), u: u.toFixed(2) }), rows: order.length,

@@ -69,7 +69,7 @@ export function grid() {
     frames.cancel();
     b.cells.forEach((c, i) => {
       const btn = buttons[i];
-      colors.color(ctx.scheme, 'sequential', c.strength, 1, rgb);
+      colors.color(ctx.scheme, 'sequential', c.frame, 1, rgb);
       btn.style.borderColor = 'rgb(' + rgb.join(',') + ')';
       btn.dataset.strength = c.strength.toFixed(4);
       btn.setAttribute('aria-label', c.hint);

@@ -24,7 +24,7 @@ export function grid(sh, b) {
     for (let h = 0; h < b.heads; h++) {
       const i = l * b.heads + h, c = b.cells[i], x = sh.x + labelW + h * step;
       record(r, specs[i], sc, x + 2, sh.y + 2);
-      colors.color(sc, 'sequential', c.strength, 1, rgb);
+      colors.color(sc, 'sequential', c.frame, 1, rgb);
       r.strokeStyle = 'rgb(' + rgb.join(',') + ')'; r.lineWidth = 2;
       r.strokeRect(x, sh.y, g.w + 4, g.h + 4);
       r.font = font(10); r.fillStyle = sc.css.fg; r.textAlign = 'center'; r.textBaseline = 'alphabetic';
