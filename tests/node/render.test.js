@@ -13,7 +13,7 @@ const { render, parseState, svgToPng } = require('../../tools/render.js');
 
 const CLI = path.join(__dirname, '..', '..', 'tools', 'render.js');
 const { VIEWS } = require(path.join(__dirname, '..', '..', 'web', 'src', 'figures', 'index.js'));
-const NO_TOKEN_LABELS = ['pipeline', 'paramsplit', 'saturation', 'next'];   // shapes, counts, d_k sweeps, a prediction
+const NO_TOKEN_LABELS = ['pipeline', 'paramsplit', 'saturation', 'next', 'heads'];   // shapes, counts, d_k sweeps, a prediction; heads runs on the poem's text
 
 // A strict enough XML check for our own output: one root, every tag closed in order, only
 // the five entities, no raw '<' or '&' in text.
@@ -43,11 +43,11 @@ function texts(svg) {
 
 test('every_view_renders_a_well_formed_svg_with_its_labels', async () => {
   const { state } = parseState('lang=en');
-  // The next character needs the trained model (random weights predict nothing): render.js
-  // reads it from web/models/poems/.
+  // The next character and the model view need the trained model (random weights predict
+  // nothing and have one block): render.js reads it from web/models/poems/.
   const trained = parseState('lang=en&weights=poems&tokens=床前明月光').state;
   for (const view of VIEWS) {
-    const fig = await render(view, view === 'next' ? trained : state, { lang: 'en' });
+    const fig = await render(view, view === 'next' || view === 'heads' ? trained : state, { lang: 'en' });
     assertWellFormedSvg(fig.svg, view);
     assert.ok(fig.width === 760 && fig.height > 200, `${view}: ${fig.width} x ${fig.height}`);
     const t = texts(fig.svg);
