@@ -74,7 +74,7 @@ export default {
       { type: 'headline', text: t('mvTitle', { n: NL, h: H, what: t('mv_' + m) }) },
       { type: 'grid', layers: NL, heads: H, cells, rowLabel: (l) => t('mvLayer', { l: l + 1 }),
         colLabel: (h) => t('mvHead', { h: h + 1 }), label: t('mvGridLabel', { n: NL, h: H }),
-        hint: t('mvPress'), target: 's-attention',
+        hint: t('mvPress'), target: 's-attention', pooledNote: (w) => t('mvPooled', { w }),
         pick: (l, h) => ctx.set({ layer: l + 1, head: h + 1 }), table },
       { type: 'legend', kind: 'sequential', max: 1, note: t('maskedNote') }
     ];
