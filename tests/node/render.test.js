@@ -13,7 +13,7 @@ const { render, parseState, svgToPng } = require('../../tools/render.js');
 
 const CLI = path.join(__dirname, '..', '..', 'tools', 'render.js');
 const { VIEWS } = require(path.join(__dirname, '..', '..', 'web', 'src', 'figures', 'index.js'));
-const NO_TOKEN_LABELS = ['pipeline', 'paramsplit', 'saturation', 'next', 'heads'];   // shapes, counts, d_k sweeps, a prediction; heads runs on the poem's text
+const NO_TOKEN_LABELS = ['pipeline', 'paramsplit', 'saturation', 'next', 'heads', 'ablation'];   // shapes, counts, d_k sweeps, predictions; heads runs on the poem's text
 
 // A strict enough XML check for our own output: one root, every tag closed in order, only
 // the five entities, no raw '<' or '&' in text.
@@ -41,18 +41,22 @@ function texts(svg) {
   return Array.from(svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) => m[1]);
 }
 
+const TRAINED_ONLY = ['next', 'heads', 'lens', 'ablation'];
+
 test('every_view_renders_a_well_formed_svg_with_its_labels', async () => {
   const { state } = parseState('lang=en');
-  // The next character and the model view need the trained model (random weights predict
-  // nothing and have one block): render.js reads it from web/models/poems/.
+  // The next character, the model view, the logit lens and the ablation need the trained model (random weights
+  // predict nothing, and have one block): render.js reads it from web/models/poems/.
   const trained = parseState('lang=en&weights=poems&tokens=床前明月光').state;
   for (const view of VIEWS) {
-    const fig = await render(view, view === 'next' || view === 'heads' ? trained : state, { lang: 'en' });
+    const fig = await render(view, TRAINED_ONLY.includes(view) ? trained : state, { lang: 'en' });
     assertWellFormedSvg(fig.svg, view);
     assert.ok(fig.width === 760 && fig.height > 200, `${view}: ${fig.width} x ${fig.height}`);
     const t = texts(fig.svg);
     assert.ok(t.length >= 8, `${view}: ${t.length} text elements`);
-    if (!NO_TOKEN_LABELS.includes(view)) {
+    if (view === 'lens') {
+      for (const tok of '床前明月光') assert.ok(t.includes(tok), `lens: token label ${tok}`);
+    } else if (!NO_TOKEN_LABELS.includes(view)) {
       for (const tok of '远方有颗苹果树') assert.ok(t.includes(tok), `${view}: token label ${tok}`);
     }
     assert.ok(t.some((s) => s.includes('BlockLens')), `${view}: credit line`);

@@ -4,11 +4,13 @@
    key, a string of exactly what the stage reads (keys: the other stages' keys, e.g. keys.weights);
    steps, a list of { cost (ns), run } whose last run() returns the stage's value. model.js runs
    them in this order, each after its deps. */
+import { ablation, ablsweep } from './ablation.js';
 import { attn, attnMean, attnStatsStage } from './attention.js';
 import block, { blockAttention } from './block.js';
 import { collapse, ffn, zeros } from './ffn.js';
 import glu from './glu.js';
 import headroles from './heads.js';
+import lens from './lens.js';
 import maskpair from './masks.js';
 import modelview from './modelview.js';
 import moe, { moeWeights } from './moe.js';
@@ -31,5 +33,7 @@ export default [
   moeWeights, moe, presets,           // moe
   split,                              // paramsplit
   wide,                               // the whole model (figures of stages/wide.js's users)
-  modelview                           // the model view
+  modelview,                          // the model view
+  lens,                               // the logit lens
+  ablation, ablsweep                  // ablation
 ];
