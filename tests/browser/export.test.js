@@ -15,11 +15,11 @@ const OUT = path.resolve(__dirname, '..', 'artifacts');
 const { VIEWS } = require(require('path').join(__dirname, '..', '..', 'web', 'src', 'figures', 'index.js'));
 // Views without a colour scale (counts, plots, a list) or without token labels (shapes, d_k sweeps,
 // the next character), and those whose random-weights state is a short message (the next
-// character, the logit lens and the ablation: tests/browser/lens.test.js and ablation.test.js
-// draw those two on the trained model).
-const NO_LEGEND = ['paramsplit', 'saturation', 'next', 'lens', 'ablation'];
-const NO_TOKENS = ['pipeline', 'paramsplit', 'saturation', 'next', 'lens', 'ablation'];
-const FEW_TEXTS = ['next', 'lens', 'ablation'];
+// character, the model view, the logit lens and the ablation: tests/node/modelview.test.js,
+// tests/browser/lens.test.js and ablation.test.js draw those on the trained model).
+const NO_LEGEND = ['paramsplit', 'saturation', 'next', 'heads', 'lens', 'ablation'];
+const NO_TOKENS = ['pipeline', 'paramsplit', 'saturation', 'next', 'heads', 'lens', 'ablation'];
+const FEW_TEXTS = ['next', 'heads', 'lens', 'ablation'];
 
 let env;
 test.before(async () => { env = await setup({ server: true }); fs.mkdirSync(OUT, { recursive: true }); });

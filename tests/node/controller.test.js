@@ -166,7 +166,9 @@ test('bad_value_of_a_setting_every_figure_reads_blocks_them_all', async () => {
 test('bad_layer_blocks_the_figures_of_one_block_only', async () => {
   const { asked, ctl, drawn, stale } = await page();
   const blockFigures = readers('layer');
-  assert.deepEqual(VIEWS.filter((v) => !blockFigures.includes(v)), ['saturation', 'paramsplit', 'next', 'lens', 'ablation']);
+  // (heads, the model view, shows every layer at once.)
+  assert.deepEqual(VIEWS.filter((v) => !blockFigures.includes(v)), ['saturation', 'paramsplit', 'next', 'heads', 'lens',
+    'ablation']);
   ctl.set({ weights: 'poems' });
   await settle(10);
   ctl.set({ layer: 3, temp: 2 });   // the poem model has 2 blocks

@@ -28,8 +28,8 @@ const OTHER = {
   tokens: ['the cat sat on a mat', '远方有颗苹果花'], d: [4, 12, 16], dff: [16], heads: [1, 4],
   act: P.ACTIVATIONS.filter((a) => a !== 'relu'), seed: [7], causal: [true], scale: [false],
   sel: [2, 6], pert: [0, 6], pval: [-5], show: ['scaled', 'raw'], head: [2], init: ['scaled'], ln: ['pre'],
-  masks: ['both'], experts: [4, 16], topk: [1, 3], weights: ['poems'], model: ['llama'], layer: [2], temp: [0.5, 2],
-  ablate: ['2.1', '1.ffn'], abltok: [5], sweep: ['on']
+  masks: ['both'], hmeasure: ['entropy'], experts: [4, 16], topk: [1, 3], weights: ['poems'], model: ['llama'], layer: [2],
+  temp: [0.5, 2], ablate: ['2.1', '1.ffn'], abltok: [5], sweep: ['on']
 };
 // The states the changes start from: the classic example; 8 heads (the attention figure shows
 // one head large, setting `head`); the trained poem model (its sizes replace d, d_ff, heads).

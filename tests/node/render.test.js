@@ -13,7 +13,7 @@ const { render, parseState, svgToPng } = require('../../tools/render.js');
 
 const CLI = path.join(__dirname, '..', '..', 'tools', 'render.js');
 const { VIEWS } = require(path.join(__dirname, '..', '..', 'web', 'src', 'figures', 'index.js'));
-const NO_TOKEN_LABELS = ['pipeline', 'paramsplit', 'saturation', 'next', 'ablation'];   // shapes, counts, d_k sweeps, predictions
+const NO_TOKEN_LABELS = ['pipeline', 'paramsplit', 'saturation', 'next', 'heads', 'ablation'];   // shapes, counts, d_k sweeps, predictions; heads runs on the poem's text
 
 // A strict enough XML check for our own output: one root, every tag closed in order, only
 // the five entities, no raw '<' or '&' in text.
@@ -41,11 +41,11 @@ function texts(svg) {
   return Array.from(svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) => m[1]);
 }
 
-const TRAINED_ONLY = ['next', 'lens', 'ablation'];
+const TRAINED_ONLY = ['next', 'heads', 'lens', 'ablation'];
 
 test('every_view_renders_a_well_formed_svg_with_its_labels', async () => {
   const { state } = parseState('lang=en');
-  // The next character, the logit lens and the ablation need the trained model (random weights
+  // The next character, the model view, the logit lens and the ablation need the trained model (random weights
   // predict nothing, and have one block): render.js reads it from web/models/poems/.
   const trained = parseState('lang=en&weights=poems&tokens=床前明月光').state;
   for (const view of VIEWS) {

@@ -26,6 +26,7 @@ const PARAMS = [
   { key: 'ln', kind: 'enum', def: 'post', options: ['post', 'pre'] },        // the block figure's norm placement
   // attention: BERT and GPT masks side by side
   { key: 'masks', kind: 'enum', def: 'one', options: ['one', 'both'] },
+  { key: 'hmeasure', kind: 'enum', def: 'prev', options: ['prev', 'sink', 'self', 'up', 'entropy'] },   // model view
   { key: 'experts', kind: 'int', def: 8, min: 1, max: LIMITS.experts },      // mixture of experts
   { key: 'topk', kind: 'int', def: 2, min: 1, max: LIMITS.experts },
   // numpy streams | the trained poem model

@@ -9,6 +9,7 @@ import { toggles, toplists } from './ablation.js';
 import { lines, tokenbars } from './charts.js';
 import { counts } from './counts.js';
 import { flow } from './flow.js';
+import { grid } from './grid.js';
 import { groups } from './groups.js';
 import { nextchars } from './nextchars.js';
 import { multiples, panels } from './panels.js';
@@ -34,7 +35,7 @@ function segBar(parts, sc, t, withText) {
 const MAKERS = {
   nextchars,
   lines, tokenbars,
-  groups,
+  groups, grid,
   counts,
   flow, panels, multiples, curve, links,
   toggles, toplists,

@@ -6,6 +6,7 @@ import { toggles, toplists } from './ablation.js';
 import { charts } from './charts.js';
 import { counts } from './counts.js';
 import { flow } from './flow.js';
+import { grid } from './grid.js';
 import { groups } from './groups.js';
 import { nextchars } from './nextchars.js';
 import { multiples, panels } from './panels.js';
@@ -86,7 +87,7 @@ export function table(sh, b, res, ctx) {
 const BLOCKS = {
   nextchars,
   ...charts,
-  groups,
+  groups, grid,
   counts,
   headline(sh, b) { sh.para(b.text, 13, sh.sc.css.fg, true); },
   note(sh, b) { sh.para(b.text, 12); },

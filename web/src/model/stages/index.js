@@ -12,6 +12,7 @@ import glu from './glu.js';
 import headroles from './heads.js';
 import lens from './lens.js';
 import maskpair from './masks.js';
+import modelview from './modelview.js';
 import moe, { moeWeights } from './moe.js';
 import norms from './norms.js';
 import { presets, split } from './paramsplit.js';
@@ -32,6 +33,7 @@ export default [
   moeWeights, moe, presets,           // moe
   split,                              // paramsplit
   wide,                               // the whole model (figures of stages/wide.js's users)
+  modelview,                          // the model view
   lens,                               // the logit lens
   ablation, ablsweep                  // ablation
 ];

@@ -8,6 +8,7 @@ import { ablation, ablsweep } from './ablation.js';
 import { attnStats, meanWeights } from './attention.js';
 import { zeros } from './ffn.js';
 import headroles from './heads.js';
+import modelview from './modelview.js';
 import { rowStats } from './block.js';
 import norms from './norms.js';
 import { presets } from './paramsplit.js';
@@ -108,4 +109,4 @@ const split = (engine, s) => [{ cost: 0, run: () => ({ attention: s.counts.atten
 // RMSNorm of the model's own x; headroles: the jobs any text shows, on the layer's attention.)
 export const OPENED_STEPS = { weights, attnw, ffn, glu, zeros: zeros.steps, attn, attnstats, attnmean,
   headroles: headroles.steps, norms: norms.steps, split, presets: presets.steps, blocka, block, pertf, perta,
-  wide: wide.steps, lens: lens.steps, ablation: ablation.steps, ablsweep: ablsweep.steps };
+  wide: wide.steps, modelview: modelview.steps, lens: lens.steps, ablation: ablation.steps, ablsweep: ablsweep.steps };
