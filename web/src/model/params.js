@@ -36,6 +36,11 @@ const PARAMS = [
   { key: 'layer', kind: 'int', def: 1, min: 1, max: LIMITS.layers,
     maxIn: (s) => (modelOf(s) ? modelOf(s).layers : undefined) },
   { key: 'temp', kind: 'float', def: 1, min: 0.05, max: 5 },                 // next-character temperature
+  // Activation patching: the corrupted text ('' = none yet), and the answer and wrong token ids
+  // (-1: the clean and the corrupted run's top next token).
+  { key: 'corrupt', kind: 'text', def: '', maxLength: LIMITS.tokenText },
+  { key: 'answer', kind: 'int', def: -1, min: -1, max: 16777215 },
+  { key: 'wrong', kind: 'int', def: -1, min: -1, max: 16777215 },
   { key: 'lang', kind: 'enum', def: 'auto', options: ['auto', 'zh', 'en'] },
   { key: 'theme', kind: 'enum', def: 'auto', options: ['auto', 'light', 'dark'] }
 ];

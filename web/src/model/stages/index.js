@@ -16,6 +16,7 @@ import { presets, split } from './paramsplit.js';
 import { pertAttn, pertFfn } from './positionwise.js';
 import saturation from './saturation.js';
 import { attnWeights, weights } from './weights.js';
+import patching from './patching.js';
 import wide from './wide.js';
 
 export default [
@@ -29,5 +30,6 @@ export default [
   blockAttention, block,              // block
   moeWeights, moe, presets,           // moe
   split,                              // paramsplit
-  wide                                // the whole model (figures of stages/wide.js's users)
+  wide,                               // the whole model (figures of stages/wide.js's users)
+  patching                            // activation patching
 ];
