@@ -37,7 +37,7 @@ function diffs(v, answer, wrong) {
   const C = v.cand.length, a = v.cand.indexOf(answer), w = v.cand.indexOf(wrong);
   assert.ok(a >= 0 && w >= 0, `answer ${answer} and wrong ${wrong} are candidates`);
   return Array.from({ length: v.layers }, (_, l) => Array.from({ length: v.L },
-    (_, p) => v.patched[(l * v.L + p) * C + a] - v.patched[(l * v.L + p) * C + w]));
+    (__, p) => v.patched[(l * v.L + p) * C + a] - v.patched[(l * v.L + p) * C + w]));
 }
 function assertNear(got, want, atol, label) {
   let max = 0;

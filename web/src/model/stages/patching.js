@@ -26,7 +26,8 @@ function topOf(logits, row, V, k) {
 
 // Do rows p of two (L, d) matrices hold the same float32 bits? (Then a patch there is a no-op.)
 function sameRow(a, b, p, d) {
-  const x = new Uint32Array(a.buffer, a.byteOffset + 4 * p * d, d), y = new Uint32Array(b.buffer, b.byteOffset + 4 * p * d, d);
+  const x = new Uint32Array(a.buffer, a.byteOffset + 4 * p * d, d);
+  const y = new Uint32Array(b.buffer, b.byteOffset + 4 * p * d, d);
   for (let i = 0; i < d; i++) if (x[i] !== y[i]) return false;
   return true;
 }
@@ -39,9 +40,10 @@ const corruptIds = (s, m) => (s.weights === 'model' ? Int32Array.from(s.corruptI
 // -> null (random weights), { state: 'empty' } (no corrupted text yet), { state: 'length', L, Lx,
 //    xTokens } (the two differ in length), or { state: 'ok', L, layers, xTokens, differ (positions
 //    where the ids differ), cand (C ids: the clean run's top TOP, then the corrupted run's not in
-//    it), clean / corrupt (C: the last position's logits at cand), cleanTop / corruptTop ({ ids,
-//    probs } TOP each), patched (layers x L x C: the patched run's last-position logits at cand),
-//    reran (cells that needed a forward; the others' rows were bit-identical in both runs) }
+//    it), labels (C: the model's vocabulary entries), clean / corrupt (C: the last position's
+//    logits at cand), cleanTop / corruptTop ({ ids, probs } TOP each), patched (layers x L x C:
+//    the patched run's last-position logits at cand), reran (cells that needed a forward; the
+//    others' rows were bit-identical in both runs) }
 function steps(engine, s, get, assets) {
   if (!appliesTo(s)) return [{ cost: 1, run: () => null }];
   if (!s.corrupt) return [{ cost: 1, run: () => ({ state: 'empty' }) }];
@@ -60,7 +62,9 @@ function steps(engine, s, get, assets) {
     const differ = [];
     for (let p = 0; p < L; p++) if (ids[p] !== clean.ids[p]) differ.push(p);
     st = { m, ids, clean: clean.out, xRun, V, pick, value: { state: 'ok', L, layers: NL, xTokens: s.corruptTokens,
-      differ, cand, clean: pick(clean.out.logits), corrupt: pick(xRun.logits), cleanTop, corruptTop,
+      differ, cand, labels: Array.from(cand, (j) => (m.vocab && m.vocab[j] !== undefined ? m.vocab[j]
+        : String(j))),
+      clean: pick(clean.out.logits), corrupt: pick(xRun.logits), cleanTop, corruptTop,
       patched: new Float32Array(NL * L * cand.length), reran: 0 } };
   } };
   // Cell (l, p): a rerun of blocks l.. (cost in proportion), or the corrupted run's own logits
