@@ -129,3 +129,19 @@ for (const name of ['gpt2', 'llama', 'qwen2', 'qwen3']) {
     }
   });
 }
+
+test('the_default_pair_is_the_clean_top_and_when_both_runs_agree_the_most_moved_candidate', () => {
+  const { FIGURES } = require(path.join(SRC, 'figures', 'index.js')), { translator } = require(path.join(SRC, 'i18n', 'index.js'));
+  const st = poemState(), res = model.create(bl, assets).compute(st), m = assets.model(bl, 'poems'), V = m.vocabSize;
+  const out = FIGURES.get('patching').build(res, { t: translator('en'), lang: 'en', state: st, set() {} });
+  // Both last rows straight from forward, the candidates as the figure offers them (each run's top 10).
+  const c = RUNS.get(res.wide).out.logits.subarray(5 * V), x = m.forward(Int32Array.from(POEMS.patch.corrupt)).logits.subarray(5 * V);
+  const top = (r) => Array.from(r.keys()).sort((i, j) => r[j] - r[i] || i - j).slice(0, TOP);
+  const a = top(c)[0];
+  assert.equal(top(x)[0], a, 'this pair of texts has one top token in both runs');
+  const cand = [...new Set([...top(c), ...top(x)])].filter((j) => j !== a);
+  const moved = (j) => Math.abs((c[a] - c[j]) - (x[a] - x[j]));
+  const w = cand.reduce((b, j) => (moved(j) > moved(b) ? j : b));
+  assert.deepEqual([out.data.answer, out.data.wrong], [String(a), String(w)]);
+  assert.ok(out.blocks.some((b) => b.type === 'note' && /the corruption moved most/.test(b.text)));
+});

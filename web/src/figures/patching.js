@@ -80,12 +80,19 @@ export default {
     if (!v.differ.length) return offer('same', t('patchSame'));
     const NL = v.layers, L = v.L, C = v.cand.length, tk = res.tokens, xt = v.xTokens;
     // The pair: the reader's, when both are candidates and differ; else the clean run's top and the
-    // corrupted run's top that is not it.
+    // corrupted run's top; when those are one token, the candidate whose difference to it the
+    // corruption moved most (the strongest signal to recover).
     const has = (id) => id >= 0 && v.cand.includes(id);
-    const answer = has(ctx.state.answer) ? ctx.state.answer : v.cleanTop.ids[0];
-    const wrong = has(ctx.state.wrong) && ctx.state.wrong !== answer ? ctx.state.wrong
-      : v.corruptTop.ids.find((id) => id !== answer);
-    const a = v.cand.indexOf(answer), w = v.cand.indexOf(wrong);
+    const answer = has(ctx.state.answer) ? ctx.state.answer : v.cleanTop.ids[0], a = v.cand.indexOf(answer);
+    const moved = (j) => Math.abs(v.clean[a] - v.clean[j] - v.corrupt[a] + v.corrupt[j]);
+    const sameTop = v.corruptTop.ids[0] === answer;
+    let wrong = has(ctx.state.wrong) && ctx.state.wrong !== answer ? ctx.state.wrong
+      : sameTop ? -1 : v.corruptTop.ids[0];
+    const chose = wrong < 0;
+    for (let j = 0, best = -1; chose && j < v.cand.length; j++) {
+      if (j !== a && moved(j) > best) { best = moved(j); wrong = v.cand[j]; }
+    }
+    const w = v.cand.indexOf(wrong);
     const cd = v.clean[a] - v.clean[w], xd = v.corrupt[a] - v.corrupt[w];
     const pick = [picker(res, ctx, v.cleanTop, 'answer', answer, t('patchAnswerCap', { ch: labelOf(res, answer) })),
       picker(res, ctx, v.corruptTop, 'wrong', wrong, t('patchWrongCap', { ch: labelOf(res, wrong) }))];
@@ -117,6 +124,8 @@ export default {
         { type: 'panels', layout: 'one', panels: [Object.assign(p, { cls: 'head-large' })],
           legend: legendOf('diverging', max, t('patchLegend')) },
         ...pick,
+        ...(chose ? [{ type: 'note', text: t('patchSameTop', { a: labelOf(res, answer), w: labelOf(res, wrong) }) }]
+          : []),
         { type: 'note', text: t('patchNote', { a: labelOf(res, answer), w: labelOf(res, wrong), cd: F.short(cd),
           xd: F.short(xd), n: v.reran, all: NL * L }) }
       ]

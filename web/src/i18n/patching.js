@@ -21,6 +21,7 @@ export default {
     patchDescribe: 'Block {l}, position {i} ({tok}): recovers {v} (logit difference {d})',
     patchJump: 'Patching \u201c{a}\u201d (position {ai}) brings back {av} up to block {l}; from block {l1} the place is \u201c{b}\u201d (position {bi}, {bv}): the information moved there in block {l}.',
     patchOne: 'Patching \u201c{tok}\u201d (position {i}) brings back the most: {v} at block {l}.',
+    patchSameTop: 'Both runs expect \u201c{a}\u201d most: the wrong token is \u201c{w}\u201d, the candidate whose logit difference to it the corruption moved most.',
     patchLegend: '0: nothing recovered, 1: all; below 0 or above 1: the patch overshoots',
     patchNote: 'Logit \u201c{a}\u201d \u2212 \u201c{w}\u201d at the last position: {cd} clean, {xd} corrupted. {n} of the {all} cells needed a rerun; in the others the clean and corrupted residual were the same bits (before the change, causal attention has not seen it), so the patch changes nothing.'
   },
@@ -45,6 +46,7 @@ export default {
     patchDescribe: '第 {l} 个 Block，位置 {i}（{tok}）：恢复 {v}（logit 差 {d}）',
     patchJump: '修补“{a}”（位置 {ai}）到第 {l} 个 Block 为止能恢复 {av}；从第 {l1} 个 Block 起，关键位置变成“{b}”（位置 {bi}，{bv}）：信息是在第 {l} 个 Block 里搬过去的。',
     patchOne: '修补“{tok}”（位置 {i}）恢复得最多：第 {l} 个 Block 上 {v}。',
+    patchSameTop: '两次运行最看好的都是“{a}”，所以错误 token 取“{w}”：在候选里，改动让它与“{a}”的 logit 差变化最大。',
     patchLegend: '0：没有恢复，1：完全恢复；小于 0 或大于 1：修补过头了',
     patchNote: '最后一个位置上“{a}”−“{w}”的 logit：干净 {cd}，改动后 {xd}。{all} 个格子里有 {n} 个需要重算；其余格子里干净和改动后的残差逐位相同（在改动之前，因果注意力还没看到它），修补不会改变任何东西。'
   }
