@@ -4,59 +4,59 @@
    MR-row tile of A, read in place (MR sequential streams), is multiplied against each panel
    by the MR x NR micro-kernel, whose accumulators live in vector registers. Bias and
    activation are applied in the epilogue of the last K slice, so the hidden layer is
-   written once and never re-read. Packing A measured slower: its copies cost more than
-   the broadcasts from four streams that the hardware prefetches anyway. B may also be F16 or
-   BF16 (a checkpoint's own weights): it is up-cast exactly to float32 while it is packed, so
-   the micro-kernel and every float32 path stay as they are. */
+   written once and never re-read. B may also be F16 or BF16 (a checkpoint's own weights): it
+   is up-cast exactly to float32 while it is packed (four values at a time), so the
+   micro-kernels and every float32 path stay as they are. Measurements: tools/bench/REPORT-kernels.md. */
 #include <math.h>
 #include "bl_internal.h"
 #include "kernel_simd.h"
 
-#ifndef BL_MR
-#define BL_MR 4         /* rows of A per micro-tile: 4 x 8 keeps 8 accumulators and 7 temporaries
-                           in x86's 16 xmm registers; with 5 x 8 and up V8 hoists every
-                           broadcast to the top of the k loop and spills accumulators */
+/* Two register tiles, picked by the build in use (both are in the one SIMD module):
+   - MR x NR = 4 x 8 without FMA: a multiply and an add need a temporary per product, so
+     8 accumulators + 2 B vectors + 4 broadcasts + 1 fill x86's 16 xmm registers (V8 keeps
+     one as scratch, and it schedules the k loop's loads, every broadcast included, first).
+   - 3 x 12 with FMA (fused): 9 accumulators + 3 B vectors + 3 broadcasts = 15. FMA's latency
+     (4 cycles) times its two ports wants 8 independent sums at least; 9 leave slack and the
+     loads per FMA drop from 6/8 to 6/9. Tiles of 10 or 12 accumulators (5 x 8, 6 x 8) spill.
+   Results do not depend on the tile: each output sums its k terms in order, slice by slice.
+   The wasm build without SIMD has only the 4 x 8 tile; natively both run (see micro_3x12). */
+#define KC 768           /* K slice: BERT's d_model in one pass, an A tile (MR x KC) in L1 */
+#define NC_MAX 36        /* B block width: the packed KC x NC block (96-108 KiB) stays in L2 */
+#define MR_MAX 4
+#define NR_MAX 12
+#if BL_HAS_FMA || !defined(__wasm__)
+#define BL_TILE_3X12 1
+#else
+#define BL_TILE_3X12 0
 #endif
-#ifndef BL_NR
-#define BL_NR 8         /* columns of B per micro-tile (NR/4 vectors) */
-#endif
-#define MR BL_MR
-#define NR BL_NR
-#define NV (NR / 4)
-#ifndef BL_KC
-#define BL_KC 768
-#endif
-#ifndef BL_NC
-#define BL_NC 32
-#endif
-#define KC BL_KC         /* K slice: BERT's d_model in one pass, an A tile (MR x KC) in L1 */
-#define NC BL_NC         /* B block width: the packed KC x NC block (96 KiB) stays in L2 */
 
 float bl__act(float v, bl_activation act) {
     return v4_act(v4_splat(v), act)[0];   /* the epilogue's formulas, bit for bit */
 }
 
 /* Four k-contiguous rows r0..r3 (columns g..g+3 of B, k..k+3) stored as four k-rows of a panel
-   at p (row stride NR): a 4 x 4 transpose. */
-static inline __attribute__((always_inline)) void store_t4(float *p, v4 r0, v4 r1, v4 r2, v4 r3) {
+   at p (row stride ld): a 4 x 4 transpose. */
+static inline __attribute__((always_inline)) void store_t4s(float *p, int ld, v4 r0, v4 r1, v4 r2,
+                                                            v4 r3) {
     v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
     v4 t1 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
     v4 t2 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
     v4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
-    v4_store(p + 0 * NR, __builtin_shufflevector(t0, t1, 0, 1, 4, 5));
-    v4_store(p + 1 * NR, __builtin_shufflevector(t0, t1, 2, 3, 6, 7));
-    v4_store(p + 2 * NR, __builtin_shufflevector(t2, t3, 0, 1, 4, 5));
-    v4_store(p + 3 * NR, __builtin_shufflevector(t2, t3, 2, 3, 6, 7));
+    v4_store(p + 0 * ld, __builtin_shufflevector(t0, t1, 0, 1, 4, 5));
+    v4_store(p + 1 * ld, __builtin_shufflevector(t0, t1, 2, 3, 6, 7));
+    v4_store(p + 2 * ld, __builtin_shufflevector(t2, t3, 0, 1, 4, 5));
+    v4_store(p + 3 * ld, __builtin_shufflevector(t2, t3, 2, 3, 6, 7));
 }
 
-/* Packs B[0:kc, 0:nc] into NR-wide panels: bp[p][k][0:NR], missing columns zero.
-   trans_b: B is given transposed, element (k, j) at b[j * ldb + k]. */
-static void pack_b(float *bp, const float *b, int ldb, int trans_b, int kc, int nc) {
+/* Packs B[0:kc, 0:nc] into NR-wide panels: bp[p][k][0:NR], missing columns zero (NR a
+   constant: one copy per tile). trans_b: B is given transposed, element (k, j) at b[j * ldb + k]. */
+static inline __attribute__((always_inline)) void pack_b_nr(
+        float *bp, const float *b, int ldb, int trans_b, int kc, int nc, const int NR) {
     for (int j0 = 0; j0 < nc; j0 += NR, bp += (size_t)kc * NR) {
         int cols = nc - j0 < NR ? nc - j0 : NR;
         if (!trans_b && cols == NR) {
             for (int k = 0; k < kc; k++)
-                for (int v = 0; v < NV; v++)
+                for (int v = 0; v < NR / 4; v++)
                     v4_store(bp + k * NR + 4 * v, v4_load(b + (size_t)k * ldb + j0 + 4 * v));
         } else if (!trans_b) {
             for (int k = 0; k < kc; k++)
@@ -64,13 +64,13 @@ static void pack_b(float *bp, const float *b, int ldb, int trans_b, int kc, int 
                     bp[k * NR + c] = c < cols ? b[(size_t)k * ldb + j0 + c] : 0.0f;
         } else if (cols == NR) {
             /* 4 x 4 transposes: four k-contiguous rows of b become four k-rows of the panel */
-            const float *col[NR];
+            const float *col[NR_MAX];
             for (int c = 0; c < NR; c++) col[c] = b + (size_t)(j0 + c) * ldb;
             int k = 0;
             for (; k + 4 <= kc; k += 4)
                 for (int g = 0; g < NR; g += 4)
-                    store_t4(bp + k * NR + g, v4_load(col[g] + k), v4_load(col[g + 1] + k),
-                             v4_load(col[g + 2] + k), v4_load(col[g + 3] + k));
+                    store_t4s(bp + k * NR + g, NR, v4_load(col[g] + k), v4_load(col[g + 1] + k),
+                              v4_load(col[g + 2] + k), v4_load(col[g + 3] + k));
             for (; k < kc; k++)
                 for (int c = 0; c < NR; c++) bp[k * NR + c] = col[c][k];
         } else {
@@ -124,29 +124,51 @@ void bl__weights_to_f32(float *out, const void *w, bl_dtype dt, size_t from, siz
 
 /* Four bfloat16 values as float32: widened, shifted into the top half. */
 typedef uint16_t v4u16 __attribute__((vector_size(8)));
-static inline v4 v4_load_bf16(const uint16_t *p) {
+static inline v4i v4_load_u16(const uint16_t *p) {
     v4u16 h;
     memcpy(&h, p, sizeof h);
-    return (v4)(__builtin_convertvector(h, v4i) << 16);
+    return __builtin_convertvector(h, v4i);
+}
+static inline v4 v4_load_bf16(const uint16_t *p) { return (v4)(v4_load_u16(p) << 16); }
+/* Four float16 values as float32, exactly, bl__f16_to_f32 lane for lane: exponent and
+   mantissa moved into place and scaled by 2^112 (rebiasing normals, and subnormals m 2^-136
+   to m 2^-24: exact), inf/NaN (2^16 and up after the scale) given exponent 255, the sign
+   taken from the sign-extended load. Float compares and no shifts of the sign: clang 14
+   turns integer ones here into unsigned compares and shuffles that V8 expands. */
+typedef int16_t v4i16 __attribute__((vector_size(8)));
+static inline v4 v4_load_f16(const uint16_t *p) {
+    v4i16 h;
+    memcpy(&h, p, sizeof h);
+    v4i x = __builtin_convertvector(h, v4i);
+    v4 f = (v4)((x & 0x7fff) << 13) * 0x1p112f;
+    return (v4)((v4i)f | ((v4i)(f >= 0x1p16f) & 0x7f800000) | (x & (int32_t)0x80000000));
 }
 
-/* pack_b for a 16-bit B (dt F16 or BF16), up-cast on the way: the same panels and zero padding.
-   b points at element (0, 0) of the block, in 16-bit values; ldb counts values. Full panels of
-   a transposed BF16 B (x @ W^T of a checkpoint's weights) go four at a time through pack_b's
-   4 x 4 transposes; the rest is one compact scalar loop (not inlined, so as not to double the
-   kernel's code in the page). */
-static __attribute__((noinline)) void pack_b_16(float *bp, const uint16_t *b, bl_dtype dt,
-                                                int ldb, int trans_b, int kc, int nc) {
+/* pack_b_16's body for one dtype (bf a constant): full panels four values at a time (4 x 4
+   transposes when B is transposed), the rest one value at a time. */
+static inline __attribute__((always_inline)) void pack_b_16_dt(
+        float *bp, const uint16_t *b, int ldb, int trans_b, int kc, int nc, const int bf,
+        const int NR) {
     size_t sk = trans_b ? 1 : (size_t)ldb, sj = trans_b ? (size_t)ldb : 1;   /* strides of k, j */
-    int bf = dt == BL_DTYPE_BF16;
     for (int j0 = 0; j0 < nc; j0 += NR, bp += (size_t)kc * NR) {
         int cols = nc - j0 < NR ? nc - j0 : NR, k = 0;
-        if (bf && trans_b && cols == NR)
+        if (trans_b && cols == NR)
             for (; k + 4 <= kc; k += 4)
                 for (int g = 0; g < NR; g += 4) {
                     const uint16_t *r = b + (size_t)(j0 + g) * ldb + k;
-                    store_t4(bp + k * NR + g, v4_load_bf16(r), v4_load_bf16(r + ldb),
-                             v4_load_bf16(r + 2 * (size_t)ldb), v4_load_bf16(r + 3 * (size_t)ldb));
+                    const size_t l = (size_t)ldb;
+                    if (bf)
+                        store_t4s(bp + k * NR + g, NR, v4_load_bf16(r), v4_load_bf16(r + l),
+                                  v4_load_bf16(r + 2 * l), v4_load_bf16(r + 3 * l));
+                    else
+                        store_t4s(bp + k * NR + g, NR, v4_load_f16(r), v4_load_f16(r + l),
+                                  v4_load_f16(r + 2 * l), v4_load_f16(r + 3 * l));
+                }
+        else if (cols == NR)
+            for (; k < kc; k++)
+                for (int v = 0; v < NR / 4; v++) {
+                    const uint16_t *r = b + (size_t)k * ldb + j0 + 4 * v;
+                    v4_store(bp + k * NR + 4 * v, bf ? v4_load_bf16(r) : v4_load_f16(r));
                 }
         for (; k < kc; k++)
             for (int c = 0; c < NR; c++) {
@@ -160,43 +182,61 @@ static __attribute__((noinline)) void pack_b_16(float *bp, const uint16_t *b, bl
     }
 }
 
+/* pack_b for a 16-bit B (dt F16 or BF16), up-cast exactly on the way: the same panels and
+   zero padding. b points at element (0, 0) of the block, in 16-bit values; ldb counts values.
+   Not inlined, so as not to double the kernel's code in the page. */
+static __attribute__((noinline)) void pack_b_16(float *bp, const uint16_t *b, bl_dtype dt,
+                                                int ldb, int trans_b, int kc, int nc, int nr) {
+    if (nr == 8 && dt == BL_DTYPE_BF16) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 1, 8);
+    else if (nr == 8) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 8);
+#if BL_TILE_3X12
+    else if (dt == BL_DTYPE_BF16) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 1, 12);
+    else pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 12);
+#endif
+}
+
 /* t (MR, NR) = a (MR rows of stride lda, kc columns) @ bp (kc, NR), accumulators in
-   registers. A is read in place: MR sequential streams, one broadcast load per element.
-   fused (a constant: two copies are compiled) uses the FMA build's single-rounding a*b+c. */
+   registers. A is read in place: MR sequential streams, one broadcast load per element (packing
+   A measured slower: its copies cost more than the broadcasts from a few streams the hardware
+   prefetches anyway). MR, NR and fused (FMA's single-rounding a*b+c) are constants. */
 static inline __attribute__((always_inline)) void micro_tile(
         float *restrict t, const float *a, int lda, int rows, const float *restrict bp, int kc,
-        const int fused) {
-    const float *ar[MR];   /* rows past `rows` repeat row 0; their results are not stored */
+        const int MR, const int NR, const int fused) {
+    const float *ar[MR_MAX];   /* rows past `rows` repeat row 0; their results are not stored */
     for (int r = 0; r < MR; r++) ar[r] = a + (size_t)(r < rows ? r : 0) * lda;
-    v4 c[MR][NV];
+    v4 c[MR_MAX][NR_MAX / 4];
     for (int r = 0; r < MR; r++)
-        for (int v = 0; v < NV; v++) c[r][v] = v4_splat(0.0f);
+        for (int v = 0; v < NR / 4; v++) c[r][v] = v4_splat(0.0f);
     for (int k = 0; k < kc; k++, bp += NR) {
-        v4 b[NV];
-        for (int v = 0; v < NV; v++) b[v] = v4_load(bp + 4 * v);
+        v4 b[NR_MAX / 4];
+        for (int v = 0; v < NR / 4; v++) b[v] = v4_load(bp + 4 * v);
         for (int r = 0; r < MR; r++) {
             v4 av = v4_splat(ar[r][k]);
-            for (int v = 0; v < NV; v++) c[r][v] = fused ? v4_fma(av, b[v], c[r][v]) : c[r][v] + av * b[v];
+            for (int v = 0; v < NR / 4; v++)
+                c[r][v] = fused ? v4_fma(av, b[v], c[r][v]) : c[r][v] + av * b[v];
         }
     }
     for (int r = 0; r < MR; r++)
-        for (int v = 0; v < NV; v++) v4_store(t + r * NR + 4 * v, c[r][v]);
+        for (int v = 0; v < NR / 4; v++) v4_store(t + r * NR + 4 * v, c[r][v]);
 }
 
 static void micro(float *restrict t, const float *a, int lda, int rows,
                   const float *restrict bp, int kc) {
-    micro_tile(t, a, lda, rows, bp, kc, 0);
+    micro_tile(t, a, lda, rows, bp, kc, 4, 8, 0);
 }
 
-#if BL_HAS_FMA
-static void micro_fused(float *restrict t, const float *a, int lda, int rows,
-                        const float *restrict bp, int kc) {
-    micro_tile(t, a, lda, rows, bp, kc, 1);
+/* The 3 x 12 tile: fused in the FMA build. Natively (C tests, ASan, fuzzing) it runs unfused
+   where the FMA build would fuse, so that its code is checked there too; results are the
+   4 x 8 tile's bit for bit. The wasm build without SIMD keeps to 4 x 8. */
+#if BL_TILE_3X12
+static void micro_3x12(float *restrict t, const float *a, int lda, int rows,
+                       const float *restrict bp, int kc) {
+    micro_tile(t, a, lda, rows, bp, kc, 3, 12, BL_HAS_FMA);
 }
+#endif
 /* From this many multiply-adds on, a product uses FMA. Below it (every figure at the page's
    own sizes) results stay bit-identical to the SIMD build and to Node, so exports match. */
 #define FMA_MIN_MACS (1u << 20)
-#endif
 
 /* Off until the loader has seen the runtime validate relaxed SIMD: elsewhere it loads this
    module with every FMA instruction replaced by one of the same shape (see engine-load.js),
@@ -204,13 +244,13 @@ static void micro_fused(float *restrict t, const float *a, int lda, int rows,
 static int fma_on;
 void bl__set_fma(int on) { fma_on = on; }
 
-/* Writes a finished micro-tile into C. Slices after the first add what C holds; the last
-   adds the bias, writes pre (optional) and C = act(pre). */
-static void tile_out(float *c, int ldc, float *pre, const float *t, const float *bias,
+/* Writes a finished micro-tile t (rows, cols; row stride nr) into C. Slices after the first
+   add what C holds; the last adds the bias, writes pre (optional) and C = act(pre). */
+static void tile_out(float *c, int ldc, float *pre, const float *t, int nr, const float *bias,
                      int rows, int cols, int first, int last, bl_activation act) {
     for (int r = 0; r < rows; r++) {
         float *cr = c + (size_t)r * ldc, *pr = pre ? pre + (size_t)r * ldc : NULL;
-        const float *tr = t + r * NR;
+        const float *tr = t + r * nr;
         int j = 0;
         for (; j + 4 <= cols; j += 4) {
             v4 v = v4_load(tr + j);
@@ -234,6 +274,53 @@ static void tile_out(float *c, int ldc, float *pre, const float *t, const float 
     }
 }
 
+/* The blocked loops for one tile (MR, NR, NC constants). */
+static inline __attribute__((always_inline)) void gemm_blocked(
+        float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
+        int ldb, int trans_b, const float *bias, int M, int K, int N, bl_activation act,
+        const int MR, const int NR, const int NC) {
+    float bp[KC * NC_MAX] __attribute__((aligned(16)));
+    float t[MR_MAX * NR_MAX] __attribute__((aligned(16)));
+    for (int jc = 0; jc < N; jc += NC) {
+        int nc = N - jc < NC ? N - jc : NC;
+        for (int pc = 0; pc < K; pc += KC) {
+            int kc = K - pc < KC ? K - pc : KC, first = pc == 0, last = pc + kc == K;
+            size_t at = trans_b ? (size_t)jc * ldb + pc : (size_t)pc * ldb + jc;
+            if (bt == BL_DTYPE_F32) pack_b_nr(bp, (const float *)b + at, ldb, trans_b, kc, nc, NR);
+            else pack_b_16(bp, (const uint16_t *)b + at, bt, ldb, trans_b, kc, nc, NR);
+            for (int i = 0; i < M; i += MR) {
+                int rows = M - i < MR ? M - i : MR;
+                const float *ai = a + (size_t)i * lda + pc;
+                for (int j = 0; j < nc; j += NR) {
+                    int cols = nc - j < NR ? nc - j : NR;
+#if BL_TILE_3X12
+                    if (NR == 12) micro_3x12(t, ai, lda, rows, bp + (size_t)j * kc, kc);
+                    else
+#endif
+                        micro(t, ai, lda, rows, bp + (size_t)j * kc, kc);
+                    size_t o = (size_t)i * ldc + jc + j;
+                    tile_out(c + o, ldc, pre ? pre + o : NULL, t, NR, bias ? bias + jc + j : NULL,
+                             rows, cols, first, last, act);
+                }
+            }
+        }
+    }
+}
+
+/* One function per tile, so that only one packing buffer is on the stack at a time. */
+static __attribute__((noinline)) void gemm_4x8(
+        float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
+        int ldb, int trans_b, const float *bias, int M, int K, int N, bl_activation act) {
+    gemm_blocked(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, 4, 8, 32);
+}
+#if BL_TILE_3X12
+static __attribute__((noinline)) void gemm_3x12(
+        float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
+        int ldb, int trans_b, const float *bias, int M, int K, int N, bl_activation act) {
+    gemm_blocked(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, 3, 12, 36);
+}
+#endif
+
 void bl__gemm_typed(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
                     bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
                     bl_activation act) {
@@ -241,40 +328,20 @@ void bl__gemm_typed(float *c, int ldc, float *pre, const float *a, int lda, cons
                       (uint64_t)M * (uint64_t)K * (uint64_t)N);
 }
 
+/* (The 3 x 12 tile is the fused one in the FMA build: `macs` picks it as a product of that many
+   multiply-adds would, so the lens's row blocks round as the forward's whole product.) */
 void bl__gemm_typed_as(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
                        bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
                        bl_activation act, uint64_t macs) {
-    float bp[KC * NC] __attribute__((aligned(16)));
-    float t[MR * NR] __attribute__((aligned(16)));
-#if BL_HAS_FMA
-    int fused = fma_on && macs >= FMA_MIN_MACS;
+#if BL_TILE_3X12
+    if ((fma_on || !BL_HAS_FMA) && macs >= FMA_MIN_MACS) {
+        gemm_3x12(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act);
+        return;
+    }
 #else
     (void)macs;
 #endif
-    for (int jc = 0; jc < N; jc += NC) {
-        int nc = N - jc < NC ? N - jc : NC;
-        for (int pc = 0; pc < K; pc += KC) {
-            int kc = K - pc < KC ? K - pc : KC, first = pc == 0, last = pc + kc == K;
-            size_t at = trans_b ? (size_t)jc * ldb + pc : (size_t)pc * ldb + jc;
-            if (bt == BL_DTYPE_F32) pack_b(bp, (const float *)b + at, ldb, trans_b, kc, nc);
-            else pack_b_16(bp, (const uint16_t *)b + at, bt, ldb, trans_b, kc, nc);
-            for (int i = 0; i < M; i += MR) {
-                int rows = M - i < MR ? M - i : MR;
-                for (int j = 0; j < nc; j += NR) {
-                    int cols = nc - j < NR ? nc - j : NR;
-                    const float *ai = a + (size_t)i * lda + pc, *bj = bp + (size_t)j * kc;
-#if BL_HAS_FMA
-                    if (fused) micro_fused(t, ai, lda, rows, bj, kc);
-                    else
-#endif
-                        micro(t, ai, lda, rows, bj, kc);
-                    size_t o = (size_t)i * ldc + jc + j;
-                    tile_out(c + o, ldc, pre ? pre + o : NULL, t, bias ? bias + jc + j : NULL,
-                             rows, cols, first, last, act);
-                }
-            }
-        }
-    }
+    gemm_4x8(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act);
 }
 
 void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const float *b, int ldb,

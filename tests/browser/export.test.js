@@ -14,11 +14,12 @@ const { render, parseState } = require('../../tools/render.js');
 const OUT = path.resolve(__dirname, '..', 'artifacts');
 const { VIEWS } = require(require('path').join(__dirname, '..', '..', 'web', 'src', 'figures', 'index.js'));
 // Views without a colour scale (counts, plots, a list) or without token labels (shapes, d_k sweeps,
-// the next character), and those whose random-weights state is a short message (patching: its
-// sweep is held to every check on the poem model below).
-const LEGENDLESS = ['paramsplit', 'saturation', 'next', 'patching'];
-const TOKENLESS = ['pipeline', 'paramsplit', 'saturation', 'next', 'patching'];
-const FEW = ['next', 'patching'];
+// the next character), and those whose random-weights state is a short message (the next
+// character, the ablation: tests/browser/ablation.test.js draws it on the trained model;
+// patching: its sweep is held to every check on the poem model below).
+const LEGENDLESS = ['paramsplit', 'saturation', 'next', 'ablation', 'patching'];
+const TOKENLESS = ['pipeline', 'paramsplit', 'saturation', 'next', 'ablation', 'patching'];
+const FEW = ['next', 'ablation', 'patching'];
 
 let env;
 test.before(async () => { env = await setup({ server: true }); fs.mkdirSync(OUT, { recursive: true }); });

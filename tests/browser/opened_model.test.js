@@ -12,7 +12,8 @@ const { textOf } = require('../../tools/tokenizer/fixtures.js');
 const ck = require('../node/checkpoint.js');
 
 const MODELS = path.join(__dirname, '..', 'fixtures', 'models');
-const APPLIES = ['pipeline', 'activation', 'rows', 'attention', 'positionwise', 'norms', 'block', 'paramsplit', 'next'];
+const APPLIES = ['pipeline', 'activation', 'rows', 'attention', 'positionwise', 'norms', 'block', 'paramsplit', 'next',
+  'ablation'];
 const NOT = ['saturation', 'moe'];
 let env;
 test.before(async () => { env = await setup(); });

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "harness.h"
 #include "reference.h"
+#include "bl_internal.h"
 
 static float *randn(bl_rng *r, size_t n, float scale) {
     float *a = malloc(n * sizeof *a);
@@ -110,9 +111,45 @@ static void ffn_gelu_beyond_one_k_slice_matches_naive_reference(void) {
     free(x); free(w1); free(b1); free(w2); free(b2); free(hidden); free(act); free(out);
 }
 
+/* Every float16 and bfloat16 bit pattern as a weight, B given transposed (N = 65536, K = 8) and
+   not: column j holds pattern j at k = j % 8, zeros elsewhere, and A's rows are one-hot, so
+   C[j % 8][j] is the packed value itself. It must be bl__weight_at's exact float32 (NaN stays
+   NaN): the vector up-casts of the packing against the scalar ones. M = 8 takes the large
+   products' tile (3 x 12), M = 1 (row by row) the small ones' (4 x 8). */
+static void f16_and_bf16_weights_pack_to_their_exact_float32_values(void) {
+    enum { K = 8, N = 65536 };
+    uint16_t *bt = calloc((size_t)N * K, 2), *bn = calloc((size_t)N * K, 2);
+    float a[K * K] = {0}, *c = malloc(sizeof(float) * K * N), *c1 = malloc(sizeof(float) * N);
+    for (int j = 0; j < N; j++) {
+        bt[(size_t)j * K + j % K] = (uint16_t)j;   /* (N, K) */
+        bn[(size_t)(j % K) * N + j] = (uint16_t)j;   /* (K, N) */
+    }
+    for (int k = 0; k < K; k++) a[k * K + k] = 1.0f;
+    int bad = 0;
+    for (int dt = BL_DTYPE_F16; dt <= BL_DTYPE_BF16; dt++)
+        for (int trans = 0; trans < 2; trans++) {
+            const uint16_t *b = trans ? bt : bn;
+            bl__gemm_typed(c, N, NULL, a, K, b, (bl_dtype)dt, trans ? K : N, trans, NULL, K, K, N,
+                           BL_ACT_IDENTITY);
+            for (int r = 0; r < K; r++) {
+                bl__gemm_typed(c1, N, NULL, a + r * K, K, b, (bl_dtype)dt, trans ? K : N, trans,
+                               NULL, 1, K, N, BL_ACT_IDENTITY);
+                for (int j = r; j < N; j += K) {
+                    float want = bl__weight_at(&(uint16_t){(uint16_t)j}, (bl_dtype)dt, 0);
+                    float got = c[(size_t)r * N + j], got1 = c1[j];
+                    bad += isnan(want) ? !isnan(got) || !isnan(got1) : !(got == want && got1 == want);
+                }
+            }
+        }
+    printf("     %d of 4 x 65536 packed weights differ from their float32 value\n", bad);
+    CHECK(bad == 0);
+    free(bt); free(bn); free(c); free(c1);
+}
+
 int main(void) {
     bl_run("linear_matches_naive_reference_on_awkward_shapes", linear_matches_naive_reference_on_awkward_shapes);
     bl_run("attention_long_sequences_match_naive_reference", attention_long_sequences_match_naive_reference);
     bl_run("ffn_gelu_beyond_one_k_slice_matches_naive_reference", ffn_gelu_beyond_one_k_slice_matches_naive_reference);
+    bl_run("f16_and_bf16_weights_pack_to_their_exact_float32_values", f16_and_bf16_weights_pack_to_their_exact_float32_values);
     return bl_summary();
 }

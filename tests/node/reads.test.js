@@ -29,6 +29,7 @@ const OTHER = {
   act: P.ACTIVATIONS.filter((a) => a !== 'relu'), seed: [7], causal: [true], scale: [false],
   sel: [2, 6], pert: [0, 6], pval: [-5], show: ['scaled', 'raw'], head: [2], init: ['scaled'], ln: ['pre'],
   masks: ['both'], experts: [4, 16], topk: [1, 3], weights: ['poems'], model: ['llama'], layer: [2], temp: [0.5, 2],
+  ablate: ['2.1', '1.ffn'], abltok: [5], sweep: ['on'],
   // activation patching: a corrupted text of the default's length; candidates of its answer pair
   corrupt: ['远方有颗苹果花'], answer: [40], wrong: [1157]
 };

@@ -13,7 +13,7 @@ const { render, parseState, svgToPng } = require('../../tools/render.js');
 
 const CLI = path.join(__dirname, '..', '..', 'tools', 'render.js');
 const { VIEWS } = require(path.join(__dirname, '..', '..', 'web', 'src', 'figures', 'index.js'));
-const NO_TOKEN_LABELS = ['pipeline', 'paramsplit', 'saturation', 'next'];   // shapes, counts, d_k sweeps, a prediction
+const NO_TOKEN_LABELS = ['pipeline', 'paramsplit', 'saturation', 'next', 'ablation'];   // shapes, counts, d_k sweeps, predictions
 
 // A strict enough XML check for our own output: one root, every tag closed in order, only
 // the five entities, no raw '<' or '&' in text.
@@ -41,15 +41,17 @@ function texts(svg) {
   return Array.from(svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) => m[1]);
 }
 
+const TRAINED_ONLY = ['next', 'ablation'];
+
 test('every_view_renders_a_well_formed_svg_with_its_labels', async () => {
   const { state } = parseState('lang=en');
-  // The next character needs the trained model (random weights predict nothing): render.js
-  // reads it from web/models/poems/.
+  // The next character and the ablation need the trained model (random weights predict nothing):
+  // render.js reads it from web/models/poems/.
   const trained = parseState('lang=en&weights=poems&tokens=床前明月光').state;
   // Activation patching too, with a corrupted text of the same length (its tokens label columns).
   const patched = parseState('lang=en&weights=poems&tokens=远方有颗苹果树&corrupt=远方有颗苹果花').state;
   for (const view of VIEWS) {
-    const st = view === 'next' ? trained : view === 'patching' ? patched : state;
+    const st = TRAINED_ONLY.includes(view) ? trained : view === 'patching' ? patched : state;
     const fig = await render(view, st, { lang: 'en' });
     assertWellFormedSvg(fig.svg, view);
     assert.ok(fig.width === 760 && fig.height > 200, `${view}: ${fig.width} x ${fig.height}`);

@@ -7,6 +7,7 @@
    come after W1..b2 in the one random stream, so attention figures read d_ff and act too
    (listed in `stream`: they redraw the figure only when the weights changed). The figures of
    one block also read `layer`, the trained model's block they show. */
+import ablation from './ablation.js';
 import activation from './activation.js';
 import attention from './attention.js';
 import block from './block.js';
@@ -23,11 +24,11 @@ import saturation from './saturation.js';
 // Every figure's numbers follow the weights (random, or a trained model's).
 const TRAINED = ['weights'];
 const ORDER = [pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next,
-  patching];
+  ablation, patching];
 // The figures drawn from an opened model folder's forward pass (model/stages/opened.js); the
 // others say why they do not apply to it instead of drawing random numbers.
 const ON_MODEL = ['pipeline', 'activation', 'rows', 'attention', 'positionwise', 'norms', 'block', 'paramsplit',
-  'next', 'patching'];
+  'next', 'ablation', 'patching'];
 // (data-applies on the figure says which: tests and readers of the page's state.)
 const onModel = (f) => (res, ctx) => {
   if (res.trained === 'model' && !ON_MODEL.includes(f.view)) {

@@ -4,6 +4,7 @@
    (the i18n test checks each file and the merged dictionaries). Text only, never HTML. */
 import enBase from './en.js';
 import zhBase from './zh.js';
+import ablation from './ablation.js';
 import activation from './activation.js';
 import attention from './attention.js';
 import block from './block.js';
@@ -20,7 +21,7 @@ import saturation from './saturation.js';
 
 // In page order; no key is in two files (tests/browser/i18n.test.js).
 const PARTS = [pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next,
-  patching, opened];
+  ablation, patching, opened];
 const merged = (base, lang) => Object.freeze(Object.assign({}, base, ...PARTS.map((p) => p[lang])));
 export const DICTS = Object.freeze({ en: merged(enBase, 'en'), zh: merged(zhBase, 'zh') });
 const en = DICTS.en;

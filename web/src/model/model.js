@@ -75,7 +75,7 @@ function resolveTrained(state, m) {
     causal: true, scale: true, seed: state.seed, sel: Math.min(state.sel, L - 1), pert: Math.min(state.pert, L - 1),
     pval: state.pval, init: 'trained', ln: 'pre', masks: state.masks || 'one', experts: state.experts || 8,
     topk: Math.min(state.topk || 2, state.experts || 8), weights: 'poems', layer: Math.min(state.layer || 1, m.layers),
-    layers: m.layers, corrupt: state.corrupt || '',
+    layers: m.layers, ablate: state.ablate, abltok: state.abltok, sweep: state.sweep, corrupt: state.corrupt || '',
     corruptTokens: tokensFor({ weights: 'poems', tokens: state.corrupt || '' }) };
 }
 
@@ -88,7 +88,8 @@ function resolveOpened(state, m) {
     act: m.act, gated: isGated(m.act), causal: true, scale: true, seed: state.seed, sel: Math.min(state.sel, L - 1),
     pert: Math.min(state.pert, L - 1), pval: state.pval, init: 'trained', ln: 'pre', norm: m.norm,
     masks: 'one', experts: state.experts || 8, topk: Math.min(state.topk || 2, state.experts || 8), weights: 'model',
-    model: m.serial, layer: Math.min(state.layer || 1, m.layers), layers: m.layers,
+    model: m.serial, layer: Math.min(state.layer || 1, m.layers), layers: m.layers, ablate: state.ablate,
+    abltok: state.abltok, sweep: state.sweep,
     // (activation patching's corrupted text, through the same tokenizer: stages/patching.js)
     corrupt: state.corrupt || '', corruptIds: cor ? cor.ids : [], corruptTokens: cor ? cor.labels : [] };
 }

@@ -1,5 +1,6 @@
 /* params.js - the page state as ONE declarative list of parameters, mirrored to the URL hash.
    Pure functions, no DOM: the page, the browser tests and a later embed page share this list. */
+import { parseAblate } from './stages/ablation.js';
 
 // Page limits (tighter than the engine's): keep a redraw interactive on a laptop.
 const LIMITS = { tokens: 128, tokenText: 8000, dModel: 1024, dFF: 4096, heads: 64, experts: 64, layers: 48 };
@@ -36,6 +37,11 @@ const PARAMS = [
   { key: 'layer', kind: 'int', def: 1, min: 1, max: LIMITS.layers,
     maxIn: (s) => (modelOf(s) ? modelOf(s).layers : undefined) },
   { key: 'temp', kind: 'float', def: 1, min: 0.05, max: 5 },                 // next-character temperature
+  // Head ablation: the heads and FFNs switched off ("1.3,2.ffn", 1-based), the token followed
+  // (-1: the top one unablated), and the sweep of every head alone (run only when asked).
+  { key: 'ablate', kind: 'text', def: '', maxLength: 400, check: (v) => parseAblate(v).error },
+  { key: 'abltok', kind: 'int', def: -1, min: -1, max: 1e7 },
+  { key: 'sweep', kind: 'enum', def: 'off', options: ['off', 'on'] },
   // Activation patching: the corrupted text ('' = none yet), and the answer and wrong token ids
   // (-1: the clean and the corrupted run's top next token).
   { key: 'corrupt', kind: 'text', def: '', maxLength: LIMITS.tokenText },
@@ -72,7 +78,9 @@ function coerce(key, raw, state) {
   };
   if (!p) return fail('unknownKey');
   if (p.kind === 'text') {
-    return str.length > p.maxLength ? fail('tooLong', { max: p.maxLength }) : { value: str };
+    if (str.length > p.maxLength) return fail('tooLong', { max: p.maxLength });
+    const bad = p.check && p.check(str);
+    return bad ? fail(bad.code, bad.vars) : { value: str };
   }
   if (p.kind === 'bool') {
     if (str === '1' || str === 'true') return { value: true };
@@ -191,6 +199,8 @@ function validate(s) {
   if (trained && s.layer > trained.layers) {
     errors.push({ key: 'layer', code: 'range', vars: { value: String(s.layer), min: 1, max: trained.layers } });
   }
+  const abl = trained && s.ablate ? parseAblate(s.ablate, trained.layers, trained.heads).error : null;
+  if (abl) errors.push({ key: 'ablate', code: abl.code, vars: abl.vars });
   if (!trained && s.d % s.heads !== 0) {
     errors.push({ key: 'heads', code: 'divisible', vars: { d: s.d, heads: s.heads } });
   }

@@ -5,6 +5,7 @@ import * as format from '../../draw/format.js';
 import { el } from '../el.js';
 import * as panel from '../panel.js';
 import { scrollCue } from '../scrollcue.js';
+import { toggles, toplists } from './ablation.js';
 import { lines, tokenbars } from './charts.js';
 import { counts } from './counts.js';
 import { flow } from './flow.js';
@@ -36,6 +37,7 @@ const MAKERS = {
   groups,
   counts,
   flow, panels, multiples, curve, links,
+  toggles, toplists,
   headline() {
     const p = el('p', 'fig-note result');
     return { root: p, update: (b) => { p.textContent = b.text; } };

@@ -2,6 +2,7 @@
    Sheet (sheet.js); the small text blocks live here, the others one file per block type, named as
    the page's renderer names them (dom/blocks/). */
 import * as format from '../format.js';
+import { toggles, toplists } from './ablation.js';
 import { charts } from './charts.js';
 import { counts } from './counts.js';
 import { flow } from './flow.js';
@@ -93,7 +94,7 @@ const BLOCKS = {
     sh.para(b.items.map((it) => it.num + ' ' + it.label).join('  \u00b7  '), 13, sh.sc.css.fg, true);
   },
   legend(sh, b) { sh.y += sh.legend(sh.x, sh.y, b) + 10; },
-  flow, panels, multiples, curve, links, bar, formulas, swatches, table
+  flow, panels, multiples, curve, links, bar, formulas, swatches, table, toggles, toplists
 };
 
 // Draws the blocks in order; an unknown block type is a programming error.

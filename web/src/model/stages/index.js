@@ -4,6 +4,7 @@
    key, a string of exactly what the stage reads (keys: the other stages' keys, e.g. keys.weights);
    steps, a list of { cost (ns), run } whose last run() returns the stage's value. model.js runs
    them in this order, each after its deps. */
+import { ablation, ablsweep } from './ablation.js';
 import { attn, attnMean, attnStatsStage } from './attention.js';
 import block, { blockAttention } from './block.js';
 import { collapse, ffn, zeros } from './ffn.js';
@@ -31,5 +32,6 @@ export default [
   moeWeights, moe, presets,           // moe
   split,                              // paramsplit
   wide,                               // the whole model (figures of stages/wide.js's users)
+  ablation, ablsweep,                 // ablation
   patching                            // activation patching
 ];

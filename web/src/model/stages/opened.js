@@ -4,6 +4,7 @@
    bl.attention (which know neither RoPE nor grouped-query attention). Stages not listed here
    give null under such a model (model.js), and their figures say why (figures/index.js). */
 import { NS_PER_FLOP } from '../draws.js';
+import { ablation, ablsweep } from './ablation.js';
 import { attnStats, meanWeights } from './attention.js';
 import { zeros } from './ffn.js';
 import headroles from './heads.js';
@@ -107,4 +108,4 @@ const split = (engine, s) => [{ cost: 0, run: () => ({ attention: s.counts.atten
 // RMSNorm of the model's own x; headroles: the jobs any text shows, on the layer's attention.)
 export const OPENED_STEPS = { weights, attnw, ffn, glu, zeros: zeros.steps, attn, attnstats, attnmean,
   headroles: headroles.steps, norms: norms.steps, split, presets: presets.steps, blocka, block, pertf, perta,
-  wide: wide.steps, patching: patching.steps };
+  wide: wide.steps, ablation: ablation.steps, ablsweep: ablsweep.steps, patching: patching.steps };
