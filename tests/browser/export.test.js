@@ -15,11 +15,12 @@ const OUT = path.resolve(__dirname, '..', 'artifacts');
 const { VIEWS } = require(require('path').join(__dirname, '..', '..', 'web', 'src', 'figures', 'index.js'));
 // Views without a colour scale (counts, plots, a list) or without token labels (shapes, d_k sweeps,
 // the next character), and those whose random-weights state is a short message (the next
-// character, the ablation: tests/browser/ablation.test.js draws it on the trained model;
-// patching: its sweep is held to every check on the poem model below).
-const LEGENDLESS = ['paramsplit', 'saturation', 'next', 'ablation', 'patching'];
-const TOKENLESS = ['pipeline', 'paramsplit', 'saturation', 'next', 'ablation', 'patching'];
-const FEW = ['next', 'ablation', 'patching'];
+// character, the logit lens and the ablation: tests/browser/lens.test.js and ablation.test.js
+// draw those two on the trained model; patching: its sweep is held to every check on the poem
+// model below).
+const LEGENDLESS = ['paramsplit', 'saturation', 'next', 'lens', 'ablation', 'patching'];
+const TOKENLESS = ['pipeline', 'paramsplit', 'saturation', 'next', 'lens', 'ablation', 'patching'];
+const FEW = ['next', 'lens', 'ablation', 'patching'];
 
 let env;
 test.before(async () => { env = await setup({ server: true }); fs.mkdirSync(OUT, { recursive: true }); });

@@ -161,12 +161,12 @@ test('bad_value_of_a_setting_every_figure_reads_blocks_them_all', async () => {
 });
 
 // A layer past the trained model's blocks holds back the figures of one block; the d_k sweep,
-// the parameter split, the next character, the ablation and activation patching (the whole
-// model's) are computed all the same.
+// the parameter split, the next character, the logit lens, the ablation and activation patching
+// (the whole model's) are computed all the same.
 test('bad_layer_blocks_the_figures_of_one_block_only', async () => {
   const { asked, ctl, drawn, stale } = await page();
   const blockFigures = readers('layer');
-  assert.deepEqual(VIEWS.filter((v) => !blockFigures.includes(v)), ['saturation', 'paramsplit', 'next', 'ablation',
+  assert.deepEqual(VIEWS.filter((v) => !blockFigures.includes(v)), ['saturation', 'paramsplit', 'next', 'lens', 'ablation',
     'patching']);
   ctl.set({ weights: 'poems' });
   await settle(10);

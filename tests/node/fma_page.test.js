@@ -77,8 +77,13 @@ test('trained_model_next_character_logits_differ_from_5_tokens_on', (t) => {
   // <s> + 3 characters: 4 x 64 x 3436 = 879,616 multiply-adds; <s> + 4: 1,099,520 >= 2^20.
   const next = (s) => paths(s).filter((p) => !p.startsWith('res.saturation'));
   assert.deepEqual(next(m.poems4), []);
-  assert.deepEqual(next(m.poems5), ['res.weights.next.logits']);
-  assert.ok(m.poems5.diffs['res.weights.next.logits'] < 1e-6, `logits differ by ${m.poems5.diffs['res.weights.next.logits']} of their scale`);
+  // The same unembedding product feeds the model-wide stages: the whole-model run's logits and
+  // lens probabilities, and the ablation's before / after probabilities (its reruns share it).
+  const fed = next(m.poems5);
+  assert.ok(fed.includes('res.weights.next.logits') && fed.includes('res.wide.logits'), fed.join(' '));
+  for (const p of fed)
+    assert.match(p, /^res\.(weights\.next\.logits|wide\.logits|wide\.lens\.\d+\.probs|ablation\.tokens\.\d+\.(before|after))$/, p);
+  for (const p of fed) assert.ok(m.poems5.diffs[p] < 1e-6, `${p} differs by ${m.poems5.diffs[p]} of its scale`);
 });
 
 test('bert_widths_differ_in_every_ffn_and_attention_array_by_rounding_not_in_the_counts', (t) => {

@@ -41,12 +41,12 @@ function texts(svg) {
   return Array.from(svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) => m[1]);
 }
 
-const TRAINED_ONLY = ['next', 'ablation'];
+const TRAINED_ONLY = ['next', 'lens', 'ablation'];
 
 test('every_view_renders_a_well_formed_svg_with_its_labels', async () => {
   const { state } = parseState('lang=en');
-  // The next character and the ablation need the trained model (random weights predict nothing):
-  // render.js reads it from web/models/poems/.
+  // The next character, the logit lens and the ablation need the trained model (random weights
+  // predict nothing, and have one block): render.js reads it from web/models/poems/.
   const trained = parseState('lang=en&weights=poems&tokens=床前明月光').state;
   // Activation patching too, with a corrupted text of the same length (its tokens label columns).
   const patched = parseState('lang=en&weights=poems&tokens=远方有颗苹果树&corrupt=远方有颗苹果花').state;
@@ -57,7 +57,9 @@ test('every_view_renders_a_well_formed_svg_with_its_labels', async () => {
     assert.ok(fig.width === 760 && fig.height > 200, `${view}: ${fig.width} x ${fig.height}`);
     const t = texts(fig.svg);
     assert.ok(t.length >= 8, `${view}: ${t.length} text elements`);
-    if (!NO_TOKEN_LABELS.includes(view)) {
+    if (view === 'lens') {
+      for (const tok of '床前明月光') assert.ok(t.includes(tok), `lens: token label ${tok}`);
+    } else if (!NO_TOKEN_LABELS.includes(view)) {
       // (patching labels the changed position with both texts' tokens)
       const toks = view === 'patching' ? [...'远方有颗苹果', '树\u2192花'] : [...'远方有颗苹果树'];
       for (const tok of toks) assert.ok(t.includes(tok), `${view}: token label ${tok}`);

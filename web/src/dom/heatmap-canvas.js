@@ -13,6 +13,7 @@ function paintKey(s, sc, k) {
   const cols = Array.isArray(s.colLabels) ? s.colLabels.join('\u0001') : s.colLabels;
   const text = [s.offset || 0, s.rows, s.cols, s.kind, s.max, s.focusRow, s.maxCell, s.cellH, s.width, sc.name, k,
     (s.rowLabels || []).join('\u0001'), cols, (s.rowFlags || []).join()];
+  if (s.cellText) return null;   // (words in the cells: a function, not comparable)
   return { data: s.data, marks: s.marks || null, text: text.join('\u0002') };
 }
 const sameKey = (a, b) => !!a && !!b && a.data === b.data && a.marks === b.marks && a.text === b.text;

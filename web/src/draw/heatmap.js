@@ -227,6 +227,36 @@ function drawMarks(ctx, s, g, sc) {
   }
 }
 
+// spec.cellText(r, c) -> string or null: a word inside each cell (the logit lens's top token),
+// dark or light after the cell's colour; drawn only where cells are big enough to read it.
+// spec.boxes (rows x cols, non-zero: framed): an outline inside those cells.
+function drawCellText(ctx, s, g, sc) {
+  if (!s.cellText || g.cw < 14 || g.ch < 12) return;
+  const rgb = [0, 0, 0], fitted = new Map();   // (words repeat: each is measured once)
+  ctx.font = FONT; ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
+  for (let r = 0; r < s.rows; r++) {
+    for (let c = 0; c < s.cols; c++) {
+      const text = s.cellText(r, c);
+      if (!text) continue;
+      const col = cellColor(s, sc, r, c, false, rgb, rgb);
+      const y = 0.2126 * col[0] + 0.7152 * col[1] + 0.0722 * col[2];
+      ctx.fillStyle = y < 140 ? '#ffffff' : '#1d2330';
+      if (!fitted.has(text)) fitted.set(text, fit(ctx, text, g.cw - 3));
+      ctx.fillText(fitted.get(text), g.left + (c + 0.5) * g.cw - 0.5, g.top + (r + 0.5) * g.ch);
+    }
+  }
+}
+
+function drawBoxes(ctx, s, g, sc) {
+  if (!s.boxes || g.cw < 5 || g.ch < 5) return;
+  ctx.strokeStyle = sc.css.focus; ctx.lineWidth = 2;
+  for (let r = 0; r < s.rows; r++) {
+    for (let c = 0; c < s.cols; c++) {
+      if (s.boxes[r * s.cols + c]) ctx.strokeRect(g.left + c * g.cw + 1, g.top + r * g.ch + 1, g.cw - 3, g.ch - 3);
+    }
+  }
+}
+
 // Masked cells get diagonal hatching on top of their neutral fill, so that a masked cell never
 // reads as a small value, however small the cells. The lines run along u + v = m + 1/2 (u, v
 // in cells), every k-th m so they stay about 5 px apart: they pass cell corners, never a
@@ -297,6 +327,8 @@ function steps(ctx, s, sc, g, dpr) {
   out.push(function () {
     drawHatch(ctx, s, g, sc);
     drawMarks(ctx, s, g, sc);
+    drawCellText(ctx, s, g, sc);
+    drawBoxes(ctx, s, g, sc);
     if (s.focusRow >= 0) {
       ctx.strokeStyle = sc.css.fg; ctx.lineWidth = 2;
       ctx.strokeRect(g.left - 1, g.top + s.focusRow * g.ch - 1, s.cols * g.cw + 1, g.ch + 1);

@@ -102,6 +102,7 @@ export default {
   progress_attnstats: 'attention statistics', progress_blocka: 'the block\'s attention sublayer',
   progress_moew: 'drawing the experts\' weights',
   progress_split: 'parameter counts', progress_presets: 'parameter counts', progress_wide: 'every layer of the model',
+  progress_lens: 'the logit lens\'s ranks',
   progress_ablation: 'the ablated run', progress_ablsweep: 'the sweep: each head switched off alone',
   progress_patching: 'activation patching, one cell at a time',
   progress_glu: 'gated FFN, parameter parity', progress_maskpair: 'the other mask',

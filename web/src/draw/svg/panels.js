@@ -17,7 +17,7 @@ export function panels(sh, b) {
       widths = widths.map((w, i) => (w > 110 ? Math.max(110, w - Math.ceil(over * flex[i] / sum * 2)) : w));
     }
   } else if (b.layout === 'one') {
-    widths = [sh.cw];
+    widths = b.panels.map(() => sh.cw);   // (each a row of its own, as on the page)
   } else {
     const min = b.layout === 'pair' ? 220 : 230;
     const per = Math.max(1, Math.min(n, Math.floor((sh.cw + gap) / (min + gap))));

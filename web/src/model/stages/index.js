@@ -10,6 +10,7 @@ import block, { blockAttention } from './block.js';
 import { collapse, ffn, zeros } from './ffn.js';
 import glu from './glu.js';
 import headroles from './heads.js';
+import lens from './lens.js';
 import maskpair from './masks.js';
 import moe, { moeWeights } from './moe.js';
 import norms from './norms.js';
@@ -32,6 +33,7 @@ export default [
   moeWeights, moe, presets,           // moe
   split,                              // paramsplit
   wide,                               // the whole model (figures of stages/wide.js's users)
+  lens,                               // the logit lens
   ablation, ablsweep,                 // ablation
   patching                            // activation patching
 ];
