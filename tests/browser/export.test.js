@@ -16,10 +16,11 @@ const { VIEWS } = require(require('path').join(__dirname, '..', '..', 'web', 'sr
 // Views without a colour scale (counts, plots, a list) or without token labels (shapes, d_k sweeps,
 // the next character), and those whose random-weights state is a short message (the next
 // character, the model view, the logit lens and the ablation: tests/node/modelview.test.js,
-// tests/browser/lens.test.js and ablation.test.js draw those on the trained model).
-const NO_LEGEND = ['paramsplit', 'saturation', 'next', 'heads', 'lens', 'ablation'];
-const NO_TOKENS = ['pipeline', 'paramsplit', 'saturation', 'next', 'heads', 'lens', 'ablation'];
-const FEW_TEXTS = ['next', 'heads', 'lens', 'ablation'];
+// tests/browser/lens.test.js and ablation.test.js draw those on the trained model; patching: its
+// sweep is held to every check on the poem model below).
+const LEGENDLESS = ['paramsplit', 'saturation', 'next', 'heads', 'lens', 'ablation', 'patching'];
+const TOKENLESS = ['pipeline', 'paramsplit', 'saturation', 'next', 'heads', 'lens', 'ablation', 'patching'];
+const FEW = ['next', 'heads', 'lens', 'ablation', 'patching'];
 
 let env;
 test.before(async () => { env = await setup({ server: true }); fs.mkdirSync(OUT, { recursive: true }); });
@@ -51,10 +52,16 @@ test('every_figure_exports_a_valid_svg_with_labels_and_legend_and_a_2x_png', asy
   for (const views of [VIEWS.slice(0, 4), VIEWS.slice(4, 8), VIEWS.slice(8)]) await exportsOf(hash, views);
 });
 
-async function exportsOf(hash, views) {
+test('the_patching_sweep_exports_with_its_legend_and_both_texts_tokens', async () => {
+  const hash = 'lang=en&weights=poems&tokens=' + encodeURIComponent('床前明月光') + '&corrupt=' + encodeURIComponent('床前明日光');
+  await exportsOf(hash, ['patching'], ['<s>', '床', '前', '明', '月\u2192日', '光'], true);
+});
+
+// strict: every check for every view (no view's random-weights exemption).
+async function exportsOf(hash, views, tokens = ['<b>x</b>', 'a&b', '"q"', ']]>', '远', '方'], strict = false) {
   const { page, log, close } = await open(env.browser, env.url, hash);
+  const FEW_TEXTS = strict ? [] : FEW, NO_LEGEND = strict ? [] : LEGENDLESS, NO_TOKENS = strict ? [] : TOKENLESS;
   try {
-    const tokens = ['<b>x</b>', 'a&b', '"q"', ']]>', '远', '方'];
     for (const view of views) {
       const svg = await exportOf(page, view, 'svg');
       assert.strictEqual(svg.name, `blocklens-${view}.svg`);

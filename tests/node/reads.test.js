@@ -29,14 +29,19 @@ const OTHER = {
   act: P.ACTIVATIONS.filter((a) => a !== 'relu'), seed: [7], causal: [true], scale: [false],
   sel: [2, 6], pert: [0, 6], pval: [-5], show: ['scaled', 'raw'], head: [2], init: ['scaled'], ln: ['pre'],
   masks: ['both'], hmeasure: ['entropy'], experts: [4, 16], topk: [1, 3], weights: ['poems'], model: ['llama'], layer: [2],
-  temp: [0.5, 2], ablate: ['2.1', '1.ffn'], abltok: [5], sweep: ['on']
+  temp: [0.5, 2], ablate: ['2.1', '1.ffn'], abltok: [5], sweep: ['on'],
+  // activation patching: a corrupted text of the default's length; candidates of its answer pair
+  corrupt: ['远方有颗苹果花'], answer: [40], wrong: [1157]
 };
 // The states the changes start from: the classic example; 8 heads (the attention figure shows
-// one head large, setting `head`); the trained poem model (its sizes replace d, d_ff, heads).
+// one head large, setting `head`); the trained poem model (its sizes replace d, d_ff, heads),
+// also with a corrupted text.
 const BASES = {
   random: P.defaults(),
   heads8: Object.assign(P.defaults(), { heads: 8 }),
-  poems: Object.assign(P.defaults(), { weights: 'poems' })
+  poems: Object.assign(P.defaults(), { weights: 'poems' }),
+  // (activation patching draws its sweep only with a corrupted text: 苹果树 -> 苹果花)
+  patched: Object.assign(P.defaults(), { weights: 'poems', corrupt: '远方有颗苹果花' })
 };
 
 const t = translator('en'), sc = scheme('light');

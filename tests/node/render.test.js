@@ -48,8 +48,11 @@ test('every_view_renders_a_well_formed_svg_with_its_labels', async () => {
   // The next character, the model view, the logit lens and the ablation need the trained model (random weights
   // predict nothing, and have one block): render.js reads it from web/models/poems/.
   const trained = parseState('lang=en&weights=poems&tokens=床前明月光').state;
+  // Activation patching too, with a corrupted text of the same length (its tokens label columns).
+  const patched = parseState('lang=en&weights=poems&tokens=远方有颗苹果树&corrupt=远方有颗苹果花').state;
   for (const view of VIEWS) {
-    const fig = await render(view, TRAINED_ONLY.includes(view) ? trained : state, { lang: 'en' });
+    const st = TRAINED_ONLY.includes(view) ? trained : view === 'patching' ? patched : state;
+    const fig = await render(view, st, { lang: 'en' });
     assertWellFormedSvg(fig.svg, view);
     assert.ok(fig.width === 760 && fig.height > 200, `${view}: ${fig.width} x ${fig.height}`);
     const t = texts(fig.svg);
@@ -57,7 +60,9 @@ test('every_view_renders_a_well_formed_svg_with_its_labels', async () => {
     if (view === 'lens') {
       for (const tok of '床前明月光') assert.ok(t.includes(tok), `lens: token label ${tok}`);
     } else if (!NO_TOKEN_LABELS.includes(view)) {
-      for (const tok of '远方有颗苹果树') assert.ok(t.includes(tok), `${view}: token label ${tok}`);
+      // (patching labels the changed position with both texts' tokens)
+      const toks = view === 'patching' ? [...'远方有颗苹果', '树\u2192花'] : [...'远方有颗苹果树'];
+      for (const tok of toks) assert.ok(t.includes(tok), `${view}: token label ${tok}`);
     }
     assert.ok(t.some((s) => s.includes('BlockLens')), `${view}: credit line`);
   }

@@ -34,8 +34,8 @@ export function mount(root, fig, host) {
         update(fixed ? res[c.key] : ctx.state[c.key], ctx.t, (v) => host.set({ [c.key]: v }), fixed);
       };
     }
-    if (c.type === 'number') {
-      const field = numberField(bar, c.key, c.label, (text, input) => host.setRaw(c.key, text, input));
+    if (c.type === 'number' || c.type === 'text') {
+      const field = numberField(bar, c.key, c.label, (text, input) => host.setRaw(c.key, text, input), c.type);
       fields.set(c.key, field);
       return (res, ctx) => field.update(ctx.state[c.key], ctx.t);
     }

@@ -67,13 +67,14 @@ function segmented(root, options, label, aria) {
 // A labelled text field for one number, with its own message line (a bad value is reported
 // next to it, not only in the settings far above). Returns { update(value, t), error(text) }.
 let fields = 0;
-function numberField(root, key, labelKey, onChange) {
+// (type 'text': a wider field for a line of text, e.g. activation patching's corrupted text.)
+function numberField(root, key, labelKey, onChange, type) {
   const label = el('label', 'inline-field');
   const text = el('span');
   const input = el('input');
   input.type = 'text';
-  input.inputMode = 'decimal';
-  input.size = 8;
+  input.inputMode = type === 'text' ? 'text' : 'decimal';
+  input.size = type === 'text' ? 24 : 8;
   input.name = key;
   const err = el('p', 'field-err');
   err.id = 'bl-field-' + (++fields) + '-err';

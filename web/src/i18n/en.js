@@ -104,6 +104,7 @@ export default {
   progress_split: 'parameter counts', progress_presets: 'parameter counts', progress_wide: 'every layer of the model',
   progress_modelview: 'every head of every layer', progress_lens: 'the logit lens\'s ranks',
   progress_ablation: 'the ablated run', progress_ablsweep: 'the sweep: each head switched off alone',
+  progress_patching: 'activation patching, one cell at a time',
   progress_glu: 'gated FFN, parameter parity', progress_maskpair: 'the other mask',
   progress_headroles: 'what each head does',
   // phones: the sticky quick-settings bar and the cue on a table wider than its column

@@ -15,6 +15,7 @@ import next from './next.js';
 import opened from './opened.js';
 import norms from './norms.js';
 import paramsplit from './paramsplit.js';
+import patching from './patching.js';
 import pipeline from './pipeline.js';
 import positionwise from './positionwise.js';
 import rows from './rows.js';
@@ -22,7 +23,7 @@ import saturation from './saturation.js';
 
 // In page order; no key is in two files (tests/browser/i18n.test.js).
 const PARTS = [pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next,
-  modelview, lens, ablation, opened];
+  modelview, lens, ablation, patching, opened];
 const merged = (base, lang) => Object.freeze(Object.assign({}, base, ...PARTS.map((p) => p[lang])));
 export const DICTS = Object.freeze({ en: merged(enBase, 'en'), zh: merged(zhBase, 'zh') });
 const en = DICTS.en;

@@ -104,6 +104,7 @@ export default {
   progress_split: '参数统计', progress_presets: '参数统计', progress_wide: '模型的每一层',
   progress_modelview: '每一层的每一个头', progress_lens: 'logit lens 的名次',
   progress_ablation: '消融后的运行', progress_ablsweep: '扫描：逐个单独关掉每个头',
+  progress_patching: '激活修补，一格一格地算',
   progress_glu: '门控 FFN 与参数对等', progress_maskpair: '另一种掩码',
   progress_headroles: '每个头在做什么',
   // phones: the sticky quick-settings bar and the cue on a table wider than its column

@@ -75,20 +75,23 @@ function resolveTrained(state, m) {
     causal: true, scale: true, seed: state.seed, sel: Math.min(state.sel, L - 1), pert: Math.min(state.pert, L - 1),
     pval: state.pval, init: 'trained', ln: 'pre', masks: state.masks || 'one', experts: state.experts || 8,
     topk: Math.min(state.topk || 2, state.experts || 8), weights: 'poems', layer: Math.min(state.layer || 1, m.layers),
-    layers: m.layers, ablate: state.ablate, abltok: state.abltok, sweep: state.sweep };
+    layers: m.layers, ablate: state.ablate, abltok: state.abltok, sweep: state.sweep, corrupt: state.corrupt || '',
+    corruptTokens: tokensFor({ weights: 'poems', tokens: state.corrupt || '' }) };
 }
 
 // An opened model folder: its sizes and tokenizer; the ids travel in the spec (the Worker runs
 // forward on them); `model` (a number per opened folder) keys its stages.
 function resolveOpened(state, m) {
-  const enc = m.encode(state.tokens), L = enc.ids.length;
+  const enc = m.encode(state.tokens), L = enc.ids.length, cor = state.corrupt ? m.encode(state.corrupt) : null;
   return { tokens: enc.labels, ids: enc.ids, L: L, d: m.d, dff: m.dff, heads: m.heads, kvHeads: m.kvHeads,
     dk: m.headDim, ffnBias: m.ffnBias, counts: m.counts, name: m.name,
     act: m.act, gated: isGated(m.act), causal: true, scale: true, seed: state.seed, sel: Math.min(state.sel, L - 1),
     pert: Math.min(state.pert, L - 1), pval: state.pval, init: 'trained', ln: 'pre', norm: m.norm,
     masks: 'one', experts: state.experts || 8, topk: Math.min(state.topk || 2, state.experts || 8), weights: 'model',
     model: m.serial, layer: Math.min(state.layer || 1, m.layers), layers: m.layers, ablate: state.ablate,
-    abltok: state.abltok, sweep: state.sweep };
+    abltok: state.abltok, sweep: state.sweep,
+    // (activation patching's corrupted text, through the same tokenizer: stages/patching.js)
+    corrupt: state.corrupt || '', corruptIds: cor ? cor.ids : [], corruptTokens: cor ? cor.labels : [] };
 }
 
 // Every stage's key for spec s. A key may read other stages' keys (keys.weights), each made once

@@ -43,6 +43,11 @@ const PARAMS = [
   { key: 'ablate', kind: 'text', def: '', maxLength: 400, check: (v) => parseAblate(v).error },
   { key: 'abltok', kind: 'int', def: -1, min: -1, max: 1e7 },
   { key: 'sweep', kind: 'enum', def: 'off', options: ['off', 'on'] },
+  // Activation patching: the corrupted text ('' = none yet), and the answer and wrong token ids
+  // (-1: the clean and the corrupted run's top next token).
+  { key: 'corrupt', kind: 'text', def: '', maxLength: LIMITS.tokenText },
+  { key: 'answer', kind: 'int', def: -1, min: -1, max: 16777215 },
+  { key: 'wrong', kind: 'int', def: -1, min: -1, max: 16777215 },
   { key: 'lang', kind: 'enum', def: 'auto', options: ['auto', 'zh', 'en'] },
   { key: 'theme', kind: 'enum', def: 'auto', options: ['auto', 'light', 'dark'] }
 ];

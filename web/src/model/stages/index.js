@@ -19,6 +19,7 @@ import { presets, split } from './paramsplit.js';
 import { pertAttn, pertFfn } from './positionwise.js';
 import saturation from './saturation.js';
 import { attnWeights, weights } from './weights.js';
+import patching from './patching.js';
 import wide from './wide.js';
 
 export default [
@@ -35,5 +36,6 @@ export default [
   wide,                               // the whole model (figures of stages/wide.js's users)
   modelview,                          // the model view
   lens,                               // the logit lens
-  ablation, ablsweep                  // ablation
+  ablation, ablsweep,                 // ablation
+  patching                            // activation patching
 ];

@@ -13,6 +13,7 @@ import { rowStats } from './block.js';
 import norms from './norms.js';
 import { presets } from './paramsplit.js';
 import lens from './lens.js';
+import patching from './patching.js';
 import wide from './wide.js';
 import { diff } from './positionwise.js';
 
@@ -109,4 +110,5 @@ const split = (engine, s) => [{ cost: 0, run: () => ({ attention: s.counts.atten
 // RMSNorm of the model's own x; headroles: the jobs any text shows, on the layer's attention.)
 export const OPENED_STEPS = { weights, attnw, ffn, glu, zeros: zeros.steps, attn, attnstats, attnmean,
   headroles: headroles.steps, norms: norms.steps, split, presets: presets.steps, blocka, block, pertf, perta,
-  wide: wide.steps, modelview: modelview.steps, lens: lens.steps, ablation: ablation.steps, ablsweep: ablsweep.steps };
+  wide: wide.steps, modelview: modelview.steps, lens: lens.steps, ablation: ablation.steps, ablsweep: ablsweep.steps,
+  patching: patching.steps };
