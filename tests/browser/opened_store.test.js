@@ -28,8 +28,10 @@ function referenceTop(name) {
   return { ids: r.ids, top: Array.from(last.keys()).sort((a, b) => last[b] - last[a] || a - b).slice(0, 10) };
 }
 
-// The fixture folder's files (reference.json is the test's, not the model's) with their sizes.
-const folderFiles = (name) => Object.fromEntries(fs.readdirSync(path.join(MODELS, name)).filter((f) => f !== 'reference.json')
+// The fixture folder's files (reference.json and hooks.json are the tests', not the model's) with
+// their sizes.
+const TEST_FILES = ['reference.json', 'hooks.json'];
+const folderFiles = (name) => Object.fromEntries(fs.readdirSync(path.join(MODELS, name)).filter((f) => !TEST_FILES.includes(f))
   .map((f) => [f, fs.statSync(path.join(MODELS, name, f)).size]));
 
 // What OPFS holds, read by the page itself: { folder: { file: size } }.
@@ -308,7 +310,7 @@ test('a_folder_changed_in_place_is_kept_again_and_reopens_as_changed', async () 
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-store-')), 'llama');
   try {
     fs.cpSync(path.join(MODELS, 'llama'), dir, { recursive: true });
-    fs.rmSync(path.join(dir, 'reference.json'));
+    for (const f of TEST_FILES) fs.rmSync(path.join(dir, f), { force: true });
     const o = await open(env.browser, env.url, 'lang=en');
     const ref = referenceTop('llama');
     await openFolder(o.page, dir, textOf(ref.ids));
@@ -346,7 +348,7 @@ test('a_sharded_folder_with_extra_files_keeps_only_config_index_shards_and_token
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-store-')), 'qwen2');
   try {
     fs.cpSync(path.join(MODELS, 'qwen2'), dir, { recursive: true });
-    fs.rmSync(path.join(dir, 'reference.json'));
+    for (const f of TEST_FILES) fs.rmSync(path.join(dir, f), { force: true });
     fs.copyFileSync(path.join(dir, 'model-00001-of-00002.safetensors'), path.join(dir, 'consolidated.safetensors'));
     fs.writeFileSync(path.join(dir, 'pytorch_model.bin'), Buffer.alloc(3000));
     fs.writeFileSync(path.join(dir, 'generation_config.json'), '{}');
