@@ -74,6 +74,8 @@ test('the_sweep_draws_each_heads_drop_as_the_reference_with_its_data_table', asy
     const panel = page.locator('#fig-ablation [data-part="heads"]');
     assert.strictEqual(await panel.locator('canvas').count(), 1);
     await panel.locator('summary').first().click();
+    // (the table is built when its details open: wait for its last cell)
+    await panel.locator('table td').nth(2 * 4 - 1).waitFor({ timeout: 10000 });
     const cells = await panel.locator('table td').allTextContents();
     assert.strictEqual(cells.length, 2 * 4);
     cells.forEach((s, i) => assert.ok(Math.abs(num(s) - drops[i]) < 5e-3, `table cell ${i}: ${s} vs ${drops[i]}`));
