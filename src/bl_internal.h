@@ -98,6 +98,12 @@ int bl__apply_edits(const bl_hooks *k, int layer, bl_site site, float *buf, int 
 int bl__lens_row(const float *logits, int V, int k, int32_t *ids, float *probs);
 /* Rows of logits the lens keeps at a time. */
 #define BL__LENS_ROWS 16
+static inline int bl__lens_rows(int L) { return L < BL__LENS_ROWS ? L : BL__LENS_ROWS; }
+/* Both decoders' lens argument checks (ws_size: their lens workspace size, 0 = too large;
+   weights: the unembedding's pointer, named `wname`). */
+bl_status bl__lens_check(bl_error *err, int L, int D, int V, size_t ws_size, int k, const float *h,
+                         const char *wname, const void *weights, const int32_t *ids,
+                         const float *probs, const float *ws);
 
 #define BL__CHECK(expr) do { bl_status s_ = (expr); if (s_ != BL_OK) return s_; } while (0)
 

@@ -181,11 +181,10 @@ bl_status bl_decoder_forward(const bl_decoder_desc *d, const bl_decoder_out *o, 
 }
 
 /* The lens's scratch: a block of rows normed (rows, D) and their logits (rows, vocab). */
-static int lens_rows(int L) { return L < BL__LENS_ROWS ? L : BL__LENS_ROWS; }
 
 size_t bl_decoder_lens_workspace_size(const bl_decoder_desc *d) {
     if (!d || check_sizes(d, NULL) != BL_OK) return 0;
-    uint64_t f = (uint64_t)lens_rows(d->L) * ((uint64_t)d->d_model + (uint64_t)d->vocab);
+    uint64_t f = (uint64_t)bl__lens_rows(d->L) * ((uint64_t)d->d_model + (uint64_t)d->vocab);
     return f > BL_MAX_ELEMS ? 0 : (size_t)f;
 }
 
@@ -193,19 +192,9 @@ bl_status bl_decoder_lens(const bl_decoder_desc *d, const float *h, int k, int32
                           float *probs, float *ws, bl_error *err) {
     BL__CHECK(bl__check_ptr(err, "desc", d));
     BL__CHECK(check_sizes(d, err));
-    if (bl_decoder_lens_workspace_size(d) == 0)
-        return bl__fail(err, BL_ERR_TOO_LARGE, "the lens workspace (%d rows x (d_model %d + "
-                        "vocab %d)) exceeds %u floats", lens_rows(d->L), d->d_model, d->vocab,
-                        (unsigned)BL_MAX_ELEMS);
-    if (k < 1 || k > d->vocab)
-        return bl__fail(err, BL_ERR_VALUE, "k (%d) must be in [1, vocab %d]", k, d->vocab);
-    BL__CHECK(bl__check_elems(err, "ids", (uint64_t)d->L, (uint64_t)k));
-    BL__CHECK(bl__check_ptr(err, "h", h));
-    BL__CHECK(bl__check_ptr(err, "wte", d->wte));
-    BL__CHECK(bl__check_ptr(err, "ids", ids));
-    BL__CHECK(bl__check_ptr(err, "probs", probs));
-    BL__CHECK(bl__check_ptr(err, "workspace", ws));
-    int L = d->L, D = d->d_model, V = d->vocab, rb = lens_rows(L);
+    BL__CHECK(bl__lens_check(err, d->L, d->d_model, d->vocab, bl_decoder_lens_workspace_size(d),
+                             k, h, "wte", d->wte, ids, probs, ws));
+    int L = d->L, D = d->d_model, V = d->vocab, rb = bl__lens_rows(L);
     float eps = d->eps == 0.0f ? 1e-5f : d->eps;
     float *normed = ws, *logits = ws + (size_t)rb * D;
     for (int i0 = 0; i0 < L; i0 += rb) {

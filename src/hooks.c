@@ -100,3 +100,19 @@ int bl__lens_row(const float *logits, int V, int k, int32_t *ids, float *probs) 
     for (int j = 0; j < k; j++) probs[j] = (float)(exp((double)probs[j] - (double)m) / sum);
     return -1;
 }
+
+bl_status bl__lens_check(bl_error *err, int L, int D, int V, size_t ws_size, int k, const float *h,
+                         const char *wname, const void *weights, const int32_t *ids,
+                         const float *probs, const float *ws) {
+    if (ws_size == 0)
+        return bl__fail(err, BL_ERR_TOO_LARGE, "the lens workspace (%d rows x (d_model %d + "
+                        "vocab %d)) exceeds %u floats", bl__lens_rows(L), D, V,
+                        (unsigned)BL_MAX_ELEMS);
+    if (k < 1 || k > V) return bl__fail(err, BL_ERR_VALUE, "k (%d) must be in [1, vocab %d]", k, V);
+    BL__CHECK(bl__check_elems(err, "ids", (uint64_t)L, (uint64_t)k));
+    BL__CHECK(bl__check_ptr(err, "h", h));
+    BL__CHECK(bl__check_ptr(err, wname, weights));
+    BL__CHECK(bl__check_ptr(err, "ids", ids));
+    BL__CHECK(bl__check_ptr(err, "probs", probs));
+    return bl__check_ptr(err, "workspace", ws);
+}
