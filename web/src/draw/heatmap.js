@@ -229,6 +229,8 @@ function drawMarks(ctx, s, g, sc) {
 
 // spec.cellText(r, c) -> string or null: a word inside each cell (the logit lens's top token),
 // dark or light after the cell's colour; drawn only where cells are big enough to read it.
+// spec.cellTextCut false: a word that does not fit whole is left out, not cut with an ellipsis
+// (a rank of 115 cut to "1…" would read as 1; the hover and the data table have it).
 // spec.boxes (rows x cols, non-zero: framed): an outline inside those cells.
 function drawCellText(ctx, s, g, sc) {
   if (!s.cellText || g.cw < 14 || g.ch < 12) return;
@@ -241,7 +243,11 @@ function drawCellText(ctx, s, g, sc) {
       const col = cellColor(s, sc, r, c, false, rgb, rgb);
       const y = 0.2126 * col[0] + 0.7152 * col[1] + 0.0722 * col[2];
       ctx.fillStyle = y < 140 ? '#ffffff' : '#1d2330';
-      if (!fitted.has(text)) fitted.set(text, fit(ctx, text, g.cw - 3));
+      if (!fitted.has(text)) {
+        fitted.set(text, s.cellTextCut === false && ctx.measureText(text).width > g.cw - 3 ? null
+          : fit(ctx, text, g.cw - 3));
+      }
+      if (fitted.get(text) === null) continue;
       ctx.fillText(fitted.get(text), g.left + (c + 0.5) * g.cw - 0.5, g.top + (r + 0.5) * g.ch);
     }
   }

@@ -94,7 +94,7 @@ export default {
     const nextPanel = matrixPanel(t('lensNextName'), nextP, P, L, rowLabels, ctx, Object.assign({}, common, {
       title: t('lensNextTitle'), shape: (P + ' \u00d7 ' + (L - 1)), label: t('lensNextLabel', { P, L }),
       masked: (r, c) => last(c), describe,
-      cellText: (r, c) => (last(c) ? null : shortRank(R.rank[pointOf(r) * L + c])),
+      cellText: (r, c) => (last(c) ? null : shortRank(R.rank[pointOf(r) * L + c])), cellTextCut: false,
       tableCaption: t('lensNextTable'),
       cell: (r, c) => (last(c) ? '\u2014' : '#' + F.int(R.rank[pointOf(r) * L + c]) + ' ' +
         pct(R.prob[pointOf(r) * L + c])) }));
