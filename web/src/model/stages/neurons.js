@@ -15,7 +15,9 @@ export function parseNeuron(text, layers, dff) {
   const str = String(text).trim();
   if (!str) return { pick: null };
   const m = /^(\d{1,3})\s*[.:]\s*(\d{1,6})$/.exec(str);
-  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) return { error: { code: 'neuronItem', vars: { value: str.slice(0, 40) } } };
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) {
+    return { error: { code: 'neuronItem', vars: { value: str.slice(0, 40) } } };
+  }
   const l = Number(m[1]) - 1, n = Number(m[2]) - 1;
   if (layers && l >= layers) return { error: { code: 'neuronLayer', vars: { value: str, max: layers } } };
   if (dff && n >= dff) return { error: { code: 'neuronIndex', vars: { value: str, max: dff } } };
@@ -112,7 +114,8 @@ const heldout = (assets) => {
 const nsearch = {
   name: 'nsearch',
   deps: ['neurons'],
-  key: (s, keys) => (s.weights === 'poems' && s.nsearch === 'on' ? ['nsearch', keys.neurons].join('|') : 'nsearch|none'),
+  key: (s, keys) => (s.weights === 'poems' && s.nsearch === 'on' ? ['nsearch', keys.neurons].join('|')
+    : 'nsearch|none'),
   steps(engine, s, get, assets) {
     if (s.weights !== 'poems' || s.nsearch !== 'on') return [{ cost: 1, run: () => null }];
     const poems = heldout(assets), P = 64, cost = forwardCost(Object.assign({}, s, { L: P })) * PER_STEP;
