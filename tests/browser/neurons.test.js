@@ -90,6 +90,22 @@ test('every_token_with_a_visible_activation_has_its_bar_and_a_list_press_picks_a
   } finally { await close(); }
 });
 
+test('a_press_on_a_hidden_unit_of_the_activation_figure_picks_that_neuron', async () => {
+  const { page, close } = await open(env.browser, FILE_URL, HASH + '&layer=2');
+  try {
+    // The activation figure's second map is after ReLU: column 96 is hidden unit 97 of block 2.
+    const canvas = '#fig-activation canvas.hm >> nth=1';
+    const at = await page.locator(canvas).evaluate((c, col) => {
+      const d = c.dataset, r = c.getBoundingClientRect();
+      return [r.left + +d.plotX + (col + 0.5) * +d.cellW, r.top + +d.plotY + 0.5 * +d.cellH];
+    }, 96);
+    await page.mouse.click(at[0], at[1]);
+    await page.waitForFunction(() => document.querySelector('#fig-neurons').dataset.neuron === '2.97', null, { timeout: 30000 });
+    const c = P.neurons.find((x) => x.layer === 1 && x.neuron === 96);
+    assert.strictEqual((await data(page)).promote, c.promote.join(' '));
+  } finally { await close(); }
+});
+
 test('a_typed_neuron_is_checked_a_bad_one_keeps_the_last_drawing', async () => {
   const { page, close } = await open(env.browser, FILE_URL, HASH);
   try {

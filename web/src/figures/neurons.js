@@ -58,9 +58,14 @@ function searchBlocks(res, N, t) {
   if (!S) return [{ type: 'note', text: t('neuSearchOff', { n: name(N.layer, N.neuron) }) }];
   const rows = S.hits.map((h, i) => ({ key: String(i + 1), cells: [String(i + 1), String(h.line + 1),
     lineAround(h.chars, h.position), String(h.position), F.f32(h.value)] }));
+  // What the ten have in common: their most frequent character, and how many end a line.
+  const count = new Map();
+  S.hits.forEach((h) => count.set(h.chars[h.position - 1], (count.get(h.chars[h.position - 1]) || 0) + 1));
+  const [ch, k] = [...count].sort((a, b) => b[1] - a[1])[0] || ['', 0];
+  const ends = S.hits.filter((h) => LINE_END.test(h.chars[h.position] || '')).length;
   return [
-    { type: 'headline', text: t('neuSearchTitle', { n: name(S.layer, S.neuron), poems: S.poems,
-      ch: S.hits.length ? S.hits[0].chars[S.hits[0].position - 1] : '' }) },
+    { type: 'headline', text: t('neuSearchTitle', { n: name(S.layer, S.neuron), poems: S.poems, ch, k,
+      m: S.hits.length }) + (ends * 2 > S.hits.length ? t('neuSearchEnds', { e: ends, m: S.hits.length }) : '') },
     { type: 'table', caption: t('neuSearchCaption', { n: name(S.layer, S.neuron), poems: S.poems }), rows, columns: [
       { label: t('neuColRank') }, { label: t('neuColLine'), num: true }, { label: t('neuColPoem') },
       { label: t('neuColPos'), num: true }, { label: t('neuColAct'), num: true }] }

@@ -31,7 +31,8 @@ export default {
     neuDirectNote: 'Weight-only: U (g \u2299 w_out), w_out the neuron\u2019s row of the output projection (GPT-2\u2019s c_proj row, Llama\u2019s down_proj column), g the final norm\u2019s weight, U the unembedding; no centring, no bias, and the norm\u2019s division by the row\u2019s size left out. Per unit of activation; it ignores every layer after this one.',
     neuSearchOpened: 'The held-out search needs a text collection shipped with the model: an opened folder has none, so it is not offered here.',
     neuSearchOff: 'Switch the search on to run neuron {n} over the 300 held-out poems shipped with the model (30 steps of ten; switching it off stops it).',
-    neuSearchTitle: 'Among {poems} held-out poems, neuron {n} fires most on \u201c{ch}\u201d',
+    neuSearchTitle: 'Neuron {n}\u2019s ten strongest lines among {poems} held-out poems: the character most often \u201c{ch}\u201d ({k} of {m})',
+    neuSearchEnds: '; {e} of {m} are the last character of a line',
     neuSearchCaption: 'Neuron {n}: its ten strongest lines among {poems} held-out poems (\u3010\u3011 marks the character)',
     neuColLine: 'poem', neuColPoem: 'line', neuColPos: 'position'
   },
@@ -66,7 +67,8 @@ export default {
     neuDirectNote: '只看权重：U (g \u2299 w_out)，w_out 是该神经元在输出投影中的那一行（GPT-2 的 c_proj 行、Llama 的 down_proj 列），g 是最终归一化的权重，U 是反嵌入；不做中心化、不加偏置，也不算归一化按行大小做的除法。数值按每单位激活计，忽略这一层之后的所有层。',
     neuSearchOpened: '留出诗搜索需要随模型附带的一批文本：打开的模型文件夹没有，所以这里不提供。',
     neuSearchOff: '打开搜索，可把神经元 {n} 跑过随模型附带的 300 首留出诗（分 30 步、每步十首；关掉即停止）。',
-    neuSearchTitle: '在 {poems} 首留出诗中，神经元 {n} 对“{ch}”反应最强',
+    neuSearchTitle: '神经元 {n} 在 {poems} 首留出诗中反应最强的十行：最常见的字是“{ch}”（{m} 行中 {k} 行）',
+    neuSearchEnds: '；其中 {e} 行落在一行的最后一个字上',
     neuSearchCaption: '神经元 {n}：在 {poems} 首留出诗中反应最强的十行（【】标出那个字）',
     neuColLine: '诗', neuColPoem: '诗行', neuColPos: '位置'
   }
