@@ -13,7 +13,9 @@ const ck = require('../node/checkpoint.js');
 
 const MODELS = path.join(__dirname, '..', 'fixtures', 'models');
 const APPLIES = ['pipeline', 'activation', 'rows', 'attention', 'positionwise', 'norms', 'block', 'paramsplit', 'next',
-  'ablation'];
+  'ablation', 'neurons'];
+// FFN neurons' torch reference on the fixtures' ids (tools/gen_neuron_ref.py)
+const NEURONS = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'hooks', 'neurons.json'), 'utf8'));
 const NOT = ['saturation', 'moe'];
 let env;
 test.before(async () => { env = await setup(); });
@@ -67,6 +69,14 @@ for (const [name, layers] of [['llama', 2], ['gpt2', 2]]) {
         assert.match(figs[v].text, /(Does not apply|Not drawn for an opened model)/, v);
       }
       assert.equal(figs.next.ids, ref.top.join(' '));
+      // Figure 16: the last layer's most active neuron and what it promotes, as torch has them; no
+      // held-out search for a folder.
+      const nref = NEURONS.models.find((x) => x.name === name), last = nref.layers.length - 1;
+      const top = nref.layers[last].top[0], c = nref.neurons.find((x) => x.layer === last && x.neuron === top);
+      const nd = await o.page.$eval('#fig-neurons', (f) => Object.assign({}, f.dataset));
+      assert.deepEqual(nref.ids, ref.ids, 'the same ids');
+      assert.deepEqual([nd.trained, nd.neuron, nd.promote, nd.suppress, nd.search],
+        ['model', (last + 1) + '.' + (top + 1), c.promote.join(' '), c.suppress.join(' '), 'na']);
       assert.equal(figs.paramsplit.total, String(tensorTotal(name)));
       // The layer picker goes over the model's layers (1-based): layer 2 is drawn too.
       await o.page.fill('#ctl-layer', '2');

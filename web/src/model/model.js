@@ -76,6 +76,7 @@ function resolveTrained(state, m) {
     pval: state.pval, init: 'trained', ln: 'pre', masks: state.masks || 'one', experts: state.experts || 8,
     topk: Math.min(state.topk || 2, state.experts || 8), weights: 'poems', layer: Math.min(state.layer || 1, m.layers),
     layers: m.layers, ablate: state.ablate, abltok: state.abltok, sweep: state.sweep, corrupt: state.corrupt || '',
+    neuron: state.neuron || '', nsearch: state.nsearch || 'off',
     corruptTokens: tokensFor({ weights: 'poems', tokens: state.corrupt || '' }) };
 }
 
@@ -89,7 +90,7 @@ function resolveOpened(state, m) {
     pert: Math.min(state.pert, L - 1), pval: state.pval, init: 'trained', ln: 'pre', norm: m.norm,
     masks: 'one', experts: state.experts || 8, topk: Math.min(state.topk || 2, state.experts || 8), weights: 'model',
     model: m.serial, layer: Math.min(state.layer || 1, m.layers), layers: m.layers, ablate: state.ablate,
-    abltok: state.abltok, sweep: state.sweep,
+    abltok: state.abltok, sweep: state.sweep, neuron: state.neuron || '',
     // (activation patching's corrupted text, through the same tokenizer: stages/patching.js)
     corrupt: state.corrupt || '', corruptIds: cor ? cor.ids : [], corruptTokens: cor ? cor.labels : [] };
 }

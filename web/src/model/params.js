@@ -1,6 +1,7 @@
 /* params.js - the page state as ONE declarative list of parameters, mirrored to the URL hash.
    Pure functions, no DOM: the page, the browser tests and a later embed page share this list. */
 import { parseAblate } from './stages/ablation.js';
+import { parseNeuron } from './stages/neurons.js';
 
 // Page limits (tighter than the engine's): keep a redraw interactive on a laptop.
 const LIMITS = { tokens: 128, tokenText: 8000, dModel: 1024, dFF: 4096, heads: 64, experts: 64, layers: 48 };
@@ -48,6 +49,10 @@ const PARAMS = [
   { key: 'corrupt', kind: 'text', def: '', maxLength: LIMITS.tokenText },
   { key: 'answer', kind: 'int', def: -1, min: -1, max: 16777215 },
   { key: 'wrong', kind: 'int', def: -1, min: -1, max: 16777215 },
+  // FFN neurons: the neuron shown ("2.97", 1-based; '' = the text's most active in the last layer)
+  // and the poem model's held-out search (run only when asked).
+  { key: 'neuron', kind: 'text', def: '', maxLength: 40, check: (v) => parseNeuron(v).error },
+  { key: 'nsearch', kind: 'enum', def: 'off', options: ['off', 'on'] },
   { key: 'lang', kind: 'enum', def: 'auto', options: ['auto', 'zh', 'en'] },
   { key: 'theme', kind: 'enum', def: 'auto', options: ['auto', 'light', 'dark'] }
 ];
@@ -202,6 +207,8 @@ function validate(s) {
   }
   const abl = trained && s.ablate ? parseAblate(s.ablate, trained.layers, trained.heads).error : null;
   if (abl) errors.push({ key: 'ablate', code: abl.code, vars: abl.vars });
+  const neu = trained && s.neuron ? parseNeuron(s.neuron, trained.layers, trained.dff).error : null;
+  if (neu) errors.push({ key: 'neuron', code: neu.code, vars: neu.vars });
   if (!trained && s.d % s.heads !== 0) {
     errors.push({ key: 'heads', code: 'divisible', vars: { d: s.d, heads: s.heads } });
   }
