@@ -41,3 +41,19 @@ for (const [name, layer] of [['llama', 1], ['qwen3', 2], ['gpt2', 2]]) {
       (L - 3) + ' of ' + L + ' rows'));
   });
 }
+
+// Figure 4's flow writes b_O only where o_proj has a bias: GPT-2's c_proj does, the Llama family's
+// o_proj does not (Qwen2 included: its biases are on q, k and v); the page's own weights have one.
+for (const [name, bias] of [['gpt2', true], ['llama', false], ['mistral', false], ['qwen2', false], ['qwen3', false]]) {
+  test('render_with_model_' + (bias ? 'writes' : 'leaves_out') + '_b_O_in_the_attention_flow_of_' + name, async () => {
+    const job = parseState('tokens=the cat&layer=1', 'attention');
+    const fig = await render(job.view, job.state, { lang: 'en', model: path.join(MODELS, name) });
+    assert.match(fig.svg, />· W_O( \+ b_O)?</);
+    assert.equal(/>· W_O \+ b_O</.test(fig.svg), bias);
+  });
+}
+test('render_without_a_model_writes_b_O_in_the_attention_flow', async () => {
+  const job = parseState('tokens=the cat', 'attention');
+  const fig = await render(job.view, job.state, { lang: 'zh' });
+  assert.match(fig.svg, />· W_O \+ b_O</);
+});
