@@ -109,6 +109,22 @@ test('a_folder_without_config_json_is_refused_and_the_last_model_and_figures_sta
   await o.close();
 });
 
+// A folder opens with the text's last token selected (figure 3): the first reads only itself under the
+// causal mask and, from a tokenizer that adds one (the poem model's <s>, Llama's, Mistral's), is the BOS.
+for (const [name, text, L, last] of [['llama', 'theCat', 6, 't'], [path.join(__dirname, '..', '..', 'web', 'models', 'poems'), '床前明月光', 6, '光']]) {
+  test('a_folder_opens_on_the_texts_last_token_' + (L === text.length ? 'with_no_bos' : 'not_its_bos') + '_in_figure_3', async () => {
+    const o = await open(env.browser, FILE_URL, 'lang=en');
+    await o.page.fill('#ctl-tokens', text);
+    await o.page.waitForTimeout(400);
+    await ready(o.page);
+    await openFolder(o.page, name);
+    assert.equal(await o.page.$eval('#fig-rows', (f) => f.dataset.selected), String(L - 1));
+    assert.match(await o.page.textContent('#fig-rows'), new RegExp('Selected token: "' + last + '" \\(row ' + (L - 1) + '\\)'));
+    assert.deepEqual(o.log.errors, []);
+    await o.close();
+  });
+}
+
 test('a_link_to_a_model_view_asks_for_its_folder_by_name_and_shows_that_view_once_opened', async () => {
   const a = await open(env.browser, FILE_URL, 'lang=en');
   await openFolder(a.page, 'llama', textOf(referenceTop('llama').ids));

@@ -166,6 +166,16 @@ function switchWeights(s, to) {
   return { weights: to, sel: at(s.sel), pert: at(s.pert) };
 }
 
+// Where a folder just opened starts (with no link's view): layer 1, head 1, row 0 perturbed and,
+// selected, the text's last token. The first reads only itself under the causal mask (figure 3's
+// attention links would be just the FFN's self-link) and, with Llama's or Mistral's tokenizer, is
+// the <s> the tokenizer adds, an attention sink: the poem view never starts on its <s> either.
+// m: the opened model (its encode), text: the state's tokens.
+function openedStart(m, text) {
+  const L = m.encode(String(text)).ids.length;
+  return { layer: 1, sel: Math.max(0, Math.min(LIMITS.tokens, L) - 1), pert: 0, head: 1 };
+}
+
 // Tokens as the figures label them: the page's tokenizer for random weights; for a trained
 // model <s> and then every character but whitespace.
 function tokensFor(s) {
@@ -265,5 +275,5 @@ function toHash(s) {
 function isGated(act) { return act === 'swiglu' || act === 'geglu'; }
 
 export { LIMITS, ACTIVATIONS, MODELS, BOS, POEM, setOpened, getOpened, modelOf,
-  inert, poemDefaults, switchWeights, tokensFor, tokenCount, PARAMS,
+  inert, poemDefaults, switchWeights, openedStart, tokensFor, tokenCount, PARAMS,
   BY_KEY as byKey, defaults, coerce, tokenize, validate, parseHash, toHash, isGated, quote };
