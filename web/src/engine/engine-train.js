@@ -338,6 +338,31 @@
     return meanLoss(s, rows);
   };
 
+  /* unigramLoss(): the held-out lines' mean loss (nats per token) under the training targets'
+     token frequencies (the baseline a model must beat); unigramLoss(text): that text's. A token the
+     training lines never have as a target counts as frequency 1e-12 (as tools/train/train.py). */
+  Trainer.prototype.unigramLoss = function (text) {
+    const s = live(this, 'unigramLoss');
+    let rows = s.held;
+    if (text !== undefined) {
+      if (typeof text !== 'string') fail('unigramLoss: text must be a string, not ' + show(text));
+      rows = linesOf(text, s.config.n_positions).map(function (cs) { return rowOf(s.ids, cs); });
+      if (!rows.length) fail('unigramLoss: text has no non-empty line to score');
+    } else if (!rows.length) {
+      fail('unigramLoss: the training text has no held-out lines; pass a text: unigramLoss(text)');
+    }
+    if (!s.unigram) {
+      const counts = new Float64Array(s.list.length);
+      let total = 0;
+      s.train.forEach(function (r) { for (let i = 1; i < r.length; i++) counts[r[i]]++; });
+      counts.forEach(function (c) { total += c; });
+      s.unigram = counts.map(function (c) { return -Math.log(Math.max(c, 1e-12) / total); });
+    }
+    let sum = 0, n = 0;
+    rows.forEach(function (r) { for (let i = 1; i < r.length; i++) { sum += s.unigram[r[i]]; n++; } });
+    return sum / n;
+  };
+
   /* The current weights as GPT-2 tensors (c_attn reassembled from wq, wk, wv), copied out. */
   function tensors(s) {
     const c = s.config, D = c.n_embd, F = c.n_inner, h = s.engine._m.HEAPF32, p0 = idx4(s.at.params);
