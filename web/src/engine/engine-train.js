@@ -252,34 +252,31 @@
     return loss;
   };
 
-  /* evaluate(): the held-out lines' mean loss; evaluate(text): that text's (its lines, as trainer() splits them). */
+  /* The rows fn scores: the held-out lines', or those of `text` (split as trainer() splits its text). */
+  function scoredRows(s, text, fn) {
+    if (text === undefined) {
+      if (!s.held.length)
+        fail(fn + ': the training text has no held-out lines (every ' + HELD_OUT_EVERY + 'th line is held out ' +
+          'once it has ' + HELD_OUT_EVERY + ' or more); pass a text: ' + fn + '(text)');
+      return s.held;
+    }
+    if (typeof text !== 'string') fail(fn + ': text must be a string, not ' + show(text));
+    const rows = linesOf(text, s.config.n_positions).map(function (cs) { return rowOf(s.ids, cs); });
+    if (!rows.length) fail(fn + ': text has no non-empty line to score');
+    return rows;
+  }
+
+  /* evaluate(): the held-out lines' mean loss; evaluate(text): that text's. */
   Trainer.prototype.evaluate = function (text) {
     const s = live(this, 'evaluate');
-    let rows = s.held;
-    if (text !== undefined) {
-      if (typeof text !== 'string') fail('evaluate: text must be a string, not ' + show(text));
-      rows = linesOf(text, s.config.n_positions).map(function (cs) { return rowOf(s.ids, cs); });
-      if (!rows.length) fail('evaluate: text has no non-empty line to score');
-    } else if (!rows.length) {
-      fail('evaluate: the training text has no held-out lines (every ' + HELD_OUT_EVERY + 'th line is held out ' +
-        'once it has ' + HELD_OUT_EVERY + ' or more); pass a text: evaluate(text)');
-    }
-    return meanLoss(s, rows);
+    return meanLoss(s, scoredRows(s, text, 'evaluate'));
   };
 
   /* unigramLoss(): the held-out lines' mean loss (nats per token) under the training targets'
      token frequencies (the baseline a model must beat); unigramLoss(text): that text's. A token the
      training lines never have as a target counts as frequency 1e-12 (as tools/train/train.py). */
   Trainer.prototype.unigramLoss = function (text) {
-    const s = live(this, 'unigramLoss');
-    let rows = s.held;
-    if (text !== undefined) {
-      if (typeof text !== 'string') fail('unigramLoss: text must be a string, not ' + show(text));
-      rows = linesOf(text, s.config.n_positions).map(function (cs) { return rowOf(s.ids, cs); });
-      if (!rows.length) fail('unigramLoss: text has no non-empty line to score');
-    } else if (!rows.length) {
-      fail('unigramLoss: the training text has no held-out lines; pass a text: unigramLoss(text)');
-    }
+    const s = live(this, 'unigramLoss'), rows = scoredRows(s, text, 'unigramLoss');
     if (!s.unigram) {
       const counts = new Float64Array(s.list.length);
       let total = 0;
