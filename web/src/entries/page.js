@@ -118,6 +118,7 @@ function start() {
   // "Open a model folder…" beside the Weights field; an opened model is shown from its layer 1.
   const open = opener.mount(document.querySelector('.field-weights'), { compute: () => compute, t: () => host.t,
     tokenizersUrl: 'dist/blocklens-tokenizers.js', inlineTokenizers: ownWorkerUrl('x') === null,
+    onEncoded: () => ctl.refresh(),
     onOpened: (m, view) => ctl.set(view ? Object.assign({}, view, { weights: 'model', model: m.name })
       : { weights: 'model', model: m.name, layer: 1, sel: 0, pert: 0, head: 1 }) });
 
