@@ -77,6 +77,18 @@ test('a_text_the_worker_refuses_throws_its_message_from_encode', async () => {
   assert.throws(() => enc.encode('x'), /outside the vocabulary/);
 });
 
+test('without_a_worker_a_text_stays_not_ready_and_is_asked_again_with_no_error', async () => {
+  let asks = 0, told = 0;
+  const lost = () => { asks++; return Promise.reject(Object.assign(new Error('no Worker'), { code: 'noWorker' })); };
+  const enc = workerTokenizer(pieceTable({ piece: () => ({ text: 'a', bytes: Uint8Array.of(97) }) }, 2), 1, lost, () => told++);
+  assert.equal(enc.ready('x'), false);
+  await settle(0);
+  assert.equal(enc.ready('x'), false, 'still not in');
+  assert.equal(asks, 2, 'asked again');
+  assert.deepEqual(enc.encode('x'), { ids: [], labels: [] }, 'no throw');
+  assert.equal(told, 0, 'nothing to redo');
+});
+
 test('the_controller_asks_for_nothing_until_the_texts_ids_are_in_then_once_on_refresh', async () => {
   const t = Tokenizers.fromFiles(gpt2Files()), w = fakeWorker(t), asked = [];
   const enc = workerTokenizer(pieceTable(t, t.vocabSize), 1, w.ask, () => ctl.refresh());

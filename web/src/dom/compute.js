@@ -139,7 +139,7 @@ export function createCompute(opts) {
       opening = null;
       o.reject(new Error('BlockLens: the Worker stopped; open the folder again'));
     }
-    encodes.forEach((e) => e.reject(new Error('BlockLens: the Worker stopped; open the folder again')));
+    encodes.forEach((e) => e.reject(noWorker()));
     encodes.clear();
     if (wasReady && opts.onMode) opts.onMode(local ? 'local' : 'broken');
     if (latest && (wasReady || !local)) send(latest);
@@ -202,11 +202,14 @@ export function createCompute(opts) {
   let openedIn = false;
 
   // The opened folder's tokenizer lives in the Worker (it loaded the model with it): text -> a
-  // Promise of its ids (Int32Array), or of the tokenizer's refusal. serial: meta.serial.
+  // Promise of its ids (Int32Array), or of the tokenizer's refusal; without that Worker, of an
+  // Error with code 'noWorker' (no answer about the text). serial: meta.serial.
   const encodes = new Map();
   let encodeSeq = 0;
+  const noWorker = () => Object.assign(new Error('BlockLens: no model folder is open in the Worker'),
+    { code: 'noWorker' });
   function encode(text, serial) {
-    if (!worker || !openedIn) return Promise.reject(new Error('BlockLens: no model folder is open in the Worker'));
+    if (!worker || !openedIn) return Promise.reject(noWorker());
     return new Promise((done, reject) => {
       const n = ++encodeSeq;
       encodes.set(n, { resolve: done, reject });

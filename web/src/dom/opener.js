@@ -79,8 +79,11 @@ export function workerTokenizer(table, serial, ask, onEncoded) {
     ask(s, serial).then((ids) => {
       const list = Array.from(ids);
       Object.assign(entry, { done: true, ids: list, labels: list.map(label) });
-    }, (e) => Object.assign(entry, { done: true, error: e instanceof Error ? e : new Error(String(e)) }))
-      .then(() => { if (cache.get(s) === entry && onEncoded) onEncoded(); });
+    }, (e) => {
+      // No Worker to answer (it stopped): not an answer about the text; asked again next time.
+      if (e && e.code === 'noWorker') { if (cache.get(s) === entry) cache.delete(s); return; }
+      Object.assign(entry, { done: true, error: e instanceof Error ? e : new Error(String(e)) });
+    }).then(() => { if (cache.get(s) === entry && entry.done && onEncoded) onEncoded(); });
     return false;
   };
   const encode = (s) => {
