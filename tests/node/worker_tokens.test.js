@@ -36,6 +36,17 @@ test('the_piece_table_gives_every_gpt2_id_the_label_and_text_of_its_piece', () =
   assert.equal(tableBuffers(pieceTable(t, 4)).length, 3);
 });
 
+test('the_table_from_the_engines_texts_is_the_table_from_piece_alone', () => {
+  const t = Tokenizers.fromFiles(gpt2Files()), size = t.vocabSize + 3;
+  // Model.vocab as the engine makes it (engine-vocab.js TokenizerVocab): piece(i).text, '' where null,
+  // for the model's ids (here fewer than the tokenizer's: the rest come from piece()).
+  const known = Array.from({ length: t.vocabSize - 10 }, (_, i) => {
+    const p = t.piece(i);
+    return typeof p.text === 'string' ? p.text : '';
+  });
+  assert.deepEqual(pieceTable(t, size, known), pieceTable(t, size));
+});
+
 // A Worker stand-in: encodings answered when release() is called, each text counted.
 function fakeWorker(tok) {
   const asked = [], waiting = [];

@@ -99,7 +99,7 @@ export function main(scope) {
       if (ctl !== opening) { loaded.free(); return; }
       const meta = await facts(m.files, loaded, ++serial), tok = kept ? kept.take() : null;
       tokenizer = tok ? { serial, tok } : null;
-      meta.pieces = tok ? pieceTable(tok, Math.max(loaded.vocabSize, tok.vocabSize || 0)) : null;
+      meta.pieces = tok ? pieceTable(tok, Math.max(loaded.vocabSize, tok.vocabSize || 0), loaded.vocab) : null;
       assets.put('model', loaded);
       scope.postMessage({ type: 'opened', meta }, meta.pieces ? tableBuffers(meta.pieces) : []);
     } catch (err) {

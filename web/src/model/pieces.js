@@ -3,31 +3,44 @@
    packed table, so the page never parses tokenizer.json (a several-MB parse, seconds on the
    main thread for Llama-3 or Qwen3). No DOM. */
 
+const SPACES = /[ \n\t]/;
+
 // A piece as the token strip shows it: its text (spaces as ␣, newlines as ⏎), or its bytes as
 // <e5 ba> where they are only part of a UTF-8 character.
 export function pieceLabel(p) {
   if (!p) return '?';
-  if (typeof p.text === 'string') return p.text.replace(/ /g, '\u2423').replace(/\n/g, '\u23ce').replace(/\t/g, '\u21e5') || '\u2205';
+  if (typeof p.text === 'string') return textLabel(p.text);
   return '<' + Array.from(p.bytes || [], (b) => b.toString(16).padStart(2, '0')).join(' ') + '>';
 }
 
-// tok: the tokenizer module's ({ piece(id) -> { text, bytes } }); size: the model's ids.
+// (most pieces have no space: the three replaces only where one is)
+function textLabel(t) {
+  if (!SPACES.test(t)) return t || '\u2205';
+  return t.replace(/ /g, '\u2423').replace(/\n/g, '\u23ce').replace(/\t/g, '\u21e5');
+}
+
+// tok: the tokenizer module's ({ piece(id) -> { text, bytes } }); size: the ids to cover; known:
+// the texts the engine already made of the same pieces (Model.vocab: piece(i).text, '' where it
+// is null), so that piece() runs only where that says nothing (a few hundred ids, not 150k).
 // -> { labels, labelAt, texts, textAt, noText }: id i's label is labels.slice(labelAt[i],
 // labelAt[i + 1]), its text likewise or null where noText[i] (two strings and typed arrays:
 // a message moves them in one copy each, not 150k strings).
-export function pieceTable(tok, size) {
+export function pieceTable(tok, size, known) {
   const labels = [], texts = [], labelAt = new Uint32Array(size + 1), textAt = new Uint32Array(size + 1);
   const noText = new Uint8Array(size);
   let nl = 0, nt = 0;
   for (let i = 0; i < size; i++) {
-    let p = null, label;
-    try {
-      p = tok.piece(i);
-      label = pieceLabel(p);
-    } catch (e) {
-      label = '#' + i;   // an id past the tokenizer's own vocabulary (a model pads its embeddings)
+    let text = known && i < known.length && known[i] !== '' ? known[i] : null, label;
+    if (text !== null) label = textLabel(text);
+    else {
+      try {
+        const p = tok.piece(i);
+        label = pieceLabel(p);
+        text = p && typeof p.text === 'string' ? p.text : null;
+      } catch (e) {
+        label = '#' + i;   // an id past the tokenizer's own vocabulary (a model pads its embeddings)
+      }
     }
-    const text = p && typeof p.text === 'string' ? p.text : null;
     labels.push(label);
     nl += label.length;
     labelAt[i + 1] = nl;
