@@ -235,11 +235,43 @@ test('a_served_page_opens_a_folder_in_its_own_worker_without_requests_elsewhere'
     await openFolder(o.page, 'qwen3', textOf(ref.ids));
     assert.match(await o.page.textContent('#open-info'), /^qwen3: Qwen3ForCausalLM, .* BF16, 2 layers/);
     assert.equal((await figures(o.page)).next.ids, ref.top.join(' '));
+    // The Worker parses tokenizer.json; the page never even loads the tokenizer module.
+    assert.equal(await o.page.evaluate(() => typeof self[Symbol.for('blocklens.tokenizers')]), 'undefined');
     assert.deepEqual(o.log.requests.filter((u) => !u.startsWith(served.url) && !/^(blob|data):/.test(u)), []);
     assert.deepEqual(o.log.errors, []);
     await o.close();
   } finally {
     await served.close();
+  }
+});
+
+// From file:// the page loads the tokenizer module only to hand its source to the Blob Worker:
+// its fromFiles (the multi-second parse of a Llama-3 tokenizer.json) never runs on the page, and
+// the text typed afterwards is encoded by the Worker into the reference's ids.
+test('from_file_url_the_page_never_parses_tokenizer_json_and_typed_text_gets_the_workers_ids', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(() => {
+    const key = Symbol.for('blocklens.tokenizers');
+    let mod;
+    window.__pageParses = 0;
+    Object.defineProperty(self, key, { configurable: true, get: () => mod, set: (m) => {
+      mod = Object.assign({}, m, { fromFiles: (f) => { window.__pageParses++; return m.fromFiles(f); } });
+    } });
+  });
+  const page = await context.newPage(), errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await page.goto(FILE_URL + '#lang=en');
+    await ready(page);
+    const ref = referenceTop('llama');
+    await openFolder(page, 'llama', textOf(ref.ids));
+    assert.equal((await figures(page)).next.ids, ref.top.join(' '));
+    assert.equal(await page.evaluate(() => typeof self[Symbol.for('blocklens.tokenizers')].fromFiles), 'function',
+      'the module was loaded (its source goes to the Worker)');
+    assert.equal(await page.evaluate(() => window.__pageParses), 0);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
   }
 });
 

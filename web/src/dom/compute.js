@@ -29,7 +29,8 @@ export function ownWorkerUrl(url) {
 // assetUrl(name): where dist/blocklens-<name>.js is (trained weights, loaded when first asked),
 // want: the stages the host's figures need (figures' `needs`; all when absent), onMode(mode):
 // the Worker started or failed (mode() says where requests now go) }.
-// Returns { request(state, cb(err, res)), cancel(), busy(needs), mode() }.
+// Returns { request(state, cb(err, res)), cancel(), busy(needs), mode(), open, cancelOpen,
+// encode(text, serial) }.
 // cb runs for the newest request only: with each part of the answer as its stages come in
 // (res.missing lists those still coming; res.request is the request's number), the last time
 // with all; synchronously when nothing needs computing.
@@ -113,6 +114,7 @@ export function createCompute(opts) {
         else if (!latest && shown) worker.postMessage({ id: 0, spec: shown, want });
         if (opening && !opening.sent) sendOpen();
       } else if (m.type === 'openProgress' || m.type === 'opened' || m.type === 'openFailed') openReply(m);
+      else if (m.type === 'encoded') encodeReply(m);
       else if (m.type === 'progress') progress(m.id, m.stage, m.done, m.total);
       // Every reply is absorbed, stale or not: the Worker sends each stage once.
       else if (m.type === 'part') { mirror.absorb(m.stages); part(m.id, mirror); }
@@ -137,6 +139,8 @@ export function createCompute(opts) {
       opening = null;
       o.reject(new Error('BlockLens: the Worker stopped; open the folder again'));
     }
+    encodes.forEach((e) => e.reject(noWorker()));
+    encodes.clear();
     if (wasReady && opts.onMode) opts.onMode(local ? 'local' : 'broken');
     if (latest && (wasReady || !local)) send(latest);
   }
@@ -197,6 +201,28 @@ export function createCompute(opts) {
     if (opening.sent && worker) worker.postMessage({ type: 'cancelOpen' });
   }
   let openedIn = false;
+
+  // The opened folder's tokenizer lives in the Worker (it loaded the model with it): text -> a
+  // Promise of its ids (Int32Array), or of the tokenizer's refusal; without that Worker, of an
+  // Error with code 'noWorker' (no answer about the text). serial: meta.serial.
+  const encodes = new Map();
+  let encodeSeq = 0;
+  const noWorker = () => Object.assign(new Error('BlockLens: no model folder is open in the Worker'),
+    { code: 'noWorker' });
+  function encode(text, serial) {
+    if (!worker || !openedIn) return Promise.reject(noWorker());
+    return new Promise((done, reject) => {
+      const n = ++encodeSeq;
+      encodes.set(n, { resolve: done, reject });
+      worker.postMessage({ type: 'encode', n, serial, text: String(text) });
+    });
+  }
+  function encodeReply(m) {
+    const e = encodes.get(m.n);
+    if (!e) return;
+    encodes.delete(m.n);
+    if (m.ids) e.resolve(m.ids); else e.reject(new Error(m.message));
+  }
 
   // ---- the engine on the page, in slices ----
   function startLocal() {
@@ -284,7 +310,7 @@ export function createCompute(opts) {
   startLocal();
 
   // busy(needs): still computing (needs: the stages of some figures: until those are in).
-  return { request, cancel, open, cancelOpen,
+  return { request, cancel, open, cancelOpen, encode,
     busy: (needs) => !!latest && (!needs || !latest.res || needs.some((n) => latest.res.missing.includes(n))),
     mode: () => (workerReady ? 'worker' : local ? 'local' : broken ? 'broken' : 'starting') };
 }

@@ -1,12 +1,14 @@
 /* dom/opener.js - "Open a model folder…" beside the Weights field: a folder picker (webkitdirectory),
    a files picker, and a drop anywhere on the page. The files go to the Worker, which loads them
-   (dom/compute.js open); the page keeps the folder's tokenizer (the text field encodes with it)
-   and tells the settings the model's sizes (params.setOpened). A refusal shows the engine's
-   message here; the last good model and view stay. Nothing leaves the machine. On a served page
-   the opened folder is also kept in the browser (model/store.js): the line under the model's facts
-   says so, with Forget, and a link to that model reopens it from there without asking. */
+   (dom/compute.js open) and parses a tokenizer.json there, once (the page encodes the text field
+   through it, workerTokenizer), and tells the settings the model's sizes (params.setOpened).
+   A refusal shows the engine's message here; the last good model and view stay. Nothing leaves
+   the machine. On a served page the opened folder is also kept in the browser (model/store.js):
+   the line under the model's facts says so, with Forget, and a link to that model reopens it
+   from there without asking. */
 import { byName, needsTokenizer, openedModel } from '../model/folder.js';
 import { setOpened } from '../model/params.js';
+import { pieceLabel, tableReader } from '../model/pieces.js';
 import { createStore, neededFiles } from '../model/store.js';
 import { el, setHidden, setText } from './el.js';
 
@@ -35,19 +37,12 @@ function tokenizerModule(url) {
   return tokLoading;
 }
 
-// A piece as the token strip shows it: its text (spaces as ␣, newlines as ⏎), or its bytes as
-// <e5 ba> where they are only part of a UTF-8 character.
-export function pieceLabel(p) {
-  if (!p) return '?';
-  if (typeof p.text === 'string') return p.text.replace(/ /g, '\u2423').replace(/\n/g, '\u23ce').replace(/\t/g, '\u21e5') || '\u2205';
-  return '<' + Array.from(p.bytes || [], (b) => b.toString(16).padStart(2, '0')).join(' ') + '>';
-}
+export { pieceLabel };
 
 // The page's encoder: the folder's tokenizer, or (vocab.json as a list, the poem model's) one id
 // per character after <s>. named: { name: File | Blob }; module(): a Promise of the tokenizer
-// module. -> { encode(text) -> { ids, labels }, label(id), text(id) } (tools/render.js too)
-// (The Worker parses tokenizer.json again: the engine's loadModel builds the model's vocabulary
-// and takes none ready-made, and encode here must stay synchronous, as the settings check it.)
+// module. -> { encode(text) -> { ids, labels }, label(id), text(id) } (tools/render.js, in Node;
+// the page itself parses only a vocab.json list: workerTokenizer below is its tokenizer.json's)
 export async function pageTokenizer(named, module) {
   if (needsTokenizer(named)) {
     const mod = await module(), given = {};
@@ -66,10 +61,48 @@ export async function pageTokenizer(named, module) {
     return { ids, labels: ids.map((i) => list[i]) }; }, label: (i) => list[i], text: (i) => list[i] };
 }
 
+// The page's encoder of a folder the Worker tokenizes (its tokenizer.json is parsed once, there,
+// never on the page's thread): labels and texts from the Worker's table (meta.pieces), encode from
+// a cache filled by the Worker. encode(text) answers from it; ready(text) says whether the text
+// is in, asking the Worker if not (onEncoded() once the answer is in: the controller waits for it,
+// model/controller.js). ask(text, serial) -> a Promise of ids (dom/compute.js encode).
+const ENCODED_KEPT = 64;   // texts kept: typing makes one per pause
+export function workerTokenizer(table, serial, ask, onEncoded) {
+  const { label, text } = tableReader(table), cache = new Map();
+  let last = { ids: [], labels: [] };   // what encode gives for a text not in yet
+  const ready = (s) => {
+    s = String(s);
+    if (cache.has(s)) return !!cache.get(s).done;
+    const entry = { done: false };
+    cache.set(s, entry);
+    if (cache.size > ENCODED_KEPT) cache.delete(cache.keys().next().value);
+    entry.settled = ask(s, serial).then((ids) => {
+      const list = Array.from(ids);
+      Object.assign(entry, { done: true, ids: list, labels: list.map(label) });
+    }, (e) => {
+      // No Worker to answer (it stopped): not an answer about the text; asked again next time.
+      if (e && e.code === 'noWorker') { if (cache.get(s) === entry) cache.delete(s); return; }
+      Object.assign(entry, { done: true, error: e instanceof Error ? e : new Error(String(e)) });
+    }).then(() => { if (cache.get(s) === entry && entry.done && onEncoded) onEncoded(); });
+    return false;
+  };
+  // A promise settled once text s is encoded (or refused): what waits for the ids, not a test.
+  const encoded = (s) => (ready(s) ? Promise.resolve() : cache.get(String(s)).settled);
+  const encode = (s) => {
+    const e = ready(s) ? cache.get(String(s)) : null;
+    if (!e) return last;
+    if (e.error) throw e.error;
+    last = { ids: e.ids.slice(), labels: e.labels.slice() };
+    return last;
+  };
+  return { encode, ready, encoded, label, text };
+}
+
 const mb = (n) => (n >= 1e9 ? (n / 1e9).toFixed(2) + ' GB' : n >= 1e6 ? (n / 1e6).toFixed(1) + ' MB'
   : (n / 1e3).toFixed(1) + ' kB');
 
 // wrap: the Weights field. opts: { compute() (the page's, or null), t() (translator), onOpened(meta),
+// onEncoded() (the Worker encoded a text the page asked for: controller.refresh),
 // tokenizersUrl, inlineTokenizers (a Blob Worker), store (model/store.js's, null for none; by
 // default the page's origin's where it can be used) }.
 export function mount(wrap, opts) {
@@ -158,8 +191,11 @@ export function mount(wrap, opts) {
     const t0 = performance.now();
     try {
       if (!c) throw new Error('BlockLens: the engine is not loaded');
-      const tok = await pageTokenizer(named, () => tokenizerModule(opts.tokenizersUrl));
-      const src = opts.inlineTokenizers && needsTokenizer(named) ? self[SRC_KEY] || null : null;
+      // A tokenizer.json is the Worker's to parse; a Blob Worker gets the module's source from
+      // the page, which loads the script for it (its code only, no tokenizer.json).
+      const worker = needsTokenizer(named), tok = worker ? null : await pageTokenizer(named, () => null);
+      if (worker && opts.inlineTokenizers) await tokenizerModule(opts.tokenizersUrl);
+      const src = worker && opts.inlineTokenizers ? self[SRC_KEY] || null : null;
       const meta = await c.open(files, src, (p) => {
         const tr = opts.t();
         if (my === gen) {
@@ -168,8 +204,12 @@ export function mount(wrap, opts) {
         }
       });
       if (my !== gen) return;
-      if (!tok) throw new Error('BlockLens: the folder has no tokenizer the page can read');
-      last = Object.assign(openedModel(meta, tok), { openMs: Math.round(performance.now() - t0) },
+      const enc = worker && meta.pieces ? workerTokenizer(meta.pieces, meta.serial, c.encode, () => {
+        if (last && last.serial === meta.serial && opts.onEncoded) opts.onEncoded();
+      }) : tok;
+      if (!enc) throw new Error('BlockLens: the folder has no tokenizer the page can read');
+      delete meta.pieces;
+      last = Object.assign(openedModel(meta, enc), { openMs: Math.round(performance.now() - t0) },
         from ? { name } : {});
       setOpened(last);
       line.hidden = true;

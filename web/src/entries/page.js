@@ -118,8 +118,13 @@ function start() {
   // "Open a model folder…" beside the Weights field; an opened model is shown from its layer 1.
   const open = opener.mount(document.querySelector('.field-weights'), { compute: () => compute, t: () => host.t,
     tokenizersUrl: 'dist/blocklens-tokenizers.js', inlineTokenizers: ownWorkerUrl('x') === null,
-    onOpened: (m, view) => ctl.set(Object.assign(view ? Object.assign({}, view)
-      : openedStart(m, ctl.state.tokens), { weights: 'model', model: m.name })) });
+    onEncoded: () => ctl.refresh(),
+    onOpened: (m, view) => {
+      const set = () => ctl.set(Object.assign(view ? Object.assign({}, view)
+        : openedStart(m, ctl.state.tokens), { weights: 'model', model: m.name }));
+      // The Worker encodes the text: the last token is known once its ids are back.
+      if (view || !m.encoded) set(); else m.encoded(ctl.state.tokens).then(set, set);
+    } });
 
   function change(kind) {
     if (kind === 'result' || kind === 'page') render(kind === 'page');

@@ -7,13 +7,44 @@
    { type: 'part', id, stages } each time a stage is done and more follow,
    { type: 'done', id, stages } with only the stages the page does not have yet,
    { type: 'failed', id, message }, { type: 'fatal', message }, { type: 'openProgress', phase,
-   bytesRead, bytesTotal }, { type: 'opened', meta } | { type: 'openFailed', message }. The engine is self.BlockLens:
+   bytesRead, bytesTotal }, { type: 'opened', meta } | { type: 'openFailed', message }; the page's
+   tokenizer: { type: 'encode', n, serial, text } -> { type: 'encoded', n, ids } | { type: 'encoded',
+   n, message } (meta.pieces: every id's label and text, model/pieces.js). The engine is self.BlockLens:
    prepended to this script (the Blob built from file://, the element bundle) or, for
    dist/blocklens-worker.js, loaded from the file beside it. */
 import { createAssets } from '../model/assets.js';
 import { byName, facts, needsTokenizer } from '../model/folder.js';
 import { create, STAGES } from '../model/model.js';
+import { pieceTable, tableBuffers } from '../model/pieces.js';
 import { copyForTransfer, runner } from '../model/runner.js';
+
+const TOK = Symbol.for('blocklens.tokenizers');
+
+// The page encodes an opened folder's text through the tokenizer the engine loaded the model
+// with (made once, here, off the page's thread): the module's fromFiles is wrapped so that the
+// tokenizer it makes is kept. -> { take() -> the last one made since the previous take() }.
+function keepTokenizers(scope) {
+  const real = scope[TOK];
+  let made = null;
+  if (real && !real.keptBy) {
+    scope[TOK] = Object.assign({}, real, { keptBy: 'worker', fromFiles: (files) => (made = real.fromFiles(files)) });
+  }
+  return { take: () => { const t = made; made = null; return t; } };
+}
+
+// The opened model's tokenizer for the page: { serial, tok } (null for a vocab.json list, which
+// the page reads itself). An encode for an older model is refused.
+function encodeFor(scope, current, m) {
+  let ids = null, message = null;
+  try {
+    if (!current || current.serial !== m.serial) throw new Error('BlockLens: that model is no longer open');
+    ids = Int32Array.from(current.tok.encode(String(m.text)));
+  } catch (err) {
+    message = String((err && err.message) || err);
+  }
+  if (ids) scope.postMessage({ type: 'encoded', n: m.n, ids }, [ids.buffer]);
+  else scope.postMessage({ type: 'encoded', n: m.n, message });
+}
 
 export function main(scope) {
   const sent = {}, assets = createAssets();
@@ -47,8 +78,7 @@ export function main(scope) {
     }, (err) => scope.postMessage({ type: 'fatal', message: String((err && err.message) || err) }));
   }
   // A model folder: the tokenizer module first if its files need it, then the engine's load.
-  let opening = null, serial = 0;
-  const TOK = Symbol.for('blocklens.tokenizers');
+  let opening = null, serial = 0, kept = null, tokenizer = null;
   async function open(m) {
     if (opening) opening.abort();
     const ctl = opening = new AbortController();
@@ -61,13 +91,17 @@ export function main(scope) {
           try { scope.importScripts(url); } finally { URL.revokeObjectURL(url); }
         } else scope.importScripts('blocklens-tokenizers.js');
       }
+      if (!kept && scope[TOK]) kept = keepTokenizers(scope);
+      if (kept) kept.take();
       const loaded = await engine.loadModel(Array.from(m.files), { signal: ctl.signal,
         onProgress: (p) => scope.postMessage({ type: 'openProgress', phase: p.phase, bytesRead: p.bytesRead,
           bytesTotal: p.bytesTotal }) });
       if (ctl !== opening) { loaded.free(); return; }
-      const meta = await facts(m.files, loaded, ++serial);
+      const meta = await facts(m.files, loaded, ++serial), tok = kept ? kept.take() : null;
+      tokenizer = tok ? { serial, tok } : null;
+      meta.pieces = tok ? pieceTable(tok, Math.max(loaded.vocabSize, tok.vocabSize || 0), loaded.vocab) : null;
       assets.put('model', loaded);
-      scope.postMessage({ type: 'opened', meta });
+      scope.postMessage({ type: 'opened', meta }, meta.pieces ? tableBuffers(meta.pieces) : []);
     } catch (err) {
       if (ctl === opening) scope.postMessage({ type: 'openFailed', message: String((err && err.message) || err) });
     } finally {
@@ -79,6 +113,7 @@ export function main(scope) {
     const m = e.data;
     if (m && m.type === 'open') { open(m); return; }
     if (m && m.type === 'cancelOpen') { if (opening) opening.abort(); return; }
+    if (m && m.type === 'encode') { encodeFor(scope, tokenizer, m); return; }
     if (m && m.type === 'init') { if (!started) start(m.wasmModule); return; }
     // Trained weights, before the requests that need them.
     if (m && m.type === 'asset') { assets.add(m.name, m.files); return; }

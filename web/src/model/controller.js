@@ -6,7 +6,7 @@
    request uses the last valid value of that setting (and, for a head count that does not
    divide d_model, the largest valid one below it), the other figures are drawn with the new
    numbers, and the blocked ones keep their last good drawing, marked stale by the host. */
-import { coerce, defaults, inert, validate } from './params.js';
+import { coerce, defaults, getOpened, inert, validate } from './params.js';
 
 export const PAGE_KEYS = ['lang', 'theme'];   // change the page, never the numbers
 const TYPING_DELAY = 250;                       // ms after the last keystroke
@@ -28,13 +28,25 @@ export function createController(compute, change, reads) {
   let state = defaults(), good = null, res = null, timer = 0, resInvalid = new Set();
   let fieldErrors = new Map(), given = [], engineErrors = [];
   const kept = defaults();   // per setting, its value in the last answer where it was valid
+  let waiting = false;       // a request waits for the Worker's encoding of the text (encoding())
+
+  // An opened folder's tokenizer encodes in the Worker (dom/opener.js workerTokenizer): until the
+  // ids of the text (and of the corrupted text) are in, its checks wait, and so does the request
+  // (refresh() follows the answer). Asks for them meanwhile.
+  function encoding() {
+    const o = state.weights === 'model' ? getOpened() : null;
+    if (!o || typeof o.ready !== 'function') return false;
+    const a = o.ready(state.tokens), b = !state.corrupt || o.ready(state.corrupt);
+    return !(a && b);
+  }
+  const checks = () => (encoding() ? [] : validate(state));
 
   // A field whose text does not parse keeps its setting's last value: the checks of that value
   // (3 heads that do not divide d_model) are not the message for the text now in the field.
   // Nor is a parse error on a setting the weights make inert (a layer under random weights, or
   // d_model under a trained model's) any message: that field is hidden or disabled.
   const blocking = () => [...[...fieldErrors.values()].filter((e) => !inert(e.key, state)),
-    ...validate(state).filter((e) => !fieldErrors.has(e.key)), ...engineErrors];
+    ...checks().filter((e) => !fieldErrors.has(e.key)), ...engineErrors];
   const invalid = () => new Set(blocking().map((e) => e.key));
   const blocks = (set, keys) => set.has(ENGINE) || (keys ? keys.some((k) => set.has(k)) : set.size > 0);
 
@@ -56,6 +68,8 @@ export function createController(compute, change, reads) {
   function run() {
     timer = 0;
     engineErrors = [];
+    waiting = encoding();
+    if (waiting) return change('status');
     const { eff, bad } = effective();
     const useful = reads ? reads.some((r) => !blocks(bad, r)) : !bad.size;
     if (!compute || !useful) {
@@ -100,7 +114,12 @@ export function createController(compute, change, reads) {
       return keys.filter((k) => s.has(k)).concat(s.has(ENGINE) ? [ENGINE] : []);
     },
     // needs: the stages of the host's figures (figures' `needs`): done once those are in.
-    busy(needs) { return !!compute && compute.busy(needs); },
+    busy(needs) { return !!compute && (waiting || compute.busy(needs)); },
+
+    // The Worker's encoding of a text is in: the request that waited for it goes now.
+    refresh() {
+      if (waiting && !timer) run(); else change('status');
+    },
 
     // A change from a control or a figure: valid values, applied now.
     set(patch) {

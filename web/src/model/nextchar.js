@@ -11,11 +11,20 @@ export function probabilities(logits, T) {
   return p;
 }
 
-// The k most likely ids, most likely first (ties: the lower id first).
+// The k most likely ids, most likely first (ties: the lower id first). One pass keeping the k
+// best in order: a sort of a 150k vocabulary was a long task on the page at every redraw.
 export function top(p, k) {
-  const ids = Array.from(p.keys());
-  ids.sort((a, b) => p[b] - p[a] || a - b);
-  return ids.slice(0, k);
+  const best = [], n = Math.min(Math.max(0, Math.floor(k)), p.length);
+  if (!n) return best;
+  for (let i = 0; i < p.length; i++) {
+    const v = p[i];
+    // (an id after equals is behind them: ids come in order)
+    if (best.length === n && !(v > p[best[n - 1]])) continue;
+    let j = best.length === n ? n - 1 : best.length;
+    while (j > 0 && v > p[best[j - 1]]) { best[j] = best[j - 1]; j--; }
+    best[j] = i;
+  }
+  return best;
 }
 
 // The id at cumulative probability u in [0, 1): a draw when u is uniform.
