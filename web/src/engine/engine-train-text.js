@@ -4,7 +4,9 @@
   /* exported buildVocab, linesOf, rowOf, safetensorsBytes, tokenizerJson, UTF8_OUT */
 
   const BOS = '<s>', UNK = '<unk>';
-  const UTF8_OUT = new TextEncoder();
+  // Made on first use: the engine also loads where TextEncoder is missing (old runtimes, bare
+  // vm contexts) and only a trained model's save needs it.
+  const UTF8_OUT = { encode: function (str) { return new TextEncoder().encode(str); } };
 
   /* The text's lines (split on \n, a trailing \r dropped, empty ones skipped), each cut to n
      characters (code points), and which are held out. */
