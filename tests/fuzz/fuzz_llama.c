@@ -149,7 +149,7 @@ static FZ_QUIET void hooks_phase(const bl_llama_desc *d0, fz_in *in, float *ws) 
     int kk = k.k, ok_k = kk >= 1 && kk <= V;
     int32_t *ids = fz_alloc(ok_k ? (size_t)L * kk * 4 : 4);
     float *probs = fz_out(ok_k ? (uint64_t)L * kk : 1), *lws = fz_out(wn);
-    st = bl_llama_lens(d0, full_r[NL - 1], kk, ids, probs, lws, &err);
+    st = bl_llama_lens(d0, full_r[NL - 1], kk, ids, probs, NULL, lws, &err);
     if (ok_k && st == BL_ERR_VALUE && strstr(err.message, "overflowed")) return;
     fz_check_status("bl_llama_lens", st, ok_k ? BL_OK : BL_ERR_VALUE, &err);
     if (st == BL_OK) fz_check_lens(logits, L, V, kk, ids, probs);
