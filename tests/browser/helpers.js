@@ -29,7 +29,12 @@ async function setup(opts = {}) {
 async function open(browser, base, hash, ctxOpts = {}) {
   const { lazyWide, ...rest } = ctxOpts;
   const context = await browser.newContext(Object.assign({ viewport: { width: 1280, height: 900 } }, rest));
-  if (!lazyWide) await context.addInitScript(() => { document.documentElement.dataset.wide = 'eager'; });
+  // (no <html> yet when init scripts run: set before the page's own DOMContentLoaded listener)
+  if (!lazyWide) {
+    await context.addInitScript(() => document.addEventListener('DOMContentLoaded', () => {
+      document.documentElement.dataset.wide = 'eager';
+    }, { once: true }));
+  }
   const page = await context.newPage();
   const log = { errors: [], requests: [], dialogs: [] };
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') log.errors.push(m.type() + ': ' + m.text()); });
