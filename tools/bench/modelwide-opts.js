@@ -70,7 +70,7 @@ function specOf(m, ids, xids) {
 }
 
 const fmt = (t) => `${(t.wall / 1000).toFixed(2)} s (CPU ${(t.cpu / 1000).toFixed(2)} s)`;
-const ratio = (a, b) => (b > 0 ? (a / b).toFixed(2) : 'n/a (after ~0)');
+const ratio = (a, b) => (b * 1000 < a ? '> 1000' : (a / b).toFixed(2));
 
 async function main() {
   const sides = [side(BEFORE, 'before'), side(AFTER, 'after')];
