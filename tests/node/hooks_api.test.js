@@ -273,3 +273,20 @@ test('head_out_set_to_a_heads_own_context_changes_nothing', () => {
     assert.ok(sameBits(r.logits, full.logits), name);
   }
 });
+
+test('logits_last_is_bit_identical_on_every_architecture_fixture', async () => {
+  const dir = path.join(root, 'tests', 'fixtures', 'models'), fs = require('node:fs');
+  const names = fs.readdirSync(dir).filter((n) => fs.existsSync(path.join(dir, n, 'config.json')));
+  assert.ok(names.length >= 6, names.join(' '));
+  for (const name of names) {
+    const m = await bl.loadModel(path.join(dir, name));
+    try {
+      const ids = idsOf(m, 4), V = m.vocabSize;
+      for (const opts of [{}, { ablate: [[m.nLayers - 1, 0], [0, 'ffn']] }]) {
+        const full = m.forward(ids, opts).logits, last = m.forward(ids, Object.assign({ logits: 'last' }, opts)).logits;
+        assert.ok(sameBits(last, full.subarray((L - 1) * V, L * V)), name + ' ' + JSON.stringify(opts));
+      }
+    } finally { m.free(); }
+  }
+  console.log('logits: \'last\' bit-identical on ' + names.join(', '));
+});
