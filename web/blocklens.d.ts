@@ -335,6 +335,10 @@ export interface Model {
     bq?: Float32Array; bk?: Float32Array; bv?: Float32Array; bo?: Float32Array;
     qNorm?: Float32Array; kNorm?: Float32Array; bgate?: Float32Array; bup?: Float32Array; bdown?: Float32Array;
   };
+  /** Direct logits of v (dModel), e.g. an FFN neuron's output row: U (vocab, d) · (g ⊙ v), U the
+      unembedding (GPT-2's tied wte, lm_head or the tied embed_tokens), g the final norm's weight;
+      no centring, no bias; summed in double. -> (vocabSize). */
+  directLogits(v: Float32Array): Float32Array;
   /** Gives the heap memory back; any later call throws. Safe to call twice. */
   free(): void;
 }
