@@ -273,6 +273,10 @@ bl_status bl_block_forward(const bl_block_desc *desc, const bl_block_out *out,
      either way.
    - end_layer: 0 runs every block; else blocks [first_layer, end_layer) only, and the final norm
      and unembedding are skipped: out->logits may be NULL and out->hidden is not written.
+   - logits_last: 0 unembeds every row (out->logits (L, vocab)); 1 only the last row: out->logits
+     is (1, vocab), bit for bit the last row of the full call (a sweep that reads only the next
+     token's distribution skips (L - 1) x vocab x d_model multiply-adds). out->hidden still
+     gets every row. Any other value is refused.
    Sites and their widths (Q = n_heads * head_dim, the GPT-2 decoder's head_dim d_model/n_heads):
      BL_SITE_RESID_IN    h entering the layer (L, d_model); the layer out's x shows it edited
      BL_SITE_ATTN_IN     norm1, attention's input (L, d_model)
@@ -293,7 +297,16 @@ bl_status bl_block_forward(const bl_block_desc *desc, const bl_block_out *out,
    out's x or resid2, or out->embed) through the decoder's final norm and unembedding, exactly
    as the forward's logits, then the softmax over the vocabulary, and give per row the top k:
    ids (L, k) largest probability first (equal logits: the lower id first) and their probs
-   (L, k). Logits live only for one block of rows in the workspace (..._lens_workspace_size). */
+   (L, k). Logits live only for one block of rows in the workspace (..._lens_workspace_size).
+   With target (optional, NULL: none; or its targets NULL) it also gives, per row i, the rank
+   of token targets[i] in the same order (1 = the top: ids[i * k] when k >= 1) and its softmax
+   probability, from the same logits; targets[i] = -1 gives rank 0 and prob NaN. A target
+   outside [-1, vocab) is refused: "targets[3] (50257) must be -1 (none) or in [0, vocab ...)". */
+typedef struct bl_lens_target {
+    const int32_t *targets;           /* (L) each -1 (none) or in [0, vocab); NULL: no ranks */
+    int32_t *rank;                    /* (L) required with targets */
+    float *prob;                      /* (L) required with targets */
+} bl_lens_target;
 typedef enum bl_site {
     BL_SITE_RESID_IN, BL_SITE_ATTN_IN, BL_SITE_HEAD_OUT, BL_SITE_ATTN_OUT, BL_SITE_RESID_MID,
     BL_SITE_FFN_IN, BL_SITE_FFN_HIDDEN, BL_SITE_FFN_OUT, BL_SITE_COUNT
@@ -353,6 +366,7 @@ typedef struct bl_decoder_desc {
     int first_layer;                  /* 0 = from the embeddings */
     const float *start;               /* (L, d_model) the residual entering first_layer */
     int end_layer;                    /* 0 = n_layers; else stop there, no unembedding */
+    int logits_last;                  /* 1: logits of the last row only (1, vocab); see "hooks" */
 } bl_decoder_desc;
 
 /* One layer's intermediates, named as in bl_block_out; every field optional: NULL ones are not kept. */
@@ -370,7 +384,8 @@ typedef struct bl_decoder_layer_out {
 } bl_decoder_layer_out;
 
 typedef struct bl_decoder_out {
-    float *logits;                    /* (L, vocab) required unless end_layer is set */
+    float *logits;                    /* (L, vocab), (1, vocab) with logits_last; required unless
+                                         end_layer is set */
     float *embed;                     /* (L, d_model) optional: wte[ids] + wpe[0:L] */
     float *hidden;                    /* (L, d_model) optional: LN_f(h), before the unembedding */
     bl_decoder_layer_out *const *layers; /* (n_layers) optional; layers[l] NULL: keep nothing */
@@ -381,11 +396,13 @@ typedef struct bl_decoder_out {
 size_t bl_decoder_workspace_size(const bl_decoder_desc *desc);
 bl_status bl_decoder_forward(const bl_decoder_desc *desc, const bl_decoder_out *out,
                              float *workspace, bl_error *err);
-/* The logit lens (see "hooks"): h (L, d_model) -> ids (L, k), probs (L, k), k in [1, vocab].
-   The hooks fields of desc are not read; ids are not needed (may be NULL). */
+/* The logit lens (see "hooks"): h (L, d_model) -> ids (L, k), probs (L, k), k in [1, vocab];
+   target optional (ranks and probabilities of given tokens). The hooks fields of desc are not
+   read; ids are not needed (may be NULL). */
 size_t bl_decoder_lens_workspace_size(const bl_decoder_desc *desc);
 bl_status bl_decoder_lens(const bl_decoder_desc *desc, const float *h, int k, int32_t *ids,
-                          float *probs, float *workspace, bl_error *err);
+                          float *probs, const bl_lens_target *target, float *workspace,
+                          bl_error *err);
 
 /* ---- a Llama-family decoder (Llama, Mistral, Qwen2, Qwen3) ----------------------------
    As Hugging Face transformers' LlamaForCausalLM (and Mistral-, Qwen2-, Qwen3ForCausalLM)
@@ -480,6 +497,7 @@ typedef struct bl_llama_desc {
     int first_layer;                    /* 0 = from the embeddings */
     const float *start;                 /* (L, d_model) float32: the residual entering first_layer */
     int end_layer;                      /* 0 = n_layers; else stop there, no unembedding */
+    int logits_last;                    /* 1: logits of the last row only (1, vocab); see "hooks" */
 } bl_llama_desc;
 
 /* One layer's intermediates; every field optional: NULL ones are not kept. Q, KV as above. */
@@ -500,7 +518,8 @@ typedef struct bl_llama_layer_out {
 } bl_llama_layer_out;
 
 typedef struct bl_llama_out {
-    float *logits;                      /* (L, vocab) required unless end_layer is set */
+    float *logits;                      /* (L, vocab), (1, vocab) with logits_last; required
+                                           unless end_layer is set */
     float *embed;                       /* (L, d_model) optional: embed[ids] */
     float *hidden;                      /* (L, d_model) optional: after final_norm */
     bl_llama_layer_out *const *layers;  /* (n_layers) optional; layers[l] NULL: keep nothing */
@@ -511,10 +530,12 @@ typedef struct bl_llama_out {
 size_t bl_llama_workspace_size(const bl_llama_desc *desc);
 bl_status bl_llama_forward(const bl_llama_desc *desc, const bl_llama_out *out, float *workspace,
                            bl_error *err);
-/* The logit lens (see "hooks"): h (L, d_model) -> ids (L, k), probs (L, k), k in [1, vocab]. */
+/* The logit lens (see "hooks"): h (L, d_model) -> ids (L, k), probs (L, k), k in [1, vocab];
+   target optional (ranks and probabilities of given tokens). */
 size_t bl_llama_lens_workspace_size(const bl_llama_desc *desc);
 bl_status bl_llama_lens(const bl_llama_desc *desc, const float *h, int k, int32_t *ids,
-                        float *probs, float *workspace, bl_error *err);
+                        float *probs, const bl_lens_target *target, float *workspace,
+                        bl_error *err);
 
 /* ---- training a GPT-2 decoder ---------------------------------------------------------
    The decoder of bl_decoder_forward (pre-LN, causal, tied embeddings; relu, gelu or gelu_tanh)

@@ -84,7 +84,7 @@ typedef struct bl_hooks {
     const bl_edit *edits;
     int n_edits, first_layer;
     const float *start;
-    int end_layer;
+    int end_layer, logits_last;
 } bl_hooks;
 /* Checks k against the sizes (messages name the field); *end = the last layer run + 1. */
 bl_status bl__check_hooks(bl_error *err, const bl_hooks *k, int n_layers, int L, int n_heads,
@@ -94,16 +94,21 @@ bl_status bl__check_hooks(bl_error *err, const bl_hooks *k, int n_layers, int L,
 int bl__apply_edits(const bl_hooks *k, int layer, bl_site site, float *buf, int L, int width,
                     int ld);
 /* The lens of one row of logits (V): its top k ids largest first (ties: the lower id) and their
-   softmax probabilities. Returns -1, or the index of a NaN / infinite logit (nothing promised). */
-int bl__lens_row(const float *logits, int V, int k, int32_t *ids, float *probs);
+   softmax probabilities; with rank (and prob) given, target's rank in that order (1 = the top)
+   and probability, or 0 and NaN for target -1. Returns -1, or the index of a NaN / infinite
+   logit (nothing promised). */
+int bl__lens_row(const float *logits, int V, int k, int32_t *ids, float *probs, int32_t target,
+                 int32_t *rank, float *prob);
 /* Rows of logits the lens keeps at a time. */
 #define BL__LENS_ROWS 16
 static inline int bl__lens_rows(int L) { return L < BL__LENS_ROWS ? L : BL__LENS_ROWS; }
 /* Both decoders' lens argument checks (ws_size: their lens workspace size, 0 = too large;
-   weights: the unembedding's pointer, named `wname`). */
+   weights: the unembedding's pointer, named `wname`; t optional, its targets checked). */
 bl_status bl__lens_check(bl_error *err, int L, int D, int V, size_t ws_size, int k, const float *h,
                          const char *wname, const void *weights, const int32_t *ids,
-                         const float *probs, const float *ws);
+                         const float *probs, const bl_lens_target *t, const float *ws);
+/* The unembedding's rows (checked by the caller): from row0 = L - 1 with logits_last, else 0. */
+static inline int bl__logits_row0(int logits_last, int L) { return logits_last ? L - 1 : 0; }
 
 /* train.c: the desc check every training entry point makes; backward.c: the ops' backward
    passes (no checks; dx-style outputs are written, except layernorm's dx, which is added to).

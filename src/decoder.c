@@ -64,7 +64,8 @@ static float *or_ws(float *p, float *scratch) { return p ? p : scratch; }
 
 static bl_hooks hooks_of(const bl_decoder_desc *d) {
     return (bl_hooks){.edits = d->edits, .n_edits = d->n_edits, .first_layer = d->first_layer,
-                      .start = d->start, .end_layer = d->end_layer};
+                      .start = d->start, .end_layer = d->end_layer,
+                      .logits_last = d->logits_last};
 }
 
 /* Logits (rows, V) of a checked non-finite scan: BL_OK, or the message naming the entry. */
@@ -168,14 +169,17 @@ bl_status bl_decoder_forward(const bl_decoder_desc *d, const bl_decoder_out *o, 
         return BL_OK;
     }
 
-    /* hidden = LN_f(h); logits (L, vocab) = hidden @ wte^T, wte read as (vocab, D) rows */
+    /* hidden = LN_f(h); logits (rows, vocab) = hidden[row0:] @ wte^T, wte read as (vocab, D)
+       rows, rounded as the whole product would be (so the last row alone is bit-identical) */
     float *hidden = or_ws(o->hidden, buf[WS_NORM1]);
     BL__CHECK(bl_layernorm_forward(hidden, NULL, NULL, h, d->lnf_gamma, d->lnf_beta, L, D, eps,
                                    err));
-    bl__gemm(o->logits, d->vocab, NULL, hidden, D, d->wte, D, 1, NULL, L, D, d->vocab,
-             BL_ACT_IDENTITY);
+    int row0 = bl__logits_row0(d->logits_last, L);
+    bl__gemm_typed_as(o->logits, d->vocab, NULL, hidden + (size_t)row0 * D, D, d->wte,
+                      BL_DTYPE_F32, D, 1, NULL, L - row0, D, d->vocab, BL_ACT_IDENTITY,
+                      (uint64_t)L * D * d->vocab);
     /* finite weights can still overflow float32 on the way: say so rather than return Inf/NaN */
-    BL__CHECK(check_logits(o->logits, 0, L, d->vocab, err));
+    BL__CHECK(check_logits(o->logits, row0, L - row0, d->vocab, err));
     bl__ok(err);
     return BL_OK;
 }
@@ -189,11 +193,12 @@ size_t bl_decoder_lens_workspace_size(const bl_decoder_desc *d) {
 }
 
 bl_status bl_decoder_lens(const bl_decoder_desc *d, const float *h, int k, int32_t *ids,
-                          float *probs, float *ws, bl_error *err) {
+                          float *probs, const bl_lens_target *t, float *ws, bl_error *err) {
     BL__CHECK(bl__check_ptr(err, "desc", d));
     BL__CHECK(check_sizes(d, err));
     BL__CHECK(bl__lens_check(err, d->L, d->d_model, d->vocab, bl_decoder_lens_workspace_size(d),
-                             k, h, "wte", d->wte, ids, probs, ws));
+                             k, h, "wte", d->wte, ids, probs, t, ws));
+    if (t && !t->targets) t = NULL;
     int L = d->L, D = d->d_model, V = d->vocab, rb = bl__lens_rows(L);
     float eps = d->eps == 0.0f ? 1e-5f : d->eps;
     float *normed = ws, *logits = ws + (size_t)rb * D;
@@ -205,9 +210,9 @@ bl_status bl_decoder_lens(const bl_decoder_desc *d, const float *h, int k, int32
         bl__gemm_typed_as(logits, V, NULL, normed, D, d->wte, BL_DTYPE_F32, D, 1, NULL, rows, D, V,
                           BL_ACT_IDENTITY, (uint64_t)L * D * V);
         BL__CHECK(check_logits(logits, i0, rows, V, err));
-        for (int r = 0; r < rows; r++)
-            bl__lens_row(logits + (size_t)r * V, V, k, ids + (size_t)(i0 + r) * k,
-                         probs + (size_t)(i0 + r) * k);
+        for (int r = 0, i = i0; r < rows; r++, i++)
+            bl__lens_row(logits + (size_t)r * V, V, k, ids + (size_t)i * k, probs + (size_t)i * k,
+                         t ? t->targets[i] : -1, t ? t->rank + i : NULL, t ? t->prob + i : NULL);
     }
     bl__ok(err);
     return BL_OK;

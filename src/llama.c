@@ -214,7 +214,8 @@ static void head_norm(float *x, const void *g, bl_dtype dt, const dims *z, int h
 
 static bl_hooks hooks_of(const bl_llama_desc *d) {
     return (bl_hooks){.edits = d->edits, .n_edits = d->n_edits, .first_layer = d->first_layer,
-                      .start = d->start, .end_layer = d->end_layer};
+                      .start = d->start, .end_layer = d->end_layer,
+                      .logits_last = d->logits_last};
 }
 
 bl_status bl_llama_forward(const bl_llama_desc *d, const bl_llama_out *o, float *ws,
@@ -314,11 +315,14 @@ bl_status bl_llama_forward(const bl_llama_desc *d, const bl_llama_out *o, float 
         return BL_OK;
     }
 
-    /* hidden = rms(h, final_norm); logits (L, V) = hidden @ lm_head^T, lm_head (V, D) rows */
+    /* hidden = rms(h, final_norm); logits (rows, V) = hidden[row0:] @ lm_head^T, lm_head (V, D)
+       rows, rounded as the whole product would be (so the last row alone is bit-identical) */
     float *hidden = or_ws(o->hidden, bd[WS_NORM1]);
     rms(hidden, NULL, h, d->final_norm, dt, L, D, eps, vec);
-    bl__gemm_typed(o->logits, z.V, NULL, hidden, D, d->lm_head ? d->lm_head : d->embed, dt, D, 1,
-                   NULL, L, D, z.V, BL_ACT_IDENTITY);
+    int row0 = bl__logits_row0(d->logits_last, L);
+    bl__gemm_typed_as(o->logits, z.V, NULL, hidden + (size_t)row0 * D, D,
+                      d->lm_head ? d->lm_head : d->embed, dt, D, 1, NULL, L - row0, D, z.V,
+                      BL_ACT_IDENTITY, (uint64_t)L * D * z.V);
     bl__ok(err);
     return BL_OK;
 }
@@ -334,11 +338,12 @@ size_t bl_llama_lens_workspace_size(const bl_llama_desc *d) {
 }
 
 bl_status bl_llama_lens(const bl_llama_desc *d, const float *h, int k, int32_t *ids,
-                        float *probs, float *ws, bl_error *err) {
+                        float *probs, const bl_lens_target *t, float *ws, bl_error *err) {
     BL__CHECK(bl__check_ptr(err, "desc", d));
     BL__CHECK(check_sizes(d, err));
     BL__CHECK(bl__lens_check(err, d->L, d->d_model, d->vocab, bl_llama_lens_workspace_size(d),
-                             k, h, "embed", d->embed, ids, probs, ws));
+                             k, h, "embed", d->embed, ids, probs, t, ws));
+    if (t && !t->targets) t = NULL;
     int L = d->L, D = d->d_model, V = d->vocab, rb = bl__lens_rows(L);
     float eps = d->eps == 0.0f ? 1e-6f : d->eps;
     float *normed = ws, *logits = ws + (size_t)rb * D, *vec = logits + (size_t)rb * V;
@@ -349,9 +354,10 @@ bl_status bl_llama_lens(const bl_llama_desc *d, const float *h, int k, int32_t *
         rms(normed, NULL, h + (size_t)i0 * D, d->final_norm, d->dtype, rows, D, eps, vec);
         bl__gemm_typed_as(logits, V, NULL, normed, D, head, d->dtype, D, 1, NULL, rows, D, V,
                           BL_ACT_IDENTITY, (uint64_t)L * D * V);
-        for (int r = 0; r < rows; r++) {
-            int bad = bl__lens_row(logits + (size_t)r * V, V, k, ids + (size_t)(i0 + r) * k,
-                                   probs + (size_t)(i0 + r) * k);
+        for (int r = 0, i = i0; r < rows; r++, i++) {
+            int bad = bl__lens_row(logits + (size_t)r * V, V, k, ids + (size_t)i * k,
+                                   probs + (size_t)i * k, t ? t->targets[i] : -1,
+                                   t ? t->rank + i : NULL, t ? t->prob + i : NULL);
             if (bad >= 0)
                 return bl__fail(err, BL_ERR_VALUE, "logit of token %d, vocabulary entry %d is "
                                 "not finite: float32 overflowed inside the model", i0 + r, bad);

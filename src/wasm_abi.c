@@ -61,6 +61,8 @@
     F(bl_decoder_desc, wpe) F(bl_decoder_desc, layers) F(bl_decoder_desc, lnf_gamma)              \
     F(bl_decoder_desc, lnf_beta) F(bl_decoder_desc, edits) F(bl_decoder_desc, n_edits)            \
     F(bl_decoder_desc, first_layer) F(bl_decoder_desc, start) F(bl_decoder_desc, end_layer)       \
+    F(bl_decoder_desc, logits_last)                                                               \
+    S(bl_lens_target) F(bl_lens_target, targets) F(bl_lens_target, rank) F(bl_lens_target, prob)  \
     S(bl_decoder_layer_out) F(bl_decoder_layer_out, norm1) F(bl_decoder_layer_out, q)               \
     F(bl_decoder_layer_out, k) F(bl_decoder_layer_out, v) F(bl_decoder_layer_out, scores)         \
     F(bl_decoder_layer_out, weights) F(bl_decoder_layer_out, context)                             \
@@ -86,6 +88,7 @@
     F(bl_llama_desc, embed) F(bl_llama_desc, layers) F(bl_llama_desc, final_norm)                 \
     F(bl_llama_desc, lm_head) F(bl_llama_desc, edits) F(bl_llama_desc, n_edits)                   \
     F(bl_llama_desc, first_layer) F(bl_llama_desc, start) F(bl_llama_desc, end_layer)             \
+    F(bl_llama_desc, logits_last)                                                                 \
     S(bl_llama_layer_out) F(bl_llama_layer_out, norm1) F(bl_llama_layer_out, rstd1)               \
     F(bl_llama_layer_out, q) F(bl_llama_layer_out, k) F(bl_llama_layer_out, v)                    \
     F(bl_llama_layer_out, q_rot) F(bl_llama_layer_out, k_rot) F(bl_llama_layer_out, scores)       \

@@ -39,6 +39,16 @@ def top(p, k):
     return order.tolist(), p[order]
 
 
+def next_rank(p, t, tol):
+    """Rank of id t in p (1-D) as the lens orders (larger first, equal: lower id first; 1 = the
+    top), its value, and how many other ids lie within tol of it (a float32 rank may move by as
+    many)."""
+    ids = np.arange(len(p))
+    rank = 1 + int(np.sum((p > p[t]) | ((p == p[t]) & (ids < t))))
+    near = int(np.sum(np.abs(p - p[t]) <= tol)) - 1
+    return rank, p[t], near
+
+
 def last_diff(logits, answer, wrong):
     return logits[-1, answer] - logits[-1, wrong]
 
@@ -123,7 +133,9 @@ def hooks_doc(forward, W, spec, k, run_seq):
            "notes": "lens[i].top / probs: (NL+1, L, k+1), point 0 the embeddings, i the residual "
                     "after block i-1, each through the final norm and unembedding; the top k+1 "
                     "by probability (ties: lower id first), k+1 so that a near tie at rank k "
-                    "shows. ablate: rows `row` of the logits (whole, or top %d+1 by probability) "
+                    "shows. lens[i].next_rank / next_prob / next_near: (NL+1, L-1), the rank "
+                    "(1 = the top) and probability of ids[j+1] at position j, and how many "
+                    "other ids are within atol.lens + rtol * p of it. ablate: rows `row` of the logits (whole, or top %d+1 by probability) "
                     "with each case's heads' contexts or FFN outputs zeroed; kl = KL(unablated "
                     "|| ablated) of that row, in nats. patch: diff[l][p] = logit[answer] - "
                     "logit[wrong] at the last position of the corrupted run with the clean "
@@ -132,9 +144,14 @@ def hooks_doc(forward, W, spec, k, run_seq):
     doc["lens"] = []
     for i, ids in enumerate(spec["lens"]):
         tops = [[top(p, LENS_K + 1) for p in point] for point in ref["lens.%d" % i]]
+        nexts = [[next_rank(p, ids[j + 1], atol["lens"] + RTOL * p[ids[j + 1]])
+                  for j, p in enumerate(point[:-1])] for point in ref["lens.%d" % i]]
         doc["lens"].append({"ids": list(ids), "k": LENS_K,
                             "top": [[t[0] for t in point] for point in tops],
-                            "probs": [[nested(t[1]) for t in point] for point in tops]})
+                            "probs": [[nested(t[1]) for t in point] for point in tops],
+                            "next_rank": [[r[0] for r in point] for point in nexts],
+                            "next_prob": [[short(r[1]) for r in point] for point in nexts],
+                            "next_near": [[r[2] for r in point] for point in nexts]})
     doc["ablate"] = []
     for g, grp in enumerate(spec["ablate"]):
         d = {"ids": list(grp["ids"]), "row": grp["row"]}

@@ -234,7 +234,7 @@ export interface LlamaLayerResult {
 }
 
 export interface LlamaResult {
-  logits: Float32Array | null;   // (L, vocab_size); null with options.stop
+  logits: Float32Array | null;   // (L, vocab_size), (vocab_size) with logits 'last'; null with options.stop
   embeddings: Float32Array;   // (L, d) embed_tokens[ids]
   hidden: Float32Array | null;   // (L, d) after model.norm; null with options.stop
   layers: (LlamaLayerResult | null)[];
@@ -243,10 +243,13 @@ export interface LlamaResult {
 }
 
 /** The logit lens of one residual stream: per row its top k tokens (largest probability first;
-    equal logits: the lower id first) through the final norm and unembedding, as the logits are. */
+    equal logits: the lower id first) through the final norm and unembedding, as the logits are;
+    and the rank and probability of the token that actually comes next (ids[i + 1]). */
 export interface LensEntry {
   ids: Int32Array;            // (L, k)
   probs: Float32Array;        // (L, k) softmax over the whole vocabulary
+  rank: Int32Array;           // (L) row i: ids[i + 1]'s rank in the same order (1 = the top); 0 at the last row
+  prob: Float32Array;         // (L) row i: ids[i + 1]'s probability; NaN at the last row
 }
 
 /** A site inside a block (options.set), with its width per row: resid_in (d, the residual
@@ -269,18 +272,25 @@ export interface ForwardOptions {
       where every head is); [layer, 'ffn']: that layer's FFN output zeroed (resid2 = resid1). */
   ablate?: [number, number | 'ffn'][];
   /** The residual entering block `layer` at `position` replaced by from.layers[layer].x's row
-      (from: an earlier result of this model, same L, that kept layer `layer`). */
+      (from: an earlier result of this model, same L, that kept layer `layer`; or a copy of one,
+      e.g. posted from a Worker: then its layers has nLayers entries and layers[layer].x is
+      L x d finite float32 values). */
   patch?: { layer: number; position: number; from: DecoderResult | LlamaResult }[];
-  /** Begin at block `layer` from from.layers[layer].x; earlier layers are not run (null). */
+  /** Begin at block `layer` from from.layers[layer].x (from as for patch); earlier layers are not
+      run (null). */
   start?: { layer: number; from: DecoderResult | LlamaResult };
   /** The low-level form: values (the site's width, or L x width without position; null: zeros). */
   set?: { layer: number; site: Site; position?: number; values: Float32Array | null; head?: number }[];
   /** n in [1, nLayers]: run blocks < n only; logits and hidden are null. */
   stop?: number;
+  /** 'all' (default): logits (L, vocab); 'last': only the last row is unembedded, logits (vocab),
+      bit for bit the last row of the 'all' call (for sweeps that read only the next token). */
+  logits?: 'all' | 'last';
 }
 
 export interface DecoderResult {
-  logits: Float32Array | null;   // (L, vocab_size): row i predicts token i + 1; null with options.stop
+  logits: Float32Array | null;   // (L, vocab_size): row i predicts token i + 1; (vocab_size) with logits
+                                 // 'last'; null with options.stop
   embeddings: Float32Array;   // (L, d) wte[ids] + wpe[0:L]
   hidden: Float32Array | null;   // (L, d) after ln_f, before the tied unembedding; null with options.stop
   /** One entry per layer: null for the layers not asked for (or not run: start, stop). */

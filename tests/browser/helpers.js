@@ -23,9 +23,18 @@ async function setup(opts = {}) {
   };
 }
 
-// Opens the page and records everything that went wrong or left the page's own files.
+// Opens the page and records everything that went wrong or left the page's own files. The whole
+// model's figures (12-15) are computed as if on screen (<html data-wide="eager">), since tests read
+// them without scrolling; ctxOpts.lazyWide: as a reader's page, only once scrolled near them.
 async function open(browser, base, hash, ctxOpts = {}) {
-  const context = await browser.newContext(Object.assign({ viewport: { width: 1280, height: 900 } }, ctxOpts));
+  const { lazyWide, ...rest } = ctxOpts;
+  const context = await browser.newContext(Object.assign({ viewport: { width: 1280, height: 900 } }, rest));
+  // (no <html> yet when init scripts run: set before the page's own DOMContentLoaded listener)
+  if (!lazyWide) {
+    await context.addInitScript(() => document.addEventListener('DOMContentLoaded', () => {
+      document.documentElement.dataset.wide = 'eager';
+    }, { once: true }));
+  }
   const page = await context.newPage();
   const log = { errors: [], requests: [], dialogs: [] };
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') log.errors.push(m.type() + ': ' + m.text()); });

@@ -1,8 +1,9 @@
-/* test_hooks.c - the decoders' hooks (edits, first_layer / start, end_layer) and logit lens, on
-   both decoders with small random weights (the Llama path in F32, F16 and BF16): identities that
-   hold bit for bit (a run restarted from its own residual, an edit writing what is there, every
-   head zeroed = attn_out set to o_proj's bias), the lens against the forward's logits and a
-   softmax computed here, and every refusal. */
+/* test_hooks.c - the decoders' hooks (edits, first_layer / start, end_layer, logits_last) and
+   logit lens, on both decoders with small random weights (the Llama path in F32, F16 and BF16):
+   identities that hold bit for bit (a run restarted from its own residual, an edit writing what
+   is there, every head zeroed = attn_out set to o_proj's bias, the last row alone = the full
+   call's last row), the lens (top k, target ranks) against the forward's logits and a softmax
+   and rank count computed here, and every refusal. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,7 +151,9 @@ static rec *new_recs(const net *n) {   /* every layer's outputs, NaN-filled */
     return r;
 }
 
-/* One forward with these hooks; recs (optional) keeps every layer, embed (optional) too. */
+/* One forward with these hooks; recs (optional) keeps every layer, embed (optional) too.
+   logits_last is what the next run() passes (tests set it around the call). */
+static int logits_last;
 static bl_status run(const net *n, const bl_edit *e, int ne, int first, const float *start,
                      int end, float *logits, rec *recs, float *embed, bl_error *err) {
     bl_status s;
@@ -158,6 +161,7 @@ static bl_status run(const net *n, const bl_edit *e, int ne, int first, const fl
         bl_decoder_desc d = n->g;
         d.layers = n->gl;   /* n was copied since it was made */
         d.edits = e; d.n_edits = ne; d.first_layer = first; d.start = start; d.end_layer = end;
+        d.logits_last = logits_last;
         bl_decoder_layer_out lo[MAX_NL], *keep[MAX_NL];
         for (int l = 0; l < n->NL; l++) {
             rec *r = recs ? &recs[l] : NULL;
@@ -178,6 +182,7 @@ static bl_status run(const net *n, const bl_edit *e, int ne, int first, const fl
         bl_llama_desc d = n->m;
         d.layers = n->ml;
         d.edits = e; d.n_edits = ne; d.first_layer = first; d.start = start; d.end_layer = end;
+        d.logits_last = logits_last;
         bl_llama_layer_out lo[MAX_NL], *keep[MAX_NL];
         for (int l = 0; l < n->NL; l++) {
             rec *r = recs ? &recs[l] : NULL;
@@ -198,14 +203,18 @@ static bl_status run(const net *n, const bl_edit *e, int ne, int first, const fl
     return s;
 }
 
-static bl_status lens(const net *n, const float *h, int k, int32_t *ids, float *probs,
-                      bl_error *err) {   /* (the lens reads no layers) */
+static bl_status lens_t(const net *n, const float *h, int k, int32_t *ids, float *probs,
+                        const bl_lens_target *t, bl_error *err) {   /* (reads no layers) */
     size_t wn = n->llama ? bl_llama_lens_workspace_size(&n->m) : bl_decoder_lens_workspace_size(&n->g);
     float *ws = malloc((wn ? wn : 1) * sizeof(float));
-    bl_status s = n->llama ? bl_llama_lens(&n->m, h, k, ids, probs, ws, err)
-                           : bl_decoder_lens(&n->g, h, k, ids, probs, ws, err);
+    bl_status s = n->llama ? bl_llama_lens(&n->m, h, k, ids, probs, t, ws, err)
+                           : bl_decoder_lens(&n->g, h, k, ids, probs, t, ws, err);
     free(ws);
     return s;
+}
+static bl_status lens(const net *n, const float *h, int k, int32_t *ids, float *probs,
+                      bl_error *err) {
+    return lens_t(n, h, k, ids, probs, NULL, err);
 }
 
 static int same_bits(const float *a, const float *b, size_t n) {
@@ -458,6 +467,95 @@ static void lens_with_k_vocab_ranks_every_id_ties_lower_first(void) {
     CHECK(fabsf(probs[0] - 1.0f / (float)V) <= 1e-7f);
 }
 
+/* Target ranks: per row, 1 + the ids the lens orders above the target (larger logit, or equal
+   and lower), counted here on the forward's own logits (bit for bit the lens's), and the same
+   double softmax: both exact. The targets are the next token (-1 at the last row: rank 0, NaN)
+   and, on every row, each id in turn once (row i targets i % V) so ranks 1 .. V all occur. */
+static void lens_target_ranks_equal_a_count_over_the_forward_logits(void) {
+    for (int t = 0; t < N_NETS; t++) {
+        const net *n = &nets[t];
+        int L = n->L, V = n->V, k = 3;
+        float *logits = nan_buf((size_t)L * V), *probs = nan_buf((size_t)L * k);
+        float *prob = nan_buf((size_t)L);
+        int32_t *ids = take((size_t)L * k * sizeof(int32_t)), *rank = take((size_t)L * 4);
+        int32_t *tg = take((size_t)L * 4);
+        const int32_t *tok = n->llama ? n->m.ids : n->g.ids;
+        rec *r = new_recs(n);
+        CHECK_STATUS(run(n, NULL, 0, 0, NULL, 0, logits, r, NULL, NULL), BL_OK);
+        int exact = 1, top_ok = 1, ones = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < L; i++) tg[i] = pass ? i % V : i + 1 < L ? tok[i + 1] : -1;
+            bl_lens_target tt = {.targets = tg, .rank = rank, .prob = prob};
+            CHECK_STATUS(lens_t(n, r[n->NL - 1].resid2, k, ids, probs, &tt, NULL), BL_OK);
+            for (int i = 0; i < L; i++) {
+                if (tg[i] < 0) {
+                    exact &= rank[i] == 0 && isnan(prob[i]);
+                    continue;
+                }
+                const float *row = logits + (size_t)i * V;
+                float zt = row[tg[i]], m = -INFINITY;
+                int want = 1;
+                double sum = 0.0;
+                for (int j = 0; j < V; j++) {
+                    want += row[j] > zt || (row[j] == zt && j < tg[i]);
+                    if (row[j] > m) m = row[j];
+                }
+                for (int j = 0; j < V; j++) sum += exp((double)row[j] - (double)m);
+                exact &= rank[i] == want;
+                exact &= prob[i] == (float)(exp((double)zt - (double)m) / sum);
+                top_ok &= (rank[i] == 1) == (ids[(size_t)i * k] == tg[i]);
+                if (rank[i] <= k) top_ok &= ids[(size_t)i * k + rank[i] - 1] == tg[i];
+                ones += rank[i] == 1;
+            }
+        }
+        CHECK(exact);
+        CHECK(top_ok);
+        printf("       %s: %d target ranks exact (%d of them the top)\n", n->name, 2 * L - 1, ones);
+    }
+    /* ties: a wte of equal rows makes every logit equal: target t ranks t + 1 */
+    const net *n = &nets[0];
+    net tie = *n;
+    int L = n->L, V = n->V;
+    float *wte = take((size_t)V * n->D * sizeof(float)), *h = rnd((size_t)L * n->D, 1, 0);
+    for (int v = 0; v < V; v++) memcpy(wte + (size_t)v * n->D, n->g.wte, n->D * sizeof(float));
+    tie.g.wte = wte;
+    float probs[64], prob[64];
+    int32_t ids[64], rank[64], tg[64];
+    for (int i = 0; i < L; i++) tg[i] = (i * 11) % V;
+    bl_lens_target tt = {.targets = tg, .rank = rank, .prob = prob};
+    CHECK_STATUS(lens_t(&tie, h, 1, ids, probs, &tt, NULL), BL_OK);
+    int tie_ok = 1;
+    for (int i = 0; i < L; i++) tie_ok &= rank[i] == tg[i] + 1 && fabsf(prob[i] - 1.0f / V) <= 1e-7f;
+    CHECK(tie_ok);
+}
+
+/* logits_last: the last row alone, bit for bit the full call's last row, plain and with hooks
+   (an edit, a later start); the (L - 1) rows before it are not written. */
+static void logits_last_is_the_full_calls_last_row_bit_for_bit(void) {
+    for (int t = 0; t < N_NETS; t++) {
+        const net *n = &nets[t];
+        int L = n->L, V = n->V;
+        float *full = nan_buf((size_t)L * V), *last = nan_buf((size_t)L * V);
+        rec *r = new_recs(n);
+        bl_edit e = {.layer = 1, .site = BL_SITE_HEAD_OUT, .head = 0, .row = -1};
+        int same = 1;
+        for (int c = 0; c < 3; c++) {
+            const bl_edit *ed = c == 1 ? &e : NULL;
+            int first = c == 2 ? 1 : 0;
+            CHECK_STATUS(run(n, ed, ed ? 1 : 0, 0, NULL, 0, full, r, NULL, NULL), BL_OK);
+            logits_last = 1;
+            bl_status st = run(n, ed, ed ? 1 : 0, first, first ? r[0].resid2 : NULL, 0, last, NULL,
+                               NULL, NULL);
+            logits_last = 0;
+            CHECK_STATUS(st, BL_OK);
+            same &= same_bits(last, full + (size_t)(L - 1) * V, (size_t)V);
+            same &= isnan(last[V]) && isnan(last[(size_t)L * V - 1]);
+        }
+        CHECK(same);
+        printf("       %s: last row alone bit-identical (plain, ablated, restarted)\n", n->name);
+    }
+}
+
 /* ---- refusals ----------------------------------------------------------------------------- */
 static void expect(const net *n, const bl_edit *e, int ne, int first, const float *start, int end,
                    bl_status status, const char *part) {
@@ -525,6 +623,35 @@ static void hooks_refuse_bad_arguments_naming_them(void) {
         inf[3] = INFINITY;
         CHECK_STATUS(lens(n, inf, 1, ids, probs, &err), BL_ERR_VALUE);
         CHECK(strstr(err.message, "logit of token 0") != NULL);
+        /* the lens's targets */
+        int32_t tg[128], rank[128];
+        float prob[128];
+        for (int i = 0; i < n->L; i++) tg[i] = -1;
+        tg[n->L - 1] = n->V;
+        bl_lens_target tt = {.targets = tg, .rank = rank, .prob = prob};
+        CHECK_STATUS(lens_t(n, start, 1, ids, probs, &tt, &err), BL_ERR_VALUE);
+        snprintf(want, sizeof want, "targets[%d] (%d) must be -1 (none) or in [0, vocab %d)",
+                 n->L - 1, n->V, n->V);
+        CHECK(strstr(err.message, want) != NULL);
+        tg[n->L - 1] = -2;
+        CHECK_STATUS(lens_t(n, start, 1, ids, probs, &tt, &err), BL_ERR_VALUE);
+        CHECK(strstr(err.message, "(-2)") != NULL);
+        tg[n->L - 1] = 0;
+        tt.rank = NULL;
+        CHECK_STATUS(lens_t(n, start, 1, ids, probs, &tt, &err), BL_ERR_NULL);
+        CHECK(strstr(err.message, "rank must not be NULL") != NULL);
+        tt.rank = rank;
+        tt.prob = NULL;
+        CHECK_STATUS(lens_t(n, start, 1, ids, probs, &tt, &err), BL_ERR_NULL);
+        CHECK(strstr(err.message, "prob must not be NULL") != NULL);
+        /* targets NULL: no ranks, rank and prob not needed */
+        bl_lens_target none = {0};
+        CHECK_STATUS(lens_t(n, start, 1, ids, probs, &none, NULL), BL_OK);
+        logits_last = 2;
+        expect(n, NULL, 0, 0, NULL, 0, BL_ERR_VALUE, "logits_last (2) must be 0 (every row) or 1");
+        logits_last = -1;
+        expect(n, NULL, 0, 0, NULL, 0, BL_ERR_VALUE, "logits_last (-1)");
+        logits_last = 0;
         printf("       %s: refused, e.g. \"%s\"\n", n->name, err.message);
     }
 }
@@ -544,6 +671,10 @@ int main(void) {
            lens_probs_are_the_softmax_of_the_forward_logits_bit_for_bit);
     bl_run("lens_with_k_vocab_ranks_every_id_ties_lower_first",
            lens_with_k_vocab_ranks_every_id_ties_lower_first);
+    bl_run("lens_target_ranks_equal_a_count_over_the_forward_logits",
+           lens_target_ranks_equal_a_count_over_the_forward_logits);
+    bl_run("logits_last_is_the_full_calls_last_row_bit_for_bit",
+           logits_last_is_the_full_calls_last_row_bit_for_bit);
     bl_run("hooks_refuse_bad_arguments_naming_them", hooks_refuse_bad_arguments_naming_them);
     free_all();
     return bl_summary();

@@ -361,7 +361,7 @@ typedef struct fz_stack {
     }                                                                                           \
     static bl_status fz_##T##_lens(const void *desc, const float *h, int k, int32_t *ids,       \
                                    float *probs, float *ws, bl_error *err) {                    \
-        return bl_##T##_lens(desc, h, k, ids, probs, ws, err);                                  \
+        return bl_##T##_lens(desc, h, k, ids, probs, NULL, ws, err);                            \
     }
 #define FZ_STACK(T, d, hd)                                                                      \
     ((fz_stack){(d), (d)->n_layers, (d)->L, (d)->d_model, (d)->n_heads, (hd), (d)->d_ff,          \

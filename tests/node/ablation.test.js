@@ -165,3 +165,35 @@ test('top_ids_orders_by_value_then_lower_id', () => {
   assert.deepEqual(A.topIds(Float64Array.from([0.1, 0.5, 0.5, -1, 0.9]), 3), [4, 1, 2]);
   assert.deepEqual(A.topIds(Float64Array.from([3, 2, 1]), 5), [0, 1, 2]);
 });
+
+/* ---- a head toggle while the sweep runs (figure 14 is drawn at once) ------------------------ */
+test('a_head_toggle_during_the_sweep_is_drawn_before_the_sweep_ends_and_the_sweep_resumes', () => {
+  const { ready, figure } = require(path.join(SRC, 'figures', 'index.js'));
+  const i18n = require(path.join(SRC, 'i18n', 'index.js'));
+  const M = model.create(bl, assets), tokens = textOf(POEMS.ablate[0]);
+  const state = (patch) => Object.assign(params.defaults(), { weights: 'poems', tokens, sweep: 'on', lang: 'en' }, patch);
+  const s1 = model.resolve(state({})), steps1 = M.plan(s1);
+  const sweep1 = steps1.filter((st) => st.stage === 'ablsweep');
+  assert.ok(sweep1.length > 4, 'the sweep has steps');
+  // run up to three steps into the sweep, then the reader switches head 1.2 off
+  const cut = steps1.indexOf(sweep1[3]);
+  steps1.slice(0, cut).forEach((st) => st.run());
+  const s2 = model.resolve(state({ ablate: '1.2' })), steps2 = M.plan(s2);
+  // (patching comes after the sweep in the stage order: not run yet either)
+  assert.deepEqual([...new Set(steps2.map((st) => st.stage))].slice(0, 2), ['ablation', 'ablsweep'], 'wide is cached');
+  assert.equal(steps2.filter((st) => st.stage === 'ablsweep').length, sweep1.length - 3, 'the sweep resumes');
+  steps2[0].run();
+  const ctx = { t: i18n.translator('en'), lang: 'en', state: state({ ablate: '1.2' }), set: () => {} };
+  const mid = M.result(s2);
+  assert.ok(mid.missing.includes('ablsweep') && !mid.missing.includes('ablation') && !mid.missing.includes('wide'));
+  assert.ok(ready('ablation', mid), 'the figure is drawn without the sweep');
+  const fig = figure('ablation').build(mid, ctx);
+  assert.equal(fig.data.ablate, '1.2');
+  assert.equal(fig.data.sweep, 'running');
+  steps2.slice(1).filter((st) => st.stage === 'ablsweep').forEach((st) => st.run());
+  const end = M.result(s2), done = figure('ablation').build(end, ctx);
+  assert.equal(done.data.sweep, 'done');
+  // the resumed sweep equals one run in one go
+  const fresh = figure('ablation').build(compute({ tokens, sweep: 'on' }), ctx);
+  assert.equal(done.data.sweepDrop, fresh.data.sweepDrop);
+});

@@ -378,8 +378,8 @@ test('forward_keeps_the_chosen_layers_only_a_layers_x_is_the_previous_ones_resid
     ['月光', undefined, /forward expects ids/],
     [[0], { layers: [3] }, /^BlockLens: forward: layers\[0\] \(3\) must be a layer index in \[0, 3\)$/],
     [[0], { layers: 1 }, /forward: layers must be an array of layer indices, not 1/],
-    [[0], { layer: [1] }, /forward has no option "layer" \(known: layers, lens, ablate, patch, start, set, stop\)/],
-    [[0], [1], /forward: opts must be an object \(\{ layers, lens, ablate, patch, start, set, stop \}\), not an array/]
+    [[0], { layer: [1] }, /forward has no option "layer" \(known: layers, lens, ablate, patch, start, set, stop, logits\)/],
+    [[0], [1], /forward: opts must be an object \(\{ layers, lens, ablate, patch, start, set, stop, logits \}\), not an array/]
   ];
   for (const [bad, opts, message] of errors) assert.throws(() => m.forward(bad, opts), { message });
   assert.deepEqual(Array.from(m.forward(ids).logits), Array.from(all.logits));   // still fine

@@ -1,7 +1,8 @@
-// hooks_api.test.js - model.forward's hooks (patch, start, ablate, set, stop) and logit lens through
-// the JS API on the fixture folders (GPT-2, Llama, Qwen3) and the shipped poem model: identities that
-// hold bit for bit, the lens against the forward's logits and a softmax computed here, and every
-// refusal, after which the model still gives the same logits.
+// hooks_api.test.js - model.forward's hooks (patch, start, ablate, set, stop, logits: 'last') and logit
+// lens through the JS API on the fixture folders (GPT-2, Llama, Qwen3) and the shipped poem model:
+// identities that hold bit for bit (also for a structuredClone'd result, as a Worker posts it), the
+// lens (top k, the next token's rank) against the forward's logits and a softmax and rank computed
+// here, and every refusal, after which the model still gives the same logits.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -33,6 +34,8 @@ function sameBits(a, b) {
   for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
   return true;
 }
+/* a copy of x with a NaN at 5 (a copied result that went wrong) */
+function nanX(x) { const y = x.slice(); y[5] = NaN; return y; }
 function argmax(row) {
   let best = 0;
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
@@ -127,6 +130,72 @@ for (const name of Object.keys(MODELS)) {
       new Float32Array(last.ids.buffer, last.ids.byteOffset, L * k)) || m.nLayers === 0);
   });
 
+  test(name + ': a_structured_clone_of_a_result_patches_and_starts_as_the_result_does', () => {
+    // (what a Worker's postMessage delivers: no WeakMap identity, the same shapes)
+    const m = loaded[name], ids = idsOf(m, 0), full = m.forward(ids), other = m.forward(idsOf(m, 1));
+    const copy = structuredClone(other), self = structuredClone(full), l = m.nLayers - 1;
+    for (let j = 0; j < m.nLayers; j++) {
+      const own = m.forward(ids, { patch: [{ layer: j, position: 2, from: other }] });
+      const cloned = m.forward(ids, { patch: [{ layer: j, position: 2, from: copy }] });
+      assert.ok(!sameBits(own.logits, full.logits), 'layer ' + j + ': the patch changes the logits');
+      assert.ok(sameBits(cloned.logits, own.logits), 'layer ' + j + ': the copy patches bit for bit as the result');
+      assert.ok(sameBits(m.forward(ids, { patch: [{ layer: j, position: L - 1, from: self }] }).logits, full.logits),
+        'layer ' + j + ': a self-patch from a copy changes nothing');
+    }
+    const started = m.forward(ids, { start: { layer: l, from: self } });
+    assert.ok(sameBits(started.logits, full.logits), 'start from a copy of its own run');
+  });
+
+  test(name + ': logits_last_is_the_full_logits_last_row_bit_for_bit', () => {
+    const m = loaded[name], ids = idsOf(m, 0), V = m.vocabSize, full = m.forward(ids);
+    const cases = [[{}, full], [{ ablate: [[0, 0]] }, null], [{ start: { layer: m.nLayers - 1, from: full } }, full],
+      [{ patch: [{ layer: 0, position: 3, from: m.forward(idsOf(m, 1)) }] }, null]];
+    for (const [opts, ref] of cases) {
+      const want = (ref || m.forward(ids, opts)).logits.subarray((L - 1) * V, L * V);
+      const got = m.forward(ids, Object.assign({ logits: 'last' }, opts)).logits;
+      assert.equal(got.length, V);
+      assert.ok(sameBits(got, want), JSON.stringify(Object.keys(opts)) + ': the last row bit for bit');
+    }
+    assert.ok(sameBits(m.forward(ids, { logits: 'all' }).logits, full.logits));
+    assert.equal(m.forward(ids, { logits: 'last', stop: 1 }).logits, null);
+  });
+
+  test(name + ': lens_rank_and_prob_of_the_next_token_equal_a_count_over_the_logits', () => {
+    // the last entry's logits are the forward's (bit for bit): rank = 1 + the ids above the next
+    // token (larger logit, or equal and lower), prob its double softmax, both computed here
+    const m = loaded[name], ids = idsOf(m, 3), V = m.vocabSize, k = 3, r = m.forward(ids, { lens: k });
+    const last = r.lens[m.nLayers];
+    let ones = 0;
+    for (let i = 0; i + 1 < L; i++) {
+      const row = r.logits.subarray(i * V, (i + 1) * V), t = ids[i + 1];
+      let rank = 1, mx = -Infinity, sum = 0;
+      for (let j = 0; j < V; j++) { if (row[j] > row[t] || (row[j] === row[t] && j < t)) rank++; mx = Math.max(mx, row[j]); }
+      for (const v of row) sum += Math.exp(v - mx);
+      assert.equal(last.rank[i], rank, 'row ' + i);
+      assert.ok(Math.abs(last.prob[i] - Math.exp(row[t] - mx) / sum) <= 1e-7, 'row ' + i + ' prob');
+      assert.equal(last.rank[i] === 1, last.ids[i * k] === t);
+      ones += rank === 1;
+    }
+    assert.equal(last.rank[L - 1], 0);
+    assert.ok(Number.isNaN(last.prob[L - 1]));
+    for (const e of r.lens) { assert.equal(e.rank.length, L); assert.equal(e.prob.length, L); }
+    // every entry's ranks against the engine's own lens over the whole vocabulary (another path)
+    const all = m.forward(ids, { lens: V }).lens;
+    for (let p = 0; p <= m.nLayers; p++)
+      for (let i = 0; i + 1 < L; i++)
+        assert.equal(r.lens[p].rank[i], all[p].ids.subarray(i * V, (i + 1) * V).indexOf(ids[i + 1]) + 1, p + ' ' + i);
+    // a greedy text (each next token the top of the row before: causal, so later tokens change nothing
+    // there): every rank of the last entry is 1, its id the lens's top
+    const greedy = Int32Array.from(ids);
+    for (let i = 0; i + 1 < L; i++) greedy[i + 1] = argmax(m.forward(greedy).logits.subarray(i * V, (i + 1) * V));
+    const g = m.forward(greedy, { lens: k }).lens[m.nLayers];
+    for (let i = 0; i + 1 < L; i++) {
+      assert.equal(g.rank[i], 1, 'greedy row ' + i);
+      assert.equal(g.ids[i * k], greedy[i + 1]);
+    }
+    console.log(name + ': next-token ranks exact over ' + V + ' ids (' + ones + ' of ' + (L - 1) + ' the top; greedy: all 1)');
+  });
+
   test(name + ': stop_runs_the_first_blocks_only', () => {
     const m = loaded[name], ids = idsOf(m, 0), full = m.forward(ids), r = m.forward(ids, { stop: 1, lens: 2 });
     assert.equal(r.logits, null);
@@ -150,8 +219,15 @@ for (const name of Object.keys(MODELS)) {
       [{ patch: [{ layer: 1, position: 0, from: m.forward(ids, { layers: [0] }) }] }, 'forward: patch[0].from did not keep layer 1'],
       [{ patch: [{ layer: 0, position: L, from: full }] }, 'forward: patch[0].position (' + L + ') must be a position in [0, ' + L + ')'],
       [{ patch: [{ layer: 0, position: 0, from: m.forward(ids.subarray(0, 3)) }] }, 'this forward needs ' + L * D],
-      [{ patch: [{ layer: 0, position: 0, from: { layers: full.layers } }] }, 'patch[0].from must be a result of this model\'s forward'],
-      [{ start: { layer: 0, from: other.forward(idsOf(other, 0)) } }, 'start.from must be a result of this model\'s forward'],
+      [{ patch: [{ layer: 0, position: 0, from: null }] }, 'patch[0].from must be a result of this model\'s forward'],
+      [{ patch: [{ layer: 0, position: 0, from: { layers: 3 } }] }, 'forward: patch[0].from.layers must be an array'],
+      [{ patch: [{ layer: 0, position: 0, from: { layers: full.layers.concat([null]) } }] },
+        'forward: patch[0].from.layers has ' + (NL + 1) + ' entries, this model has ' + NL + ' layers'],
+      [{ patch: [{ layer: 0, position: 0, from: { layers: full.layers.map((r, l) => (l ? r : { x: nanX(r.x) })) } }] },
+        'forward: patch[0].from.layers[0].x[5] is NaN, not finite'],
+      [{ start: { layer: 0, from: other.forward(idsOf(other, 0)) } },
+        'forward: start.from must be a result of this model\'s forward, not another model\'s'],
+      [{ logits: 'first' }, 'forward: logits must be \'all\' (every row, the default) or \'last\''],
       [{ start: { layer: NL, from: full } }, 'forward: start.layer (' + NL + ') must be a layer in [0, ' + NL + ')'],
       [{ start: { layer: 1, from: full }, patch: [{ layer: 0, position: 0, from: full }] },
         'forward: patch[0].layer (0) must be a layer that runs, in [1, ' + NL + ')'],
@@ -196,4 +272,21 @@ test('head_out_set_to_a_heads_own_context_changes_nothing', () => {
       { layer: 1, site: 'ffn_hidden', position: 2, values: full.layers[1].ffn.activated.slice(2 * m.dFF, 3 * m.dFF) }] });
     assert.ok(sameBits(r.logits, full.logits), name);
   }
+});
+
+test('logits_last_is_bit_identical_on_every_architecture_fixture', async () => {
+  const dir = path.join(root, 'tests', 'fixtures', 'models'), fs = require('node:fs');
+  const names = fs.readdirSync(dir).filter((n) => fs.existsSync(path.join(dir, n, 'config.json')));
+  assert.ok(names.length >= 6, names.join(' '));
+  for (const name of names) {
+    const m = await bl.loadModel(path.join(dir, name));
+    try {
+      const ids = idsOf(m, 4), V = m.vocabSize;
+      for (const opts of [{}, { ablate: [[m.nLayers - 1, 0], [0, 'ffn']] }]) {
+        const full = m.forward(ids, opts).logits, last = m.forward(ids, Object.assign({ logits: 'last' }, opts)).logits;
+        assert.ok(sameBits(last, full.subarray((L - 1) * V, L * V)), name + ' ' + JSON.stringify(opts));
+      }
+    } finally { m.free(); }
+  }
+  console.log('logits: \'last\' bit-identical on ' + names.join(', '));
 });

@@ -55,6 +55,9 @@ function stages(m, ids) {
   return got;
 }
 
+// The top id of the wide stage's lens at point p, position i.
+function W0(m, ids, p, i) { return stages(m, ids).wide.lens[p].ids[i * K]; }
+
 test('rank_of_counts_larger_logits_and_equal_ones_with_a_lower_id', () => {
   const z = Float32Array.from([1, 3, 2, 3, -1]);
   assert.deepEqual([0, 1, 2, 3, 4].map((t) => lens.rankOf(z, t).rank), [4, 1, 3, 2, 5]);
@@ -103,6 +106,28 @@ for (const { name, ref } of FIXTURES) {
     }
     console.log(`${name}: max top-5 prob diff ${maxTop.toExponential(2)}, max p(next) diff ${maxNext.toExponential(2)} ` +
       `(atol ${atol}); next token in the reference's top ${K + 1} in ${inTop} cells, below it in ${beyond}`);
+  });
+
+  test(`${name}_next_token_ranks_and_probs_match_the_float64_reference`, () => {
+    // the reference's rank of the actual next token (tools/hooks_ref.py, float64); a float32 rank
+    // may differ by at most the ids the reference has within tolerance of it (next_near)
+    const m = models[name], [atol, rtol] = [ref.atol.lens, ref.rtol];
+    let exact = 0, cells = 0, maxP = 0;
+    for (const want of ref.lens) {
+      const ids = want.ids, L = ids.length, { lens: R } = stages(m, ids);
+      for (let p = 0; p <= m.nLayers; p++) {
+        for (let i = 0; i + 1 < L; i++) {
+          const r = R.rank[p * L + i], wr = want.next_rank[p][i], near = want.next_near[p][i], label = `${name} point ${p} position ${i}`;
+          assert.ok(Math.abs(r - wr) <= near, `${label}: rank ${r}, reference ${wr} (${near} near ties)`);
+          if (near === 0) { assert.equal(r, wr, label); exact++; }
+          maxP = Math.max(maxP, assertClose([R.prob[p * L + i]], [want.next_prob[p][i]], atol, rtol, label + ' p(next)'));
+          if (wr === 1 && near === 0) assert.equal(W0(m, ids, p, i), ids[i + 1], label + ': rank 1 is the top id');
+          cells++;
+        }
+      }
+    }
+    console.log(`${name}: next-token ranks vs float64: ${exact} of ${cells} cells without near ties exact, the rest ` +
+      `within their near ties; max p(next) diff ${maxP.toExponential(2)}`);
   });
 
   test(`${name}_lens_ranks_equal_the_engines_lens_over_the_whole_vocabulary`, () => {

@@ -19,7 +19,8 @@ const FIGURES = new Map([
   ['attn', { reads: ['heads', 'seed'], needs: ['attention'] }],
   ['rows', { reads: ['sel', 'seed'], needs: ['ffn'] }]
 ]);
-const ready = (k, res) => !FIGURES.get(k).needs.some((n) => res.missing.includes(n));
+// (as figures/index.js: stages a figure lists in `later` are not waited for)
+const readyIn = (figs) => (k, res) => !figs.get(k).needs.some((n) => res.missing.includes(n) && !(figs.get(k).later || []).includes(n));
 const CLASSIC = { L: 7, dff: 32 }, BERT = { L: 64, dff: 3072 };
 assert.ok(BERT.L * BERT.dff >= BIG_DRAW && CLASSIC.L * CLASSIC.dff < BIG_DRAW);
 
@@ -84,18 +85,18 @@ function fakeClock() {
 const settle = () => new Promise((r) => setTimeout(r, 5));
 
 // The page's wiring (entries/page.js) around fakes; `word` is the page's status.
-async function page() {
+async function page(FIGS = FIGURES) {
   const p = { hashes: [], marks: [], word: '', stale: 0 };
-  p.views = new Map([...FIGURES].map(([k, f]) => [k, fakeView(f.reads)]));
+  p.views = new Map([...FIGS].map(([k, f]) => [k, fakeView(f.reads)]));
   p.slices = fakeSlices();
   p.clock = fakeClock();
   const status = () => { const st = p.redraw.status(p.host.texts(p.ctl.errors())); p.word = st.word; p.stale = st.stale; };
   p.ctl = createController(null, (kind) => {
     if (kind === 'result' || kind === 'page') p.redraw.render(kind === 'page');
     status();
-  }, [...FIGURES.values()].map((f) => f.reads));
+  }, [...FIGS.values()].map((f) => f.reads));
   p.host = createHost(p.ctl);
-  p.redraw = createRedraw({ ctl: p.ctl, host: p.host, views: p.views, figures: FIGURES, ready, slices: p.slices, clock: p.clock,
+  p.redraw = createRedraw({ ctl: p.ctl, host: p.host, views: p.views, figures: FIGS, ready: readyIn(FIGS), slices: p.slices, clock: p.clock,
     timing: { now: () => 0, mark: (name) => p.marks.push(name), measure() {} },
     writeHash: (h) => p.hashes.push(h), onDrawn() {}, onStatus: status });
   const fake = fakeCompute();
@@ -205,4 +206,22 @@ test('a_figure_blocked_by_a_bad_setting_keeps_its_last_drawing_with_the_stale_no
   assert.equal(p.views.get('attn').drawn(), before, 'its last drawing stays');
   assert.deepEqual(notes(p), { ffn: '', attn: stale, rows: '' });
   assert.equal(p.stale, 1);
+});
+
+// A figure whose long stage comes `later` (figure 14's sweep): drawn as soon as its other stages are
+// in, and drawn again when that stage arrives, though no setting changed.
+test('a_figure_is_drawn_without_its_later_stage_and_again_when_it_comes', async () => {
+  const figs = new Map([['abl', { reads: ['seed'], needs: ['ffn', 'sweep'], later: ['sweep'] }],
+    ['attn', { reads: ['heads', 'seed'], needs: ['attention'] }]]);
+  const p = await page(figs);
+  p.answer(['attention', 'sweep'], CLASSIC);
+  p.slices.run();
+  assert.deepEqual(logs(p), { abl: ['update 2'], attn: [] }, 'drawn before the sweep is in');
+  assert.deepEqual(notes(p), { abl: '', attn: '' }, '(not marked updating: it says so itself)');
+  p.answer(['sweep'], CLASSIC);
+  p.slices.run();
+  assert.deepEqual(logs(p), { abl: [], attn: ['update 2'] }, 'another part, the sweep still out: not redrawn');
+  p.answer([], CLASSIC);
+  p.slices.run();
+  assert.deepEqual(logs(p), { abl: ['update 2'], attn: [] }, 'the sweep came: drawn again');
 });

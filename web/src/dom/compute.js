@@ -30,14 +30,15 @@ export function ownWorkerUrl(url) {
 // want: the stages the host's figures need (figures' `needs`; all when absent), onMode(mode):
 // the Worker started or failed (mode() says where requests now go) }.
 // Returns { request(state, cb(err, res)), cancel(), busy(needs), mode(), open, cancelOpen,
-// encode(text, serial) }.
+// encode(text, serial), setWant(list) (the stages later requests need, e.g. as figures come on
+// screen; null: all) }.
 // cb runs for the newest request only: with each part of the answer as its stages come in
 // (res.missing lists those still coming; res.request is the request's number), the last time
 // with all; synchronously when nothing needs computing.
 export function createCompute(opts) {
   const BL = opts.engine;
   const mirror = createModel(null);          // stages as the Worker sent them
-  const want = opts.want ? closure(opts.want) : null;
+  let want = opts.want ? closure(opts.want) : null;
   const assets = createAssets(), assetFiles = new Map();   // trained weights, here and sent to the Worker
   let local = null, worker = null, workerReady = false, seq = 0, latest = null, broken = null, bootTimer = 0;
   let shown = null;   // the spec of the latest answer
@@ -310,7 +311,7 @@ export function createCompute(opts) {
   startLocal();
 
   // busy(needs): still computing (needs: the stages of some figures: until those are in).
-  return { request, cancel, open, cancelOpen, encode,
+  return { request, cancel, open, cancelOpen, encode, setWant: (list) => { want = list ? closure(list) : null; },
     busy: (needs) => !!latest && (!needs || !latest.res || needs.some((n) => latest.res.missing.includes(n))),
     mode: () => (workerReady ? 'worker' : local ? 'local' : broken ? 'broken' : 'starting') };
 }

@@ -57,7 +57,8 @@ export function createRedraw(opts) {
       const f = figures.get(k), stream = f.stream || [];
       return d.look === look && d.res.serial === res.serial &&
         f.reads.every((key) => stream.includes(key) || d.state[key] === c.state[key]) &&
-        (!stream.length || d.res.keys.weights === res.keys.weights);
+        (!stream.length || d.res.keys.weights === res.keys.weights) &&
+        (f.later || []).every((n) => !d.res.missing.includes(n) || res.missing.includes(n));   // (it came)
     };
     const todo = [...views.keys()].filter((k) => {
       if (pending.get(k) === 'update') return false;   // (more: queued from an earlier part)

@@ -1,5 +1,5 @@
-/* engine-hooks.js - model.forward's options (layers, lens, ablate, patch, start, set, stop) read and
-   checked once, and the forward both architectures share: the heap layout of the desc, out, layer
+/* engine-hooks.js - model.forward's options (layers, lens, ablate, patch, start, set, stop, logits)
+   read and checked once, and the forward both architectures share: the heap layout of the desc, out, layer
    records, edits and start, the call, the logit lens of every residual, the copy out. What differs
    (the desc's fields, the sizes, the record's names) comes from the architecture's `spec`. */
   /* global ABI, cut, elems, fail, idx4, rethrow, show, TA_LENGTH, TA_TAG */
@@ -8,8 +8,9 @@
   /* bl_site, in order; the widths: head_out is one head's (head_dim), ffn_hidden the FFN's. */
   const SITES = ['resid_in', 'attn_in', 'head_out', 'attn_out', 'resid_mid', 'ffn_in', 'ffn_hidden', 'ffn_out'];
   const HEAD_OUT = 2, FFN_OUT = 7;
-  const FORWARD_OPTIONS = ['layers', 'lens', 'ablate', 'patch', 'start', 'set', 'stop'];
-  /* each forward result -> the model state that made it (patch / start take only those) */
+  const FORWARD_OPTIONS = ['layers', 'lens', 'ablate', 'patch', 'start', 'set', 'stop', 'logits'];
+  /* each forward result -> the model state that made it (patch / start read its residuals without
+     a check; a copy, e.g. one that crossed a Worker boundary, has its residual checked) */
   const RESULTS = new WeakMap();
 
   function isInt(v) { return typeof v === 'number' && Number.isInteger(v); }
@@ -24,17 +25,33 @@
     return v;
   }
 
-  /* The residual entering block `layer` that result `from` kept (the caller's `name`), a copy. */
+  /* The residual entering block `layer` that result `from` kept (the caller's `name`), a copy. from is
+     this model's result (not another model's), or a copy of a result (structuredClone, postMessage):
+     its layers then has nLayers entries and layers[layer].x is n finite float32 values. */
   function residualOf(s, from, layer, name, n) {
-    if (from === null || typeof from !== 'object' || RESULTS.get(from) !== s)
-      fail('forward: ' + name + '.from must be a result of this model\'s forward, not ' + show(from));
-    const rec = Array.isArray(from.layers) ? from.layers[layer] : undefined;
-    if (!rec || TA_TAG.call(rec.x) !== 'Float32Array')
+    if (from === null || typeof from !== 'object' || Array.isArray(from))
+      fail('forward: ' + name + '.from must be a result of this model\'s forward (or a copy of one), not ' +
+        show(from));
+    const own = RESULTS.get(from) === s, layers = from.layers;
+    if (!own && RESULTS.has(from))
+      fail('forward: ' + name + '.from must be a result of this model\'s forward, not another model\'s');
+    if (!Array.isArray(layers))
+      fail('forward: ' + name + '.from.layers must be an array (a forward result\'s), not ' + show(layers));
+    if (!own && layers.length !== s.dims.nLayers)
+      fail('forward: ' + name + '.from.layers has ' + layers.length + ' entries, this model has ' + s.dims.nLayers +
+        ' layers (from must be a result of this model)');
+    const rec = layers[layer];
+    if (rec === null || typeof rec !== 'object' || TA_TAG.call(rec.x) !== 'Float32Array')
       fail('forward: ' + name + '.from did not keep layer ' + layer + ' (run it with layers including ' + layer + ')');
     if (TA_LENGTH.call(rec.x) !== n)
       fail('forward: ' + name + '.from has ' + TA_LENGTH.call(rec.x) + ' values in layer ' + layer + '\'s x, ' +
         'this forward needs ' + n + ' (the same model and number of tokens)');
-    return rec.x.slice();
+    const x = rec.x.slice();
+    if (!own)
+      for (let i = 0; i < n; i++)
+        if (!isFinite(x[i]))
+          fail('forward: ' + name + '.from.layers[' + layer + '].x[' + i + '] is ' + x[i] + ', not finite');
+    return x;
   }
 
   /* values of `name`: a Float32Array of n finite values (copied) or null (zeros) */
@@ -51,12 +68,12 @@
 
   /* forward(ids, opts)'s options for model state s and L tokens -> { keep (NL booleans), edits:
      [{ layer, site, head, row, values }] (patch, then ablate, then set: applied in that order),
-     first, start (Float32Array or null), end (0: every block), lens (0: none) }. Every option is
+     first, start (Float32Array or null), end (0: every block), lens (0: none), last (logits: 'last') }. Every option is
      read once, inside one try (the caller's getters run there), and checked before the heap. */
   function forwardOptions(opts, s, L) {
     const d = s.dims, NL = d.nLayers, D = d.dModel, H = d.nHeads, F = d.dFF, V = d.vocabSize;
     const hd = d.headDim || D / H;
-    const r = { keep: new Array(NL).fill(true), edits: [], first: 0, start: null, end: 0, lens: 0 };
+    const r = { keep: new Array(NL).fill(true), edits: [], first: 0, start: null, end: 0, lens: 0, last: false };
     if (opts === undefined) return r;
     if (opts === null || typeof opts !== 'object' || Array.isArray(opts))
       fail('forward: opts must be an object ({ ' + FORWARD_OPTIONS.join(', ') + ' }), not ' + show(opts));
@@ -77,6 +94,12 @@
         if (!isInt(o.lens) || o.lens < 1 || o.lens > V)
           fail('forward: lens (' + num(o.lens) + ') must be an integer k in [1, vocab ' + V + ']');
         r.lens = o.lens;
+      }
+      if (o.logits !== undefined) {
+        if (o.logits !== 'all' && o.logits !== 'last')
+          fail('forward: logits must be \'all\' (every row, the default) or \'last\' (the last row only), not ' +
+            show(o.logits));
+        r.last = o.logits === 'last';
       }
       if (o.stop !== undefined) {
         if (!isInt(o.stop) || o.stop < 1 || o.stop > NL)
@@ -145,8 +168,9 @@
      sizes(L) (floats of each kept field, by C name), wsFloats(L), lensWsFloats(L), fill(word,
      fword, descAt, idsAt) (writes the desc's own fields: ints, floats), record(g) (a kept layer's record
      from g(C field name)), what(L) (the call's name in out-of-memory messages) }.
-     -> { logits (null with stop), embeddings, hidden (null with stop), layers: per layer null or its
-     record, lens (with lens: k): NL + 1 entries (null where that residual was not computed) }. */
+     -> { logits (L x V, V with logits 'last', null with stop), embeddings, hidden (null with stop), layers:
+     per layer null or its record, lens (with lens: k): NL + 1 entries (null where that residual was not
+     computed), each { ids, probs, rank, prob } (rank / prob: the next token's, 0 / NaN at the last row) }. */
   function runForward(s, spec, ids, o) {
     const d = s.dims, L = ids.length, D = d.dModel, V = d.vocabSize, NL = d.nLayers, K = o.lens;
     const end = o.end || NL, size = spec.sizes(L), fields = Object.keys(size);
@@ -162,14 +186,17 @@
     const keep = o.keep.map(function (k, j) { return k && j >= o.first && j < end; });
     for (l = 0; l < NL; l++)
       recs.push(l >= o.first && l < end && (keep[l] || K) ? take(A[spec.layerOut].sizeof) : -1);
-    const editsAt = take(E.sizeof * o.edits.length), idsAt = take(4 * L), first = bytes, outs = [], ins = [];
+    const editsAt = take(E.sizeof * o.edits.length), idsAt = take(4 * L);
+    /* the lens's targets: the next token of each row, -1 at the last; one bl_lens_target per entry */
+    const T = A.bl_lens_target, targetsAt = K ? take(4 * L) : -1, tgtAt = K ? take(T.sizeof) : -1;
+    const first = bytes, outs = [], ins = [];
     function output(n, layer, field) {
       outs.push({ at: take(4 * n), n: n, key: layer < 0 ? field : layer + '.' + field, layer: layer, field: field });
     }
     function input(v) { const at = take(4 * v.length); ins.push({ at: at, v: v }); return at; }
     const startAt = o.start ? input(o.start) : -1;
     const valueAt = o.edits.map(function (e) { return e.values ? input(e.values) : -1; });
-    if (!o.end) output(L * V, -1, 'logits');
+    if (!o.end) output((o.last ? 1 : L) * V, -1, 'logits');
     output(L * D, -1, 'embeddings');
     if (!o.end) output(L * D, -1, 'hidden');
     for (l = 0; l < NL; l++) {
@@ -182,7 +209,8 @@
       for (let j = 0; j <= NL; j++) {
         const src = j === 0 ? 'embeddings' : j === o.first ? 'start' :
           j > o.first && j <= end ? (j - 1) + '.resid2' : null;
-        lensOf.push(src === null ? null : { src: src, ids: take(4 * L * K), probs: take(4 * L * K) });
+        lensOf.push(src === null ? null : { src: src, ids: take(4 * L * K), probs: take(4 * L * K), rank: take(4 * L),
+          prob: take(4 * L) });
       }
     }
     const last = bytes, wsFloats = spec.wsFloats(L), wsAt = take(4 * wsFloats);
@@ -198,6 +226,7 @@
     word(descAt + dd.first_layer, o.first);
     word(descAt + dd.start, o.start ? base + startAt : 0);
     word(descAt + dd.end_layer, o.end);
+    word(descAt + dd.logits_last, o.last ? 1 : 0);
     o.edits.forEach(function (e, j) {
       const at = editsAt + j * E.sizeof;
       word(at + E.layer, e.layer);
@@ -224,8 +253,14 @@
       if (m[spec.lensWsFn](base + descAt) !== spec.lensWsFloats(L))
         fail('internal: the ' + spec.desc + ' lens workspace size disagrees with the wrapper\'s');
       at.start = base + startAt;
+      const h32 = m.HEAP32;   /* (re-read: memory may have grown) */
+      for (i = 0; i < L; i++) h32[idx4(base + targetsAt) + i] = i + 1 < L ? ids[i + 1] : -1;
+      h32[idx4(base + tgtAt + T.targets)] = base + targetsAt;
       lensOf.forEach(function (e) {
-        if (e) engine._check(m[spec.lensFn](base + descAt, at[e.src], K, base + e.ids, base + e.probs,
+        if (!e) return;
+        h32[idx4(base + tgtAt + T.rank)] = base + e.rank;
+        h32[idx4(base + tgtAt + T.prob)] = base + e.prob;
+        engine._check(m[spec.lensFn](base + descAt, at[e.src], K, base + e.ids, base + e.probs, base + tgtAt,
           base + lensWsAt, err), err);
       });
     }
@@ -241,7 +276,8 @@
     if (K)
       res.lens = lensOf.map(function (e) {
         return e && { ids: new Int32Array(buf, e.ids - first, L * K),
-          probs: new Float32Array(buf, e.probs - first, L * K) };
+          probs: new Float32Array(buf, e.probs - first, L * K), rank: new Int32Array(buf, e.rank - first, L),
+          prob: new Float32Array(buf, e.prob - first, L) };
       });
     RESULTS.set(res, s);
     return res;

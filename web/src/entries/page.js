@@ -1,8 +1,11 @@
 /* page.js - index.html's glue: URL hash <-> settings, the form, the figures with their export
    and embed tools, messages for bad input (the last good figures stay), language and colour
    scheme. The controller decides what to compute, the Worker computes, dom/redraw.js decides
-   which figures are drawn when; this file wires them to the page. */
+   which figures are drawn when; this file wires them to the page. The whole model's figures
+   (12-15: every layer kept, the lens, reruns) are computed only while one of them is on screen
+   or within a screen of it (<html data-wide="eager">: always, as tests of their content ask). */
 import { PAGE_KEYS, createController } from '../model/controller.js';
+import { closure } from '../model/model.js';
 import { defaults, getOpened, openedStart, parseHash } from '../model/params.js';
 import { FIGURES, VIEWS, ready } from '../figures/index.js';
 import { createCompute, ownWorkerUrl } from '../dom/compute.js';
@@ -98,6 +101,25 @@ function mountTools(k, host, view) {
   return { bar, embed };
 }
 
+// The figures that read the whole-model forward (stages/wide.js), and the stages the others need.
+const WIDE = VIEWS.filter((k) => closure(FIGURES.get(k).needs).includes('wide'));
+const NARROW = [...new Set(VIEWS.filter((k) => !WIDE.includes(k)).flatMap((k) => FIGURES.get(k).needs))];
+
+// near(): is a whole-model figure on screen or about to be (IntersectionObserver, a screen's margin)?
+// onChange(near) when that changes. Without an observer (or eager): always.
+function watchWide(onChange) {
+  let near = document.documentElement.dataset.wide === 'eager' || typeof IntersectionObserver !== 'function';
+  if (near) return () => true;
+  const seen = new Map();
+  const io = new IntersectionObserver((entries) => {
+    entries.forEach((e) => seen.set(e.target, e.isIntersecting));
+    const now = [...seen.values()].some(Boolean);
+    if (now !== near) { near = now; onChange(near); }
+  }, { rootMargin: '100% 0px' });
+  WIDE.forEach((k) => io.observe($('fig-' + k).closest('section') || $('fig-' + k)));
+  return () => near;
+}
+
 function start() {
   const parsed = parseHash(location.hash);
   const ctl = createController(null, change, VIEWS.map((k) => FIGURES.get(k).reads));
@@ -112,7 +134,15 @@ function start() {
     views.set(k, mountFigure($('fig-' + k), FIGURES.get(k), host.figure));
     tools.set(k, mountTools(k, host, views.get(k)));
   }
-  const redraw = createRedraw({ ctl, host, views, figures: FIGURES, ready, slices, clock, timing,
+  // Scrolled to (or near) the whole model's figures: they are computed from now on (and for the text
+  // on screen, at once); scrolled away: later requests leave them out and they keep their drawing.
+  const near = watchWide((on) => {
+    if (!compute) return;
+    compute.setWant(on ? null : NARROW);
+    if (on) ctl.attach(compute);   // (attaching again requests the current settings)
+  });
+  const readyNow = (k, res) => ready(k, res) && (near() || !WIDE.includes(k));
+  const redraw = createRedraw({ ctl, host, views, figures: FIGURES, ready: readyNow, slices, clock, timing,
     writeHash: writeUrl, onDrawn: drawn, onStatus: showStatus });
   let compute = null;
   // "Open a model folder…" beside the Weights field; an opened model is shown from its layer 1.
@@ -195,7 +225,7 @@ function start() {
   } else ctl.replace(parsed.state, []);
   if (typeof BlockLens === 'undefined') return ctl.fail({ key: 'engine', code: 'noEngine', vars: {} });
   compute = createCompute({ engine: BlockLens, loading: engineLoading,
-    workerUrl: ownWorkerUrl('dist/blocklens-worker.js'), workerCode: __WORKER_CODE__,
+    workerUrl: ownWorkerUrl('dist/blocklens-worker.js'), workerCode: __WORKER_CODE__, want: near() ? null : NARROW,
     onProgress: (info) => progress.update(info),
     onMode: (mode) => setData(document.body, { compute: mode }) });
   ctl.attach(compute);

@@ -72,6 +72,8 @@ function sweepBlocks(S, ch, t, ctx) {
 export default {
   view: 'ablation',
   needs: ['wide', 'ablation', 'ablsweep'],
+  // (drawn without the sweep while it runs, so a head toggle is drawn at once; again when it comes)
+  later: ['ablsweep'],
   reads: ['tokens', 'weights', 'ablate', 'abltok', 'sweep'],
   controls: [{ type: 'segment', key: 'sweep', options: ['off', 'on'], label: (m, t) => t('sweep_' + m),
     aria: 'sweepAria' }],
@@ -97,7 +99,7 @@ export default {
     const abltok = ctx.state.abltok, V = W.logits.length;
     const targetNote = abltok >= V ? t('ablTargetOut', { id: abltok, v: V })
       : abltok >= 0 ? t('ablTargetPicked', { ch, id: A.target }) : t('ablTargetTop', { ch });
-    const S = res.ablsweep;
+    const S = res.ablsweep, running = !S && (res.missing || []).includes('ablsweep');
     const blocks = [
       { type: 'headline', text: A.list.length ? t('ablTitle', { text, set: setPhrase(A.list, t, ctx) })
         : t('ablTitleNone', { text }) },
@@ -111,12 +113,13 @@ export default {
         list(t('ablAfter'), A.top.after, 'after')] },
       { type: 'note', text: targetNote },
       ...(S ? sweepBlocks(S, ch, t, ctx)
-        : [{ type: 'note', text: sentences([t('sweepOffNote', { n: NL * H, nl: NL, runs: NL * (H + 1) })], ctx) }])
+        : [{ type: 'note', text: sentences([t(running ? 'sweepRunning' : 'sweepOffNote',
+          { n: NL * H, nl: NL, runs: NL * (H + 1) })], ctx) }])
     ];
     return {
       data: { trained: res.trained === 'model' ? 'model' : 'yes', ablate: ablateText(A.list), target: String(A.target),
         kl: A.kl.toFixed(6), pBefore: tg.before.toFixed(6), pAfter: tg.after.toFixed(6),
-        top: A.top.before.join(' '), topAfter: A.top.after.join(' '), sweep: S ? 'done' : 'off',
+        top: A.top.before.join(' '), topAfter: A.top.after.join(' '), sweep: S ? 'done' : running ? 'running' : 'off',
         sweepDrop: S ? Array.from(S.drop, (v) => v.toFixed(5)).join(' ') : '',
         sweepFfn: S ? Array.from(S.ffnDrop, (v) => v.toFixed(5)).join(' ') : '' },
       blocks

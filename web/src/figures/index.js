@@ -1,7 +1,8 @@
 /* index.js - the figures, in page order. A figure is { view, needs, reads, controls?, build(res, ctx) ->
    { blocks, data? } }: the blocks are drawn as elements on the page (dom/blocks/) and into a
    recorder for SVG/PNG (draw/svg/), so each figure is written once. needs: the model's
-   stages it draws from (an answer comes stage by stage: the figure is drawn once these are in).
+   stages it draws from (an answer comes stage by stage: the figure is drawn once these are in;
+   those also in `later` it draws without, and again when they come: a long sweep).
    reads: the settings its numbers depend on (a bad one blocks only the figures that read it;
    tests/node/reads.test.js checks that no other setting changes a figure); the attention weights
    come after W1..b2 in the one random stream, so attention figures read d_ff and act too
@@ -54,5 +55,6 @@ export function figure(view) {
 
 // Can this answer (model/model.js result, perhaps partial) draw the figure?
 export function ready(view, res) {
-  return !!res && !FIGURES.get(view).needs.some((n) => res.missing.includes(n));
+  const f = FIGURES.get(view), later = f.later || [];
+  return !!res && !f.needs.some((n) => res.missing.includes(n) && !later.includes(n));
 }

@@ -54,13 +54,14 @@ export function argmax(a) {
 }
 
 // The last row's logits (vocab) of forward with `list` ablated, started at its first layer from
-// run (RUNS' { model, out, ids }).
+// run (RUNS' { model, out, ids }); only that row is unembedded (logits: 'last', bit for bit the
+// full call's row).
 export function ablatedLogits(run, list) {
   const m = run.model, V = m.vocabSize, L = run.ids.length;
   if (!list.length) return run.out.logits.slice((L - 1) * V, L * V);
   const first = Math.min(...list.map((a) => a[0]));
-  const out = m.forward(run.ids, { layers: [], start: { layer: first, from: run.out }, ablate: list });
-  return out.logits.slice((L - 1) * V, L * V);
+  const opts = { layers: [], start: { layer: first, from: run.out }, ablate: list, logits: 'last' };
+  return m.forward(run.ids, opts).logits;
 }
 
 // The chosen token: the reader's (abltok, if it is in the vocabulary), else the top one unablated.

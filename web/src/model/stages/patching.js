@@ -2,7 +2,8 @@
    layer, then for each (layer, position) the clean run's residual entering that block patched into
    it at that position, only the blocks from there on rerun (forward's start + patch), and the last
    position's logits kept for the candidate answers (both runs' top TOP), so that picking another
-   answer pair costs no rerun. The clean run is the wide stage's (RUNS). One step per cell. */
+   answer pair costs no rerun; the reruns unembed only that row (logits: 'last'). The clean run is
+   the wide stage's (RUNS). One step per cell. */
 import { RUNS, appliesTo, forwardCost, modelOf } from './wide.js';
 
 export const TOP = 10;   // the answer and the wrong token are picked from each run's top 10
@@ -55,10 +56,11 @@ function steps(engine, s, get, assets) {
   let st = null;   // the runs, shared by the steps (kept while a newer request cuts the sweep short)
   const first = { cost: forwardCost(s), run() {
     const clean = RUNS.get(get('wide')), { m } = modelOf(engine, s, assets), ids = corruptIds(s, m), V = m.vocabSize;
-    const xRun = m.forward(ids);
-    const cleanTop = topOf(clean.out.logits, L - 1, V, TOP), corruptTop = topOf(xRun.logits, L - 1, V, TOP);
+    const xRun = m.forward(ids, { logits: 'last' });
+    const cleanTop = topOf(clean.out.logits, L - 1, V, TOP), corruptTop = topOf(xRun.logits, 0, V, TOP);
     const cand = Int32Array.from([...cleanTop.ids, ...corruptTop.ids.filter((j) => !cleanTop.ids.includes(j))]);
-    const pick = (logits) => Float32Array.from(cand, (j) => logits[(L - 1) * V + j]);
+    // the candidates of a last row (V) or of the last row of logits (L x V)
+    const pick = (logits) => Float32Array.from(cand, (j) => logits[logits.length - V + j]);
     const differ = [];
     for (let p = 0; p < L; p++) if (ids[p] !== clean.ids[p]) differ.push(p);
     st = { m, ids, clean: clean.out, xRun, V, pick, value: { state: 'ok', L, layers: NL, xTokens: s.corruptTokens,
@@ -79,7 +81,7 @@ function steps(engine, s, get, assets) {
           v.patched.set(v.corrupt, at);
         } else {
           const r = st.m.forward(st.ids, { start: { layer: l, from: st.xRun },
-            patch: [{ layer: l, position: p, from: st.clean }], layers: [] });
+            patch: [{ layer: l, position: p, from: st.clean }], layers: [], logits: 'last' });
           v.patched.set(st.pick(r.logits), at);
           v.reran++;
         }

@@ -23,17 +23,17 @@ export function modelOf(engine, s, assets) {
 // A rough cost (ns) of one forward of spec s through all its layers.
 export const forwardCost = (s) => 2 * s.L * (4 * s.d * s.d + 3 * s.d * s.dff) * (s.layers || 1) * NS_PER_FLOP + 5e5;
 
-// -> null, or { ids, L, layers, heads, attention: [(H, L, L) per layer], lens: [{ ids, probs }
-//    (L x LENS_K) per residual point: the embeddings, then after each block], logits (the last
-//    position's, vocab) }
+// -> null, or { ids, L, layers, heads, vocabSize, attention: [(H, L, L) per layer], lens: [{ ids, probs
+//    (L x LENS_K), rank, prob (L: the next token's, 0 / NaN at the last position) } per residual point:
+//    the embeddings, then after each block], logits (the last position's, vocab) }
 function steps(engine, s, get, assets) {
   if (!appliesTo(s)) return [{ cost: 1, run: () => null }];
   return [{ cost: forwardCost(s), run() {
     const { m, ids } = modelOf(engine, s, assets), L = ids.length, V = m.vocabSize;
     const out = m.forward(ids, { lens: LENS_K });
-    const value = { ids: ids, L: L, layers: m.nLayers, heads: m.nHeads,
+    const value = { ids: ids, L: L, layers: m.nLayers, heads: m.nHeads, vocabSize: V,
       attention: out.layers.map((lay) => lay.attention.weights),
-      lens: out.lens.map((e) => ({ ids: e.ids, probs: e.probs })),
+      lens: out.lens.map((e) => ({ ids: e.ids, probs: e.probs, rank: e.rank, prob: e.prob })),
       logits: out.logits.slice((L - 1) * V, L * V) };
     RUNS.set(value, { model: m, out: out, ids: ids });
     return value;
