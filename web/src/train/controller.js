@@ -159,7 +159,7 @@ export function mount(root, opts) {
       s.shown = Math.min(s.shown, s.snaps.length - 1);
       s.samples.push({ step: m.step, text: m.sample });
       // For tests: the trained model's own logits after the probe (a Download must give the same).
-      root.blTrain = { step: m.step, ids: m.ids, logits: m.logits };
+      root.blTrain = { step: m.step, probe: s.probe, ids: m.ids, logits: m.logits };
       paint('loss', 'heads', 'samples');
     } else if (m.type === 'trainState') {
       if (s.phase !== 'idle' || m.state === 'idle') s.phase = m.state;
@@ -204,8 +204,15 @@ export function mount(root, opts) {
     frame = typeof requestAnimationFrame === 'function' && !document.hidden ? requestAnimationFrame(go)
       : setTimeout(go, 0);
   }
+  // The curve at most every 200 ms while training (a step's loss comes every few ms).
+  let lossAt = -1e9, lossTimer = 0;
   function render() {
-    const all = dirty.has('all'), d = dirty, t = opts.t(), sc = opts.scheme();
+    const t0 = performance.now(), all = dirty.has('all'), d = dirty, t = opts.t(), sc = opts.scheme();
+    if (!all && d.has('loss') && !d.has('heads') && s.phase === 'running' && t0 - lossAt < 200) {
+      d.delete('loss');
+      if (!lossTimer) lossTimer = setTimeout(() => { lossTimer = 0; paint('loss'); }, 200 - (t0 - lossAt));
+    }
+    if (all || d.has('loss')) lossAt = t0;
     dirty = new Set();
     if (all || d.has('data')) renderData(t);
     if (all || d.has('settings') || d.has('size')) renderSettings(t);
@@ -215,6 +222,7 @@ export function mount(root, opts) {
     if (all || d.has('heads')) { live.heads(s, t, sc); live.zeros(s, t); }
     root.dataset.phase = s.phase;
     root.dataset.step = String(s.step);
+    if (performance.measure) performance.measure('blocklens:train:render', { start: t0, end: performance.now() });
   }
   function renderData(t) {
     const e = refs.data.err, d = s.data;
@@ -274,6 +282,14 @@ export function mount(root, opts) {
     root.dataset.msg = m ? m.code : '';
   }
 
+  // The Worker starts when the view comes near the screen, so that its start (a Blob of the
+  // engine's text from file://) is not a task in the middle of training.
+  if (typeof IntersectionObserver === 'function') {
+    const io = new IntersectionObserver((es) => {
+      if (es.some((e) => e.isIntersecting)) { io.disconnect(); worker.warm(); }
+    }, { rootMargin: '800px' });
+    io.observe(root);
+  }
   choose('poems');
   paint('all');
   return { update: () => paint('all'), state: () => s, stop: () => worker.stop() };

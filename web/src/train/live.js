@@ -18,8 +18,12 @@ export function createLive(refs) {
   let headRows = null, headTableRoot = null;
 
   function loss(s, t, sc) {
-    const w = Math.max(280, Math.min(760, refs.loss.parentNode.clientWidth || 600)), h = 240;
-    const g = heatmap.sizeCanvas(refs.loss, w, h);
+    const w = Math.max(280, Math.min(760, refs.loss.parentNode.clientWidth || 600)), h = 240, k = heatmap.dpr();
+    // (A canvas sized again is a new backing store: only when its size changes.)
+    let g = refs.loss.getContext('2d');
+    if (refs.loss.width !== Math.round(w * k) || refs.loss.height !== Math.round(h * k)) {
+      g = heatmap.sizeCanvas(refs.loss, w, h);
+    }
     drawLoss(g, { w, h, train: s.train, held: s.held, baseline: s.baseline, steps: Math.max(s.steps, 1), css: sc.css,
       labels: { x: t('train_axisStep'), y: t('train_axisLoss'),
         baseline: t('train_baseline', { v: loss3(s.baseline) }) }
