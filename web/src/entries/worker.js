@@ -14,7 +14,7 @@
    { type: 'trainResume', steps? } (steps: a larger total continues a finished run),
    { type: 'trainReset' } (frees it), { type: 'trainSave', purpose }. Worker -> { type: 'trainStarted',
    vocabSize, params, unigram, unseen, probe, heldChars, trainLines }, { type: 'trainProgress',
-   losses: [[step, loss]], step, steps, ms, tokens (scored so far) } after each tick of steps,
+   losses: [[step, loss]], step, steps, ms (in steps), wall (with measurements), tokens (scored) } per tick,
    { type: 'trainSnapshot', step, heldout, sample, labels, ids, logits (the probe's last row),
    layers: [{ weights: Float32Array (H, L, L), zeros }] } every `every` steps and at 0,
    { type: 'trainState', state: 'running' | 'paused' | 'done' | 'idle', step },

@@ -150,6 +150,7 @@ export function mount(root, opts) {
       s.step = m.step;
       s.steps = m.steps;
       s.ms = m.ms;
+      s.wall = m.wall;
       s.tokens = m.tokens;
       paint('status', 'loss');
     } else if (m.type === 'trainSnapshot') {
@@ -266,7 +267,7 @@ export function mount(root, opts) {
     let line = t('train_phase_' + p);
     if (s.step && s.started) {
       const tps = s.ms > 0 ? Math.round(s.tokens / (s.ms / 1000)) : 0;
-      const left = timeLeft(s.step, s.steps, s.ms);
+      const left = timeLeft(s.step, s.steps, s.wall || s.ms);
       line = t('train_statusLine', { phase: line, step: s.step, steps: s.steps, tps: tps.toLocaleString('en-US'),
         left: left === null || p === 'done' ? '–' : clock(left), params: s.started.params.toLocaleString('en-US'),
         V: s.started.vocabSize.toLocaleString('en-US') });

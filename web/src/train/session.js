@@ -31,7 +31,7 @@ export function createSession(engine, post) {
         weightDecay: m.weightDecay, warmup: m.warmup, steps: m.steps });
     } catch (err) { post({ type: 'trainFailed', message: message(err) }); return; }
     const vocab = Array.from(t.vocab);
-    const r = run = { t, m, vocab, paused: false, done: false, ms: 0, tokens: 0, steps: 0, timer: 0,
+    const r = run = { t, m, vocab, paused: false, done: false, ms: 0, wall: 0, tokens: 0, steps: 0, timer: 0,
       held: firstLines(m.heldout, HELDOUT_CHARS), probe: probeText(m.probe, m.heldout, m.config.n_positions) };
     // (Each line is one row of <s> and at most n_positions characters, for the model and the baseline.)
     const base = unigramLoss(m.text, r.held, m.config.n_positions);
@@ -58,9 +58,11 @@ export function createSession(engine, post) {
       } while (performance.now() - t0 < TICK_MS);
     } catch (err) { r.done = true; post({ type: 'trainFailed', message: message(err) }); return; }
     r.ms += performance.now() - t0;
-    post({ type: 'trainProgress', losses, step: r.steps, steps: r.m.steps, ms: r.ms, tokens: r.tokens });
     const due = r.steps % r.m.every === 0, end = r.steps >= r.m.steps;
     if ((due || end) && !measure(r)) return;
+    // wall: the time spent on this run's steps and measurements (not paused, not between ticks).
+    r.wall += performance.now() - t0;
+    post({ type: 'trainProgress', losses, step: r.steps, steps: r.m.steps, ms: r.ms, wall: r.wall, tokens: r.tokens });
     if (end) { r.done = true; post({ type: 'trainState', state: 'done', step: r.steps }); return; }
     schedule(r);
   }
