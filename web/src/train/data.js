@@ -16,8 +16,8 @@ export const SETTINGS = [
   { key: 'ctx', kind: 'int', def: 64, min: 4, max: 256 },
   { key: 'batch', kind: 'int', def: 8, min: 1, max: 64 },
   { key: 'lr', kind: 'float', def: 0.003, min: 1e-5, max: 1 },
-  { key: 'steps', kind: 'int', def: 600, min: 1, max: 100000 },
-  { key: 'every', kind: 'int', def: 25, min: 1, max: 10000 },
+  { key: 'steps', kind: 'int', def: 2000, min: 1, max: 100000 },
+  { key: 'every', kind: 'int', def: 50, min: 1, max: 10000 },
   { key: 'seed', kind: 'int', def: 1, min: 0, max: 4294967295 }
 ];
 export const defaults = () => Object.fromEntries(SETTINGS.map((p) => [p.key, p.def]));
