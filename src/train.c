@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include "bl_internal.h"
+#include "kernel_simd.h"
 
 /* ---- the parameter layout: sizes per part, in HF GPT-2 order -------------------------- */
 static size_t part_size(const bl_train_desc *d, bl_train_part p) {
@@ -105,7 +106,7 @@ static layer_ptrs ptrs_of(const bl_train_desc *d, const float *base, int layer) 
    resid1, norm2 (BL, D) each; mean1, rstd1, mean2, rstd2 (BL) each; pre, act (BL, F) each;
    att (batch, H, L, L). Then the final h and LN_f output (BL, D), its mean and rstd (BL), the
    logits (BL, V); the backward's scratch: dh, dn, dq, dk, dv, dc, tmp (BL, D), da (BL, F), one
-   transpose buffer of BL * max(D, F, V); and the input and target ids (2 BL int32). */
+   transpose buffer (train_scratch); and the input and target ids (2 BL int32). */
 enum { LD_X, LD_N1, LD_Q, LD_K, LD_V, LD_C, LD_R1, LD_N2, LD_COUNT };
 typedef struct cache {
     float *ld[LD_COUNT], *mean1, *rstd1, *mean2, *rstd2, *pre, *act, *att;
@@ -116,6 +117,23 @@ typedef struct wsmap {
     int32_t *ids;
 } wsmap;
 
+/* gw (K, N) = x^T @ dy, x (M, K), dy (M, N), through scratch t; bl__gemm reads A row-major, so
+   either x is transposed (M K floats), or gw^T = dy^T @ x is formed and transposed back
+   (M N + K N floats): whichever moves less (the unembedding's x, dlogits, is the large one). */
+static int grad_via_dy(uint64_t M, uint64_t K, uint64_t N) { return M * N + K * N < M * K; }
+static uint64_t grad_scratch(uint64_t M, uint64_t K, uint64_t N) {
+    return grad_via_dy(M, K, N) ? M * N + K * N : M * K;
+}
+/* floats of the transpose buffer: the largest of the backward's weight gradients' needs */
+static uint64_t train_scratch(const bl_train_desc *d) {
+    uint64_t M = (uint64_t)d->batch * d->L, D = (uint64_t)d->d_model, F = (uint64_t)d->d_ff;
+    uint64_t need[4] = {grad_scratch(M, (uint64_t)d->vocab, D), grad_scratch(M, F, D),
+                        grad_scratch(M, D, F), grad_scratch(M, D, D)};
+    uint64_t big = 0;
+    for (int i = 0; i < 4; i++) big = need[i] > big ? need[i] : big;
+    return big;
+}
+
 static size_t per_layer(const bl_train_desc *d, size_t BL) {
     return BL * (LD_COUNT * (size_t)d->d_model + 4 + 2 * (size_t)d->d_ff) +
            (size_t)d->batch * d->n_heads * d->L * d->L;
@@ -125,10 +143,9 @@ size_t bl_train_workspace_size(const bl_train_desc *d) {
     if (!d || bl__train_check(d, NULL) != BL_OK) return 0;
     uint64_t BL = (uint64_t)d->batch * d->L, D = (uint64_t)d->d_model, F = (uint64_t)d->d_ff,
              V = (uint64_t)d->vocab, H = (uint64_t)d->n_heads, L = (uint64_t)d->L;
-    uint64_t big = V > F ? V : F;
-    big = big > D ? big : D;
+    uint64_t big = train_scratch(d);
     uint64_t layer = BL * (LD_COUNT * D + 4 + 2 * F) + (uint64_t)d->batch * H * L * L;
-    uint64_t n = (uint64_t)d->n_layers * layer + BL * (2 * D + 2 + V) + BL * (7 * D + F) + BL * big + 2 * BL;
+    uint64_t n = (uint64_t)d->n_layers * layer + BL * (2 * D + 2 + V) + BL * (7 * D + F) + big + 2 * BL;
     return n > BL_MAX_ELEMS ? 0 : (size_t)n;
 }
 
@@ -160,18 +177,33 @@ static wsmap map_of(const bl_train_desc *d, float *ws, size_t BL) {
     for (int i = 0; i < 7; i++, p += BL * D) *sc[i] = p;
     w.da = p; p += BL * F;
     w.t = p;
-    p += BL * (size_t)(V > F ? (V > D ? V : D) : (F > D ? F : D));
+    p += (size_t)train_scratch(d);
     w.ids = (int32_t *)p;
     return w;
 }
 
 /* ---- the ops' backward passes (bl_internal.h) ------------------------------------------ */
 
-/* gw (K, N) = x^T (K, M) @ dy (M, N), through t (K, M): the transpose, so bl__gemm streams it */
+/* dst (cols, rows) = src (rows, cols)^T, in 16 x 16 tiles that stay in cache */
+static void transpose(float *dst, const float *src, int rows, int cols) {
+    for (int i0 = 0; i0 < rows; i0 += 16)
+        for (int j0 = 0; j0 < cols; j0 += 16) {
+            int i1 = i0 + 16 < rows ? i0 + 16 : rows, j1 = j0 + 16 < cols ? j0 + 16 : cols;
+            for (int i = i0; i < i1; i++)
+                for (int j = j0; j < j1; j++) dst[(size_t)j * rows + i] = src[(size_t)i * cols + j];
+        }
+}
+
 static void weight_grad(float *gw, const float *x, const float *dy, int M, int K, int N, float *t) {
-    for (int i = 0; i < M; i++)
-        for (int k = 0; k < K; k++) t[(size_t)k * M + i] = x[(size_t)i * K + k];
-    bl__gemm(gw, N, NULL, t, M, dy, N, 0, NULL, K, M, N, BL_ACT_IDENTITY);
+    if (!grad_via_dy((uint64_t)M, (uint64_t)K, (uint64_t)N)) {
+        transpose(t, x, M, K);
+        bl__gemm(gw, N, NULL, t, M, dy, N, 0, NULL, K, M, N, BL_ACT_IDENTITY);
+        return;
+    }
+    float *gt = t + (size_t)M * N;   /* gw^T (N, K) */
+    transpose(t, dy, M, N);
+    bl__gemm(gt, K, NULL, t, M, x, K, 0, NULL, N, M, K, BL_ACT_IDENTITY);
+    transpose(gw, gt, N, K);
 }
 
 void bl__linear_backward(float *dx, float *gw, float *gb, const float *x, const float *w,
@@ -270,22 +302,40 @@ double bl__xent_backward(float *dlogits, const float *logits, const int32_t *tar
                          int V, int scored) {
     double total = 0.0;
     float inv = 1.0f / (float)scored;
+    int body = V & ~3;
     for (int i = 0; i < M; i++) {
         const float *li = logits + (size_t)i * V;
         float *di = dlogits ? dlogits + (size_t)i * V : NULL;
-        int t = targets[i];
+        int t = targets[i], j;
         if (t < 0) {
             if (di) memset(di, 0, (size_t)V * sizeof(float));
             continue;
         }
-        float mx = li[0];
-        for (int j = 1; j < V; j++) mx = li[j] > mx ? li[j] : mx;
-        double s = 0.0;
-        for (int j = 0; j < V; j++) s += expf(li[j] - mx);
-        total += log(s) + mx - li[t];
+        /* max, then sum of e^(l - max) four lanes at a time (e kept in di for the gradient,
+           which may be the logits themselves: the target's logit is read first) */
+        float lt = li[t];
+        v4 mv = v4_splat(-INFINITY);
+        for (j = 0; j < body; j += 4) mv = v4_max(mv, v4_load(li + j));
+        float mx = v4_hmax(mv);
+        for (; j < V; j++) mx = li[j] > mx ? li[j] : mx;
+        v4 sv = v4_splat(0.0f), mm = v4_splat(mx);
+        float tail = 0.0f;
+        for (j = 0; j < body; j += 4) {
+            v4 e = v4_exp(v4_load(li + j) - mm);
+            if (di) v4_store(di + j, e);
+            sv += e;
+        }
+        for (; j < V; j++) {
+            float e = expf(li[j] - mx);
+            if (di) di[j] = e;
+            tail += e;
+        }
+        double sum = (double)v4_hsum(sv) + tail;
+        total += log(sum) + mx - lt;   /* NaN or infinite logits make it non-finite */
         if (!di) continue;
-        float is = (float)(1.0 / s);
-        for (int j = 0; j < V; j++) di[j] = expf(li[j] - mx) * is * inv;
+        v4 sc = v4_splat((float)(1.0 / sum) * inv);
+        for (j = 0; j < body; j += 4) v4_store(di + j, v4_load(di + j) * sc);
+        for (; j < V; j++) di[j] *= sc[0];
         di[t] -= inv;
     }
     return total / scored;
@@ -442,13 +492,17 @@ static bl_status run(const bl_train_desc *d, const float *params, const int32_t 
     int scored = split_tokens(d, tokens, in, tg, err);
     if (scored < 0) return err ? err->status : BL_ERR_VALUE;
     BL__CHECK(forward(d, params, in, ws, err));
-    for (size_t i = 0, nl = BL * d->vocab; i < nl; i++)
-        if (w.logits[i] - w.logits[i] != 0.0f)
-            return bl__fail(err, BL_ERR_VALUE, "logit of row %d, vocabulary entry %d is not "
-                            "finite: float32 overflowed inside the model",
-                            (int)(i / d->vocab), (int)(i % d->vocab));
-    double mean = bl__xent_backward(grads ? w.logits : NULL, w.logits, tg, (int)BL, d->vocab,
-                                    scored);
+    /* finite logits keep the mean finite; else the forward again, to name the first bad one */
+    double mean = bl__xent_backward(grads ? w.logits : NULL, w.logits, tg, (int)BL, d->vocab, scored);
+    if (!isfinite(mean)) {
+        if (grads) BL__CHECK(forward(d, params, in, ws, err));
+        for (size_t i = 0, nl = BL * d->vocab; i < nl; i++)
+            if (w.logits[i] - w.logits[i] != 0.0f)
+                return bl__fail(err, BL_ERR_VALUE, "logit of row %d, vocabulary entry %d is not "
+                                "finite: float32 overflowed inside the model",
+                                (int)(i / d->vocab), (int)(i % d->vocab));
+        return bl__fail(err, BL_ERR_VALUE, "the loss is not finite");
+    }
     *loss = (float)mean;
     if (grads)
         backward(d, params, in, grads, ws);

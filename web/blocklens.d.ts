@@ -387,6 +387,9 @@ export interface Trainer {
   /** Mean loss (nats per token) without training: of the held-out lines (throws when the text had
       fewer than 20 lines), or of `text`'s lines, split as trainer() splits its text. */
   evaluate(text?: string): number;
+  /** The baseline: the mean loss of the held-out lines (or of `text`'s) under the training
+      targets' character frequencies; a token never seen as a target counts as frequency 1e-12. */
+  unigramLoss(text?: string): number;
   /** The learning rate step k (0-based; default the next) uses. */
   lrAt(k?: number): number;
   /** A Model (as loadModel returns) of a COPY of the current weights: later steps do not change

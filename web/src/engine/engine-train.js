@@ -338,6 +338,31 @@
     return meanLoss(s, rows);
   };
 
+  /* unigramLoss(): the held-out lines' mean loss (nats per token) under the training targets'
+     token frequencies (the baseline a model must beat); unigramLoss(text): that text's. A token the
+     training lines never have as a target counts as frequency 1e-12 (as tools/train/train.py). */
+  Trainer.prototype.unigramLoss = function (text) {
+    const s = live(this, 'unigramLoss');
+    let rows = s.held;
+    if (text !== undefined) {
+      if (typeof text !== 'string') fail('unigramLoss: text must be a string, not ' + show(text));
+      rows = linesOf(text, s.config.n_positions).map(function (cs) { return rowOf(s.ids, cs); });
+      if (!rows.length) fail('unigramLoss: text has no non-empty line to score');
+    } else if (!rows.length) {
+      fail('unigramLoss: the training text has no held-out lines; pass a text: unigramLoss(text)');
+    }
+    if (!s.unigram) {
+      const counts = new Float64Array(s.list.length);
+      let total = 0;
+      s.train.forEach(function (r) { for (let i = 1; i < r.length; i++) counts[r[i]]++; });
+      counts.forEach(function (c) { total += c; });
+      s.unigram = counts.map(function (c) { return -Math.log(Math.max(c, 1e-12) / total); });
+    }
+    let sum = 0, n = 0;
+    rows.forEach(function (r) { for (let i = 1; i < r.length; i++) { sum += s.unigram[r[i]]; n++; } });
+    return sum / n;
+  };
+
   /* The current weights as GPT-2 tensors (c_attn reassembled from wq, wk, wv), copied out. */
   function tensors(s) {
     const c = s.config, D = c.n_embd, F = c.n_inner, h = s.engine._m.HEAPF32, p0 = idx4(s.at.params);
@@ -401,4 +426,61 @@
     if (k === undefined) k = s.step;
     if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) fail('lrAt: k must be an integer >= 0, not ' + show(k));
     return lrAt(s, k);
+  };
+
+  /* ---- tests only (tests/node/train_reference.test.js): the C calls on the caller's flat buffers ----
+     desc: { n_layers, d_model, n_heads, d_ff, vocab, n_positions, activation (0 relu, 1 gelu, 2 gelu_tanh),
+     eps, batch, L }; params a Float32Array in the layout of include/blocklens.h. _trainGrad(desc, params,
+     tokens) -> { loss, grads }; _trainSteps(desc, params, batches, opt) -> { losses, params }: per batch the
+     gradient, clipping to opt.clip, AdamW ({ lr, beta1, beta2, eps, weight_decay }), step 1, 2, ... */
+  function withTrainBlock(engine, desc, fn) {
+    const m = engine._m, cfg = [desc.n_layers, desc.d_model, desc.n_heads, desc.d_ff, desc.vocab,
+      desc.n_positions, desc.activation, desc.batch, desc.L];
+    const lay = engine._call(64 + 16, function (base, mm, err) {
+      cfg.forEach(function (v, i) { mm.HEAP32[idx4(base) + i] = v; });
+      engine._check(mm._bl__train_layout(base, desc.eps, base + 64, err), err);
+      return [mm.HEAPF64[idx8(base + 64)], mm.HEAPF64[idx8(base + 72)]];
+    }, '_train');
+    const n = lay[0], tok = desc.batch * (desc.L + 1);
+    const bytes = (4 * n + lay[1] + tok) * 4 + 64 + 16 + ABI.bl_error.sizeof;
+    const base = heapAlloc(m, bytes);
+    if (!base) outOfMemory('_train', bytes, true);
+    const at = { params: base, grads: base + 4 * n, m: base + 8 * n, v: base + 12 * n, ws: base + 16 * n };
+    at.tokens = at.ws + lay[1] * 4;
+    at.cfg = at.tokens + tok * 4;
+    at.loss = at.cfg + 64;
+    at.err = at.loss + 16;
+    try {
+      m.HEAPF32.fill(0, idx4(base), idx4(base) + 4 * n);
+      cfg.forEach(function (v, i) { m.HEAP32[idx4(at.cfg) + i] = v; });
+      return fn(m, at, n);
+    } finally {
+      m._free(base);
+    }
+  }
+  function gradAt(engine, m, at, desc, tokens) {
+    m.HEAP32.set(tokens, idx4(at.tokens));
+    engine._check(m._bl__train_run(at.cfg, desc.eps, at.params, at.tokens, at.grads, at.loss, at.ws, at.err), at.err);
+    return m.HEAPF32[idx4(at.loss)];
+  }
+  Engine.prototype._trainGrad = function (desc, params, tokens) {
+    const engine = this;
+    return withTrainBlock(this, desc, function (m, at, n) {
+      m.HEAPF32.set(params, idx4(at.params));
+      const loss = gradAt(engine, m, at, desc, tokens);
+      return { loss: loss, grads: m.HEAPF32.slice(idx4(at.grads), idx4(at.grads) + n) };
+    });
+  };
+  Engine.prototype._trainSteps = function (desc, params, batches, opt) {
+    const engine = this;
+    return withTrainBlock(this, desc, function (m, at, n) {
+      m.HEAPF32.set(params, idx4(at.params));
+      const losses = batches.map(function (tokens, k) {
+        const loss = gradAt(engine, m, at, desc, tokens);
+        engine._check(m._bl__train_update(at.cfg, desc.eps, at.params, at.grads, at.m, at.v, opt.lr, opt.beta1,
+          opt.beta2, opt.eps, opt.weight_decay, k + 1, opt.clip, at.loss + 4, at.err), at.err);
+        return loss;
+      });
+      return { losses: losses, params: m.HEAPF32.slice(idx4(at.params), idx4(at.params) + n) };
+    });
   };
