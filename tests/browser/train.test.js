@@ -131,7 +131,34 @@ test('bad_input_shows_a_message_and_keeps_the_last_good_state', async () => {
     await page.waitForFunction(() => document.getElementById('train-view').dataset.data === 'own');
     assert.match(await page.textContent('#train-data-info'), /11 lines/);
     assert.strictEqual(await page.$$eval('#train-view img', (x) => x.length), 0);
+    // A text file dropped on the view is training data (not a model folder for the page's drop).
+    await page.evaluate(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([Array.from({ length: 20 }, (v, i) => 'dropped line number ' + i).join('\n')], 'd.txt',
+        { type: 'text/plain' }));
+      document.getElementById('train-view').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true,
+        cancelable: true }));
+    });
+    await page.waitForFunction(() => /18 lines/.test(document.getElementById('train-data-info').textContent));
+    assert.notStrictEqual(await page.$eval('body', (b) => b.dataset.open || ''), 'opening', 'no model folder opened');
   } finally { await close(); }
+});
+
+test('served_page_trains_in_the_worker_from_its_own_file', async () => {
+  const served = await setup({ server: true });
+  try {
+    const { page, log, close } = await open(served.browser, served.url + 'index.html', 'lang=en');
+    try {
+      await page.check('#train-data-english');
+      await page.waitForFunction(() => document.getElementById('train-view').dataset.data === 'english');
+      await fill(page, Object.assign({}, TINY, { steps: 100, every: 50 }));
+      await page.click('#train-start');
+      await waitPhase(page, 'done');
+      assert.strictEqual(+(await page.$eval('#train-loss', (c) => c.dataset.points)), 100);
+      assert.ok(log.requests.some((u) => /dist\/blocklens-worker\.js$/.test(u)), 'the Worker from its own file');
+      assert.deepStrictEqual(log.errors, []);
+    } finally { await close(); }
+  } finally { await served.close(); }
 });
 
 test('download_zip_loads_back_with_the_trained_logits_and_inspect_opens_it', async () => {

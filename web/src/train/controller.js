@@ -36,8 +36,11 @@ export function mount(root, opts) {
       useData(kind, d);
     }, (err) => { s.dataErr = { code: 'textLoad', vars: { message: String(err.message || err) } }; paint('data'); });
   }
+  // The data's counts once, when it is chosen (the poems' 522 kB are not counted again per redraw).
   function useData(kind, d) {
-    s.data = Object.assign({ kind }, d);
+    const lines = (x) => x.split('\n').length, flat = d.train.replace(/\n/g, '');
+    s.data = Object.assign({ kind, lines: lines(d.train), held: lines(d.heldout), chars: Array.from(flat).length,
+      distinct: new Set(flat).size }, d);
     s.dataErr = null;
     s.dataNote = null;
     paint('data', 'size');
@@ -232,10 +235,9 @@ export function mount(root, opts) {
     root.dataset.dataError = s.dataErr ? s.dataErr.code : '';
     let info = s.dataNote === 'loading' ? t('train_dataLoading') : '';
     if (d) {
-      const lines = (x) => x.split('\n').length, chars = (x) => Array.from(x.replace(/\n/g, '')).length;
-      info = t('train_dataInfo', { what: t('train_data_' + d.kind), lines: lines(d.train).toLocaleString('en-US'),
-        chars: chars(d.train).toLocaleString('en-US'), held: lines(d.heldout).toLocaleString('en-US'),
-        distinct: new Set(d.train.replace(/\n/g, '')).size.toLocaleString('en-US') }) + (info ? ' ' + info : '');
+      const n = (v) => v.toLocaleString('en-US');
+      info = t('train_dataInfo', { what: t('train_data_' + d.kind), lines: n(d.lines), chars: n(d.chars),
+        held: n(d.held), distinct: n(d.distinct) }) + (info ? ' ' + info : '');
     }
     setText(refs.data.info, info);
     root.dataset.data = d ? d.kind : '';
@@ -249,7 +251,7 @@ export function mount(root, opts) {
       refs.settings.fields[k].setAttribute('aria-invalid', e ? 'true' : 'false');
     });
     root.dataset.errors = errs.map((e) => e.key + ':' + e.code).join(' ');
-    const V = s.data ? new Set(s.data.train.replace(/\n/g, '')).size + 2 : 0;
+    const V = s.data ? s.data.distinct + 2 : 0;
     setText(refs.settings.size, errs.length ? t('train_fix') : s.data ? t('train_size', {
       params: paramCount(configOf(chk.values), V).toLocaleString('en-US'), V: V.toLocaleString('en-US'),
       batch: chk.values.batch, ctx: chk.values.ctx }) : '');
