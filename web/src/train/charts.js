@@ -48,15 +48,15 @@ export function drawLoss(g, o) {
   g.fillStyle = css.fg; g.textBaseline = 'alphabetic';
   g.textAlign = 'left'; g.fillText(o.labels.y, 0, 13);
   g.textAlign = 'right'; g.fillText(o.labels.x, R, o.h - 3);
-  // The baseline: dashed, its name at the right end above it.
+  // The baseline: dashed, its name at the left end above it (where the curve starts high).
   if (Number.isFinite(o.baseline)) {
     const yy = y(o.baseline);
     g.strokeStyle = css.muted;
     g.beginPath();
     for (let xx = L; xx < R; xx += 7) { g.moveTo(xx, yy); g.lineTo(Math.min(R, xx + 4), yy); }
     g.stroke();
-    g.fillStyle = css.muted; g.textAlign = 'right'; g.textBaseline = 'bottom';
-    g.fillText(o.labels.baseline, R, yy - 2);
+    g.fillStyle = css.muted; g.textAlign = 'left'; g.textBaseline = 'bottom';
+    g.fillText(o.labels.baseline, L + 6, yy - 2);
   }
   const line = (pts, color, width) => {
     if (!pts.length) return;

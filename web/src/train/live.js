@@ -84,9 +84,11 @@ export function createLive(refs) {
           canvases.set(id, c);
         }
         setText(c.cap, t('train_head', { id }));
-        // Square cells; the keys are the same characters as the rows (named on hover).
+        // Square cells; the keys are the same characters as the rows, and rows too small for a
+        // 12 px label go without (hover and the keyboard cursor name every cell).
+        const cell = Math.max(3, Math.min(14, Math.floor((width - 40) / L)));
         heatmap.draw(c.canvas, { data: layer.weights, offset: h * L * L, rows: L, cols: L, kind: 'sequential', max: 1,
-          rowLabels: snap.labels, width, maxCell: 14, cellH: Math.max(3, Math.min(14, Math.floor((width - 40) / L))),
+          rowLabels: cell >= 12 ? snap.labels : null, width, maxCell: 14, cellH: cell,
           label: t('train_headAria', { id, step: snap.step }),
           describe: (q, k) => t('train_cell', { id, q: snap.labels[q], k: snap.labels[k],
             v: layer.weights[h * L * L + q * L + k].toFixed(3) }) }, sc);
