@@ -112,7 +112,6 @@ typedef struct cache {
     float *ld[LD_COUNT], *mean1, *rstd1, *mean2, *rstd2, *pre, *act, *att;
 } cache;
 typedef struct wsmap {
-    size_t per_layer;
     float *hf, *nf, *meanf, *rstdf, *logits, *dh, *dn, *dq, *dk, *dv, *dc, *tmp, *da, *t;
     int32_t *ids;
 } wsmap;
@@ -468,7 +467,7 @@ static void backward(const bl_train_desc *d, const float *params, const int32_t 
     }
 }
 
-/* The checks both entry points share, in the header's order. */
+/* The checks both entry points share (bl_train_grad checks grads first). */
 static bl_status check_call(const bl_train_desc *d, const float *params, const int32_t *tokens,
                             const float *loss, const float *ws, bl_error *err) {
     BL__CHECK(bl__train_check(d, err));
@@ -485,7 +484,6 @@ static bl_status check_call(const bl_train_desc *d, const float *params, const i
 static bl_status run(const bl_train_desc *d, const float *params, const int32_t *tokens,
                      float *grads, float *loss, float *ws, bl_error *err) {
     BL__CHECK(check_call(d, params, tokens, loss, ws, err));
-    if (grads) BL__CHECK(bl__check_ptr(err, "grads", grads));
     size_t BL = (size_t)d->batch * d->L;
     wsmap w = map_of(d, ws, BL);
     int32_t *in = w.ids, *tg = w.ids + BL;

@@ -418,6 +418,9 @@
     if (s) s.base = 0;
   };
 
+  /* Tests only: the heap address of the trainer's block. */
+  Trainer.prototype._heapAt = function () { return live(this, '_heapAt').base; };
+
   Object.defineProperty(Trainer.prototype, 'steps', { get: function () { return live(this, 'steps').step; } });
   Object.defineProperty(Trainer.prototype, 'lastStep', { get: function () { return live(this, 'lastStep').last; } });
   /* the learning rate step k (0-based; default: the next) uses */
