@@ -44,7 +44,7 @@ export default {
     train_head: 'head {id}', train_cell: 'head {id}: \u201c{q}\u201d reads \u201c{k}\u201d with weight {v}', train_headAria: 'Attention weights of head {id} at step {step}',
     train_headTable: 'Show what each head reads as a table', train_headCaption: 'Mean attention weight of each head at step {step}',
     train_col_head: 'head', train_col_prev: 'previous character', train_col_self: 'itself', train_col_bos: '<s>',
-    train_h_zeros: 'Share of exact zeros among the ReLU outputs, per block (on the probe text)', train_block: 'block {l}'
+    train_col_up: 'one line up', train_h_zeros: 'Share of exact zeros among the ReLU outputs, per block (on the probe text)', train_block: 'block {l}'
   },
   zh: {
     h_train: '在页面里训练一个 Transformer',
@@ -90,6 +90,6 @@ export default {
     train_head: '头 {id}', train_cell: '头 {id}：“{q}”读“{k}”的权重 {v}', train_headAria: '第 {step} 步时头 {id} 的注意力权重',
     train_headTable: '以表格显示每个头读什么', train_headCaption: '第 {step} 步时每个头的平均注意力权重',
     train_col_head: '头', train_col_prev: '前一个字', train_col_self: '自己', train_col_bos: '<s>',
-    train_h_zeros: '每个块里 ReLU 输出恰好为 0 的比例（在探针文字上）', train_block: '块 {l}'
+    train_col_up: '上一行同位置', train_h_zeros: '每个块里 ReLU 输出恰好为 0 的比例（在探针文字上）', train_block: '块 {l}'
   }
 };

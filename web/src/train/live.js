@@ -6,6 +6,7 @@ import { el, setText } from '../dom/el.js';
 import * as heatmap from '../dom/heatmap-canvas.js';
 import * as interact from '../dom/interact.js';
 import * as table from '../dom/table.js';
+import { headRoles } from '../model/stages/heads.js';
 import { drawLoss } from './charts.js';
 
 const pct = (v) => (v * 100).toFixed(1) + ' %';
@@ -96,14 +97,23 @@ export function createLive(refs) {
       }
     });
     headTableRoot = headTableRoot || refs.heads.parentNode.appendChild(headTable.root);
+    // A poem probe (lines of 5 or 7 with their marks) also has the key one line up, as figure 4
+    // measures it for the shipped model (model/stages/heads.js).
     const names = [], stats = [];
+    let poem = false;
     snap.layers.forEach((layer, l) => {
-      for (let h = 0; h < H; h++) { names.push((l + 1) + '.' + (h + 1)); stats.push(reads(layer.weights, h, L)); }
+      const roles = headRoles({ weights: layer.weights }, snap.labels, H, L);
+      poem = roles.n > 0;
+      for (let h = 0; h < H; h++) {
+        const up = roles.heads[h].patterns.up;
+        names.push((l + 1) + '.' + (h + 1));
+        stats.push(reads(layer.weights, h, L).concat(poem ? [up ? up.w : 0] : []));
+      }
     });
-    headTable.update({ caption: t('train_headCaption', { step: snap.step }), rows: names.length, cols: 3,
-      rowLabels: names,
-      colLabels: [t('train_col_prev'), t('train_col_self'), t('train_col_bos')], corner: t('train_col_head'),
-      cell: (r, c) => pct(stats[r][c]) }, t);
+    const cols = [t('train_col_prev'), t('train_col_self'), t('train_col_bos')].concat(poem ? [t('train_col_up')] : []);
+    refs.root.dataset.upMax = poem ? String(Math.max(...stats.map((x) => x[3]))) : '';
+    headTable.update({ caption: t('train_headCaption', { step: snap.step }), rows: names.length, cols: cols.length,
+      rowLabels: names, colLabels: cols, corner: t('train_col_head'), cell: (r, c) => pct(stats[r][c]) }, t);
   }
 
   function zeros(s, t) {
