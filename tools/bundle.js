@@ -8,6 +8,7 @@
                                     <block-lens>; it defines one global, BlockLens
      web/dist/blocklens-tokenizers.js  a model folder's tokenizer (web/src/tokenizer, with
                                     @huggingface/tokenizers), loaded only when a model is opened
+     web/dist/blocklens-poems-text.js  the Train view's poem sample (web/models/poems/*.txt), on demand
    The Worker's code is also inlined as a string, for the Blob Worker of a page opened from a file.
    Usage: node tools/bundle.js [--sizes] [--watch]   (tools/build runs it after the wasm build). */
 'use strict';
@@ -95,10 +96,23 @@ function tokenizerSource() {
     'self[Symbol.for(\'blocklens.tokenizers.source\')] = ' + JSON.stringify(code) + ';\n');
 }
 
+// The Train view's poem sample as a classic script (train/texts.js loads it when picked; from
+// file:// a fetch of train.txt would be refused): 3,000 training and 300 held-out poems.
+function textScripts() {
+  const dir = path.join(WEB, 'models', 'poems'), read = (f) => fs.readFileSync(path.join(dir, f), 'utf8');
+  if (!fs.existsSync(path.join(dir, 'train.txt'))) return;
+  const body = { train: read('train.txt').trim(), heldout: read('heldout.txt').trim() };
+  fs.writeFileSync(path.join(DIST, 'blocklens-poems-text.js'), '/* BlockLens: the Train view\'s Tang-poem sample ' +
+    '(web/models/poems/train.txt and heldout.txt); loaded by the page only when picked. */\n' +
+    '(function (k) { (Object.prototype.hasOwnProperty.call(self, k) ? self[k] : (self[k] = Object.create(null))).poems = ' +
+    JSON.stringify(body) + '; })(Symbol.for(\'blocklens.texts\'));\n');
+}
+
 async function bundle() {
   for (const opts of await targets()) await esbuild.build(opts);
   tokenizerSource();
   assetScripts();
+  textScripts();
 }
 
 function sizes(file) {

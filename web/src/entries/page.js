@@ -22,6 +22,7 @@ import * as quickbar from '../dom/quickbar.js';
 import { createRedraw } from '../dom/redraw.js';
 import * as slicer from '../dom/slices.js';
 import { resolve as resolveTheme } from '../dom/theme.js';
+import { mount as mountTrain } from '../train/controller.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -156,9 +157,15 @@ function start() {
       if (view || !m.encoded) set(); else m.encoded(ctl.state.tokens).then(set, set);
     } });
 
+  // The Train view: its own Worker; "Inspect this model" opens the trained folder as above.
+  const train = mountTrain($('train-view'), { engine: typeof BlockLens === 'object' ? BlockLens : null,
+    loading: engineLoading, workerUrl: ownWorkerUrl('dist/blocklens-worker.js'), workerCode: __WORKER_CODE__,
+    t: () => host.t, scheme: () => host.ctx().scheme, poemsUrl: 'dist/blocklens-poems-text.js',
+    openModel: (files) => open.open(files) });
+
   function change(kind) {
     if (kind === 'result' || kind === 'page') render(kind === 'page');
-    if (kind === 'page') { toggles(host, ctl.state.theme); open.update(); }
+    if (kind === 'page') { toggles(host, ctl.state.theme); open.update(); train.update(); }
     showStatus();
   }
 

@@ -9,7 +9,19 @@
    { type: 'failed', id, message }, { type: 'fatal', message }, { type: 'openProgress', phase,
    bytesRead, bytesTotal }, { type: 'opened', meta } | { type: 'openFailed', message }; the page's
    tokenizer: { type: 'encode', n, serial, text } -> { type: 'encoded', n, ids } | { type: 'encoded',
-   n, message } (meta.pieces: every id's label and text, model/pieces.js). The engine is self.BlockLens:
+   n, message } (meta.pieces: every id's label and text, model/pieces.js).
+   Training (train/session.js; the page's Train view starts a Worker of its own for it):
+   page -> { type: 'train', text, heldout, probe, config (GPT-2 keys), seed, batch, lr, weightDecay,
+   warmup, steps, every } (a new run; the last one is freed), { type: 'trainPause' },
+   { type: 'trainResume', steps? } (steps: a larger total continues a finished run),
+   { type: 'trainReset' } (frees it), { type: 'trainSave', purpose }. Worker -> { type: 'trainStarted',
+   vocabSize, params, unigram, unseen, probe, heldChars, trainLines }, { type: 'trainProgress',
+   losses: [[step, loss]], step, steps, ms (in steps), wall (with measurements), tokens (scored) } per tick,
+   { type: 'trainSnapshot', step, heldout, sample, labels, ids, logits (the probe's last row),
+   layers: [{ weights: Float32Array (H, L, L), zeros }] } every `every` steps and at 0,
+   { type: 'trainState', state: 'running' | 'paused' | 'done' | 'idle', step },
+   { type: 'trainSaved', files: { name: Uint8Array }, step, purpose }, { type: 'trainFailed', message }.
+   The engine is self.BlockLens:
    prepended to this script (the Blob built from file://, the element bundle) or, for
    dist/blocklens-worker.js, loaded from the file beside it. */
 import { createAssets } from '../model/assets.js';
@@ -17,6 +29,7 @@ import { byName, facts, needsTokenizer } from '../model/folder.js';
 import { create, STAGES } from '../model/model.js';
 import { pieceTable, tableBuffers } from '../model/pieces.js';
 import { copyForTransfer, runner } from '../model/runner.js';
+import { createSession } from '../train/session.js';
 
 const TOK = Symbol.for('blocklens.tokenizers');
 
@@ -109,8 +122,20 @@ export function main(scope) {
     }
   }
 
+  // A training run: the engine first (the page may send 'train' before 'init').
+  let session = null;
+  async function train(m) {
+    try {
+      if (!started) start(null);
+      const engine = await loading;
+      if (!session) session = createSession(engine, (msg, transfer) => scope.postMessage(msg, transfer || []));
+      session.handle(m);
+    } catch (err) { scope.postMessage({ type: 'trainFailed', message: String((err && err.message) || err) }); }
+  }
+
   scope.onmessage = (e) => {
     const m = e.data;
+    if (m && typeof m.type === 'string' && /^train/.test(m.type)) { train(m); return; }
     if (m && m.type === 'open') { open(m); return; }
     if (m && m.type === 'cancelOpen') { if (opening) opening.abort(); return; }
     if (m && m.type === 'encode') { encodeFor(scope, tokenizer, m); return; }

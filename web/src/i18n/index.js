@@ -21,10 +21,11 @@ import pipeline from './pipeline.js';
 import positionwise from './positionwise.js';
 import rows from './rows.js';
 import saturation from './saturation.js';
+import train from './train.js';
 
 // In page order; no key is in two files (tests/browser/i18n.test.js).
 const PARTS = [pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next,
-  modelview, lens, ablation, patching, neurons, opened];
+  modelview, lens, ablation, patching, neurons, opened, train];
 const merged = (base, lang) => Object.freeze(Object.assign({}, base, ...PARTS.map((p) => p[lang])));
 export const DICTS = Object.freeze({ en: merged(enBase, 'en'), zh: merged(zhBase, 'zh') });
 const en = DICTS.en;
