@@ -1,0 +1,423 @@
+#!/usr/bin/env node
+/* train.js - the training benchmark of issue 22: tokens per second (batch x context tokens per
+   step / time per step) for the poem config (a character vocabulary from web/models/poems/train.txt,
+   n_embd 64, 2 layers, 4 heads, n_inner 256, ReLU, context 64, batch 8, AdamW), single thread,
+   the same model from the same initial weights on the same batches, side by side in one run:
+     BlockLens FMA / SIMD builds  bl.trainer(...).step()           (Node 22, .cache/node22)
+     tfjs-backend-wasm            the GPT-2 in tfjs ops, tf.variableGrads, AdamW in tf ops (1 thread)
+     PyTorch CPU                  train_torch.py under /usr/bin/python3, torch.set_num_threads(1)
+   Writes tools/bench/REPORT-train.md.
+
+   usage:  bash tools/build && node tools/bench/train.js [--rounds 9] [--steps 4] [--warm 4]
+                                                        [--no-torch] [--no-tfjs] [--out FILE]
+   Warm-up steps first, then rounds: each round every implementation trains --steps steps (the
+   order reversed every other round), timed in wall time and in CPU time (process.cpuUsage(); torch:
+   time.thread_time()); ratios are taken round by round, then the median. All implementations
+   start from the weights BlockLens's trainer wrote at step 0 (t.save()) and train on the same
+   batches; their losses are compared step by step. */
+'use strict';
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const readline = require('node:readline');
+const { spawn, spawnSync } = require('node:child_process');
+
+const root = path.join(__dirname, '..', '..');
+const args = process.argv.slice(2);
+const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
+const ROUNDS = Number(opt('--rounds', 9));
+const STEPS = Number(opt('--steps', 4));
+const WARM = Number(opt('--warm', 4));
+const outFile = opt('--out', path.join(__dirname, 'REPORT-train.md'));
+const NODE22 = path.join(root, '.cache', 'node22', 'node_modules', '.bin', 'node');
+const PYTHON = '/usr/bin/python3';
+const log = (m) => process.stderr.write(m + '\n');
+
+/* The poem config (HF GPT-2 keys) and the optimiser, shared by every implementation. */
+const CONFIG = { n_embd: 64, n_layer: 2, n_head: 4, n_positions: 64, n_inner: 256,
+  activation_function: 'relu', layer_norm_epsilon: 1e-5 };
+const OPTIM = { batch: 8, lr: 1e-3, weightDecay: 0.01, warmup: 10, beta1: 0.9, beta2: 0.999, eps: 1e-8, clip: 0 };
+const SEED = 1234;
+
+const median = (a) => { const b = [...a].sort((x, y) => x - y); return b[b.length >> 1]; };
+const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+
+/* ---- data: the character vocabulary, the batches ----------------------------------------------- */
+
+/* <s>, <unk>, then the text's characters (code points) by first appearance. */
+function charVocab(text) {
+  const seen = new Map([['<s>', 0], ['<unk>', 1]]);
+  for (const ch of text) if (!seen.has(ch)) seen.set(ch, seen.size);
+  return seen;
+}
+
+/* The shipped poem model's vocabulary (web/models/poems/vocab.json: the same kind, 99 % coverage),
+   for runs without a trainer. */
+function shippedVocab() {
+  const list = JSON.parse(fs.readFileSync(path.join(root, 'web', 'models', 'poems', 'vocab.json'), 'utf8'));
+  return new Map(list.map((ch, i) => [ch, i]));
+}
+
+/* mulberry32: a small seeded generator for the batch windows and the fallback weights. */
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/* n batches of B random windows of T + 1 ids: Int32Array (n, B, T + 1). */
+function makeBatches(ids, n, B, T1, seed) {
+  const r = rng(seed), out = new Int32Array(n * B * T1);
+  for (let i = 0; i < n * B; i++) {
+    const s = Math.floor(r() * (ids.length - T1));
+    out.set(ids.subarray(s, s + T1), i * T1);
+  }
+  return out;
+}
+
+/* ---- weights: safetensors in and out ------------------------------------------------------------ */
+
+function readSafetensors(bytes) {
+  const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  const dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
+  const n = Number(dv.getBigUint64(0, true));
+  const header = JSON.parse(Buffer.from(u8.subarray(8, 8 + n)).toString('utf8'));
+  const base = 8 + n, out = {};
+  for (const [name, h] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    const [a, b] = h.data_offsets, count = h.shape.reduce((x, y) => x * y, 1), data = new Float32Array(count);
+    const at = (i, size) => base + a + i * size;
+    if (h.dtype === 'F32') for (let i = 0; i < count; i++) data[i] = dv.getFloat32(at(i, 4), true);
+    else if (h.dtype === 'BF16') {
+      const u32 = new Uint32Array(data.buffer);
+      for (let i = 0; i < count; i++) u32[i] = dv.getUint16(at(i, 2), true) << 16;
+    } else if (h.dtype === 'F16') for (let i = 0; i < count; i++) data[i] = f16(dv.getUint16(at(i, 2), true));
+    else throw new Error(`weights: tensor ${name} has dtype ${h.dtype} (F32, F16, BF16 read)`);
+    if (b - a !== count * (h.dtype === 'F32' ? 4 : 2)) throw new Error(`weights: tensor ${name} has ${b - a} bytes for shape ${h.shape}`);
+    out[name.replace(/^transformer\./, '')] = { shape: h.shape, data };
+  }
+  return out;
+}
+
+function f16(h) {
+  const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 31, m = h & 1023;
+  if (e === 0) return s * m * 2 ** -24;
+  if (e === 31) return m ? NaN : s * Infinity;
+  return s * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+function writeSafetensors(file, tensors) {
+  const header = {}, names = Object.keys(tensors).sort();
+  let off = 0;
+  for (const k of names) {
+    const bytes = tensors[k].data.length * 4;
+    header[k] = { dtype: 'F32', shape: tensors[k].shape, data_offsets: [off, off + bytes] };
+    off += bytes;
+  }
+  let h = JSON.stringify(header);
+  h += ' '.repeat((8 - (h.length % 8)) % 8);
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(h.length));
+  fs.writeFileSync(file, Buffer.concat([len, Buffer.from(h), ...names.map((k) => Buffer.from(tensors[k].data.buffer))]));
+}
+
+/* The tensor names and shapes of a GPT-2 of CONFIG (HF Conv1D layout: W stored (in, out)). */
+function shapes(V) {
+  const d = CONFIG.n_embd, F = CONFIG.n_inner, t = { 'wte.weight': [V, d], 'wpe.weight': [CONFIG.n_positions, d] };
+  for (let l = 0; l < CONFIG.n_layer; l++) {
+    const h = `h.${l}.`;
+    Object.assign(t, { [h + 'ln_1.weight']: [d], [h + 'ln_1.bias']: [d],
+      [h + 'attn.c_attn.weight']: [d, 3 * d], [h + 'attn.c_attn.bias']: [3 * d],
+      [h + 'attn.c_proj.weight']: [d, d], [h + 'attn.c_proj.bias']: [d],
+      [h + 'ln_2.weight']: [d], [h + 'ln_2.bias']: [d],
+      [h + 'mlp.c_fc.weight']: [d, F], [h + 'mlp.c_fc.bias']: [F],
+      [h + 'mlp.c_proj.weight']: [F, d], [h + 'mlp.c_proj.bias']: [d] });
+  }
+  t['ln_f.weight'] = [d];
+  t['ln_f.bias'] = [d];
+  return t;
+}
+
+/* Every tensor of the GPT-2 present with its shape, or an Error naming the first that is not. */
+function checkWeights(w, V) {
+  for (const [k, s] of Object.entries(shapes(V))) {
+    if (!w[k]) throw new Error(`weights: no tensor ${k}`);
+    if (w[k].shape.join() !== s.join()) throw new Error(`weights: ${k} has shape [${w[k].shape}], expected [${s}]`);
+  }
+  return w;
+}
+
+/* ---- peers ----------------------------------------------------------------------------------------- */
+
+/* tfjs-core's CommonJS bundle registers no gradients (the union package @tensorflow/tfjs does):
+   bundle its ES-module register_all_gradients.js with esbuild and run it; the gradients land in
+   the registry tfjs keeps on the global object, shared with the bundle required here. */
+function registerTfGradients() {
+  const esbuild = require('esbuild');
+  const entry = require.resolve('@tensorflow/tfjs-core/dist/register_all_gradients.js');
+  const r = esbuild.buildSync({ entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'error' });
+  const m = new module.constructor(entry);
+  m.paths = module.paths;
+  m._compile(r.outputFiles[0].text, entry);
+}
+
+/* The same GPT-2 in tfjs ops on the wasm backend; AdamW written out in tf ops as torch.optim.AdamW
+   computes it (decoupled decay on the matrices, bias correction, eps outside the square root). */
+async function tfjsPeer(weights, batches, V, decayed) {
+  const tf = require('@tensorflow/tfjs-core');
+  const wasm = require('@tensorflow/tfjs-backend-wasm');
+  wasm.setThreadsCount(1);
+  await tf.setBackend('wasm');
+  await tf.ready();
+  registerTfGradients();
+  const { n_embd: d, n_head: H, n_positions: T, layer_norm_epsilon: eps } = CONFIG, B = OPTIM.batch, dk = d / H;
+  const P = {}, M = {}, S = {};
+  for (const [k, w] of Object.entries(weights)) {
+    P[k] = tf.variable(tf.tensor(w.data, w.shape), true, k);
+    M[k] = tf.variable(tf.zeros(w.shape), false);
+    S[k] = tf.variable(tf.zeros(w.shape), false);
+  }
+  const maskData = new Float32Array(T * T);
+  for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) maskData[i * T + j] = -1e9;
+  const mask = tf.tensor(maskData, [T, T]);
+  const ln = (x, g, b) => {
+    const { mean, variance } = tf.moments(x, -1, true);
+    return tf.add(tf.mul(tf.mul(tf.sub(x, mean), tf.rsqrt(tf.add(variance, eps))), g), b);
+  };
+  const lin = (x, w, b, activation) => tf.fused.matMul({ a: x, b: w, bias: b, activation });
+  const heads = (t) => tf.transpose(tf.reshape(t, [B, T, H, dk]), [0, 2, 1, 3]);
+  /* The wasm backend lacks UnsortedSegmentSum, tf.gather's gradient: the embedding's gradient as a
+     ScatterNd instead (it sums the rows of repeated ids). */
+  const embed = (w, ids) => tf.customGrad((wt) => ({ value: tf.gather(wt, ids),
+    gradFunc: (dy) => [tf.scatterND(tf.reshape(ids, [-1, 1]), dy, wt.shape)] }))(w);
+  const lossOf = (xIds, yOneHot) => () => {
+    let x = tf.reshape(tf.add(tf.reshape(embed(P['wte.weight'], xIds), [B, T, d]), P['wpe.weight']), [B * T, d]);
+    for (let l = 0; l < CONFIG.n_layer; l++) {
+      const h = `h.${l}.`;
+      const [q, k, v] = tf.split(lin(ln(x, P[h + 'ln_1.weight'], P[h + 'ln_1.bias']), P[h + 'attn.c_attn.weight'], P[h + 'attn.c_attn.bias']), 3, 1);
+      const w = tf.softmax(tf.add(tf.mul(tf.matMul(heads(q), heads(k), false, true), 1 / Math.sqrt(dk)), mask));
+      const c = tf.reshape(tf.transpose(tf.matMul(w, heads(v)), [0, 2, 1, 3]), [B * T, d]);
+      x = tf.add(x, lin(c, P[h + 'attn.c_proj.weight'], P[h + 'attn.c_proj.bias']));
+      const f = lin(ln(x, P[h + 'ln_2.weight'], P[h + 'ln_2.bias']), P[h + 'mlp.c_fc.weight'], P[h + 'mlp.c_fc.bias'], 'relu');
+      x = tf.add(x, lin(f, P[h + 'mlp.c_proj.weight'], P[h + 'mlp.c_proj.bias']));
+    }
+    const logits = tf.matMul(ln(x, P['ln_f.weight'], P['ln_f.bias']), P['wte.weight'], false, true);
+    return tf.losses.softmaxCrossEntropy(yOneHot, logits);
+  };
+  const T1 = T + 1, nb = batches.length / (B * T1);
+  const xy = (i) => {
+    const rows = batches.subarray((i % nb) * B * T1, (i % nb + 1) * B * T1), x = new Int32Array(B * T), y = new Int32Array(B * T);
+    for (let r = 0; r < B; r++) {
+      x.set(rows.subarray(r * T1, r * T1 + T), r * T);
+      y.set(rows.subarray(r * T1 + 1, r * T1 + T1), r * T);
+    }
+    return [tf.tensor(x, [B * T], 'int32'), tf.oneHot(tf.tensor(y, [B * T], 'int32'), V)];
+  };
+  const names = Object.keys(P);
+  let t = 0;
+  return {
+    name: `tfjs-backend-wasm ${require('@tensorflow/tfjs-backend-wasm/package.json').version}, 1 thread`,
+    step() {
+      t++;
+      const lr = OPTIM.warmup > 0 ? OPTIM.lr * Math.min(1, t / OPTIM.warmup) : OPTIM.lr;
+      const loss = tf.tidy(() => {
+        const [x, y] = xy(t - 1);
+        const { value, grads } = tf.variableGrads(lossOf(x, y), names.map((k) => P[k]));
+        const scale = OPTIM.clip > 0
+          ? tf.minimum(1, tf.div(OPTIM.clip, tf.add(tf.sqrt(tf.addN(names.map((k) => tf.sum(tf.square(grads[k]))))), 1e-6))) : null;
+        const bc1 = 1 - OPTIM.beta1 ** t, bc2 = 1 - OPTIM.beta2 ** t;
+        for (const k of names) {
+          const g = scale ? tf.mul(grads[k], scale) : grads[k];
+          M[k].assign(tf.add(tf.mul(M[k], OPTIM.beta1), tf.mul(g, 1 - OPTIM.beta1)));
+          S[k].assign(tf.add(tf.mul(S[k], OPTIM.beta2), tf.mul(tf.square(g), 1 - OPTIM.beta2)));
+          const p = decayed.has(k) ? tf.mul(P[k], 1 - lr * OPTIM.weightDecay) : P[k];
+          const upd = tf.div(M[k], tf.add(tf.div(tf.sqrt(S[k]), Math.sqrt(bc2)), OPTIM.eps));
+          P[k].assign(tf.sub(p, tf.mul(upd, lr / bc1)));
+        }
+        return value;
+      });
+      const out = loss.dataSync()[0];
+      loss.dispose();
+      return out;
+    },
+    lossAt(i) {
+      return tf.tidy(() => { const [x, y] = xy(i); return lossOf(x, y)(); }).dataSync()[0];
+    },
+    free() { for (const k of names) { P[k].dispose(); M[k].dispose(); S[k].dispose(); } mask.dispose(); }
+  };
+}
+
+/* PyTorch in a child process (train_torch.py), one JSON line per request. */
+async function torchPeer(dir, V, decayed) {
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ ...CONFIG, vocab_size: V, batch: OPTIM.batch,
+    lr: OPTIM.lr, warmup: OPTIM.warmup, weight_decay: OPTIM.weightDecay, beta1: OPTIM.beta1, beta2: OPTIM.beta2,
+    eps: OPTIM.eps, clip: OPTIM.clip, decay: [...decayed] }));
+  const p = spawn(PYTHON, [path.join(__dirname, 'train_torch.py'), '--weights', path.join(dir, 'init.safetensors'),
+    '--batches', path.join(dir, 'batches.bin'), '--config', path.join(dir, 'config.json')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = readline.createInterface({ input: p.stdout })[Symbol.asyncIterator]();
+  const next = async () => {
+    const r = await lines.next();
+    if (r.done) throw new Error('train_torch.py stopped');
+    return JSON.parse(r.value);
+  };
+  const ask = (o) => { p.stdin.write(JSON.stringify(o) + '\n'); return next(); };
+  const hello = await next();
+  return { name: `PyTorch ${hello.torch} CPU (${hello.capability}), ${hello.threads} thread, native`, hello,
+    run: (k) => ask({ run: k }), lossAt: async (i) => (await ask({ loss: i })).loss,
+    free: () => { p.stdin.end(JSON.stringify({ quit: 1 }) + '\n'); } };
+}
+
+/* Weights as tools/train/train.py initialises them (normal 0.02, wpe 0.01, residual projections
+   0.02 / sqrt(2 n_layer), LayerNorm 1 and 0, biases 0): used when BlockLens has no trainer to
+   write them. */
+function initWeights(V, seed) {
+  const r = rng(seed), normal = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r()), out = {};
+  for (const [k, shape] of Object.entries(shapes(V))) {
+    const n = shape.reduce((a, b) => a * b, 1), data = new Float32Array(n);
+    const std = k === 'wpe.weight' ? 0.01 : /c_proj\.weight/.test(k) ? 0.02 / Math.sqrt(2 * CONFIG.n_layer) : 0.02;
+    if (/ln_.*\.weight/.test(k)) data.fill(1);
+    else if (shape.length === 2) for (let i = 0; i < n; i++) data[i] = normal() * std;
+    out[k] = { shape, data };
+  }
+  return out;
+}
+
+/* BlockLens's trainers (FMA and SIMD builds) from the same seed, or why there are none. */
+async function blockLens(text) {
+  const BlockLens = require(root), out = [];
+  for (const [key, opts, name] of [['fma', {}, 'BlockLens wasm FMA build'], ['simd', { fma: false }, 'BlockLens wasm SIMD build']]) {
+    const bl = await BlockLens.load(opts);
+    if (typeof bl.trainer !== 'function') return { trainers: [], why: 'this build of web/dist/blocklens.js has no bl.trainer' };
+    if (key === 'fma' && !bl.fma) log('note: this Node did not load the FMA build');
+    const t = bl.trainer({ text, config: CONFIG, seed: SEED, batch: OPTIM.batch, lr: OPTIM.lr,
+      weightDecay: OPTIM.weightDecay, warmup: OPTIM.warmup });
+    out.push({ key, name: `${name}${key === 'fma' && !bl.fma ? ' (FMA not available: SIMD loaded)' : ''}`, t });
+  }
+  return { trainers: out };
+}
+
+/* k training steps of a JS implementation, timed. */
+function timeSteps(step, k) {
+  const losses = [], w0 = performance.now(), c0 = cpuMs();
+  for (let i = 0; i < k; i++) losses.push(step());
+  return { losses, wall: (performance.now() - w0) / 1000, cpu: (cpuMs() - c0) / 1000 };
+}
+
+async function run() {
+  const text = fs.readFileSync(path.join(root, 'web', 'models', 'poems', 'train.txt'), 'utf8');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-trainbench-'));
+  const impls = [];
+  const bl = await blockLens(text);
+  if (bl.why) log(`BlockLens left out: ${bl.why}`);
+  /* Vocabulary and initial weights: the trainer's own (t.save() before any step), else ours. */
+  let vocab = shippedVocab(), weights, from = 'train.js (tools/train/train.py\'s initialisation, mulberry32 seed ' + SEED + ')';
+  if (bl.trainers.length) {
+    const saved = bl.trainers[0].t.save().files;
+    const tok = JSON.parse(Buffer.from(saved['tokenizer.json']).toString('utf8'));
+    vocab = new Map(Object.entries(tok.model.vocab));
+    weights = readSafetensors(saved['model.safetensors']);
+    from = 'BlockLens\'s trainer (seed ' + SEED + '), t.save() before the first step';
+  }
+  const V = vocab.size;
+  weights = checkWeights(weights || initWeights(V, SEED), V);
+  writeSafetensors(path.join(dir, 'init.safetensors'), weights);
+  const ids = Int32Array.from(text, (ch) => (vocab.has(ch) ? vocab.get(ch) : 1));
+  const total = WARM + ROUNDS * STEPS, T1 = CONFIG.n_positions + 1;
+  const batches = makeBatches(ids, total, OPTIM.batch, T1, SEED);
+  fs.writeFileSync(path.join(dir, 'batches.bin'), Buffer.from(batches.buffer));
+  const decayed = new Set(Object.keys(weights).filter((k) => weights[k].shape.length === 2));
+  log(`vocab ${V}, ${Object.values(weights).reduce((n, w) => n + w.data.length, 0)} parameters, ${total} steps each, in ${dir}`);
+
+  for (const b of bl.trainers) impls.push({ key: b.key, name: b.name, run: async (k) => timeSteps(() => b.t.step(), k), free: () => b.t.free() });
+  if (!args.includes('--no-tfjs')) {
+    const tfp = await tfjsPeer(weights, batches, V, decayed);
+    impls.push({ key: 'tfjs', name: tfp.name, run: async (k) => timeSteps(() => tfp.step(), k), free: () => tfp.free() });
+  }
+  if (!args.includes('--no-torch')) {
+    const tp = await torchPeer(dir, V, decayed);
+    impls.push({ key: 'torch', name: tp.name, run: (k) => tp.run(k), free: tp.free });
+  }
+  const res = Object.fromEntries(impls.map((im) => [im.key, { name: im.name, losses: [], wall: [], cpu: [] }]));
+  log(`warm-up: ${WARM} steps each`);
+  for (const im of impls) res[im.key].losses.push(...(await im.run(WARM)).losses);
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = r % 2 ? [...impls].reverse() : impls;
+    for (const im of order) {
+      const o = await im.run(STEPS), R = res[im.key];
+      R.losses.push(...o.losses);
+      R.wall.push(o.wall / STEPS);
+      R.cpu.push(o.cpu / STEPS);
+    }
+    log(`round ${r + 1}/${ROUNDS}: ` + impls.map((im) => `${im.key} ${(res[im.key].wall[r] * 1000).toFixed(0)} ms`).join(', '));
+  }
+  for (const im of impls) im.free();
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { res, impls: impls.map((im) => im.key), V, from, why: bl.why, total,
+    params: Object.values(weights).reduce((n, w) => n + w.data.length, 0) };
+}
+
+/* ---- report ------------------------------------------------------------------------------------------ */
+const tokens = OPTIM.batch * CONFIG.n_positions;
+const spread = (a) => `${median(a).toFixed(2)}x (${Math.min(...a).toFixed(2)} - ${Math.max(...a).toFixed(2)})`;
+
+function report(o, load0, load1, minutes) {
+  const { res } = o, keys = o.impls, L = [];
+  const ref = res.torch || res[keys[keys.length - 1]];
+  L.push('# Training speed: BlockLens against tfjs-backend-wasm and PyTorch CPU (issue 22)', '',
+    `Written by \`node tools/bench/train.js\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ` +
+    `Node ${process.version}, ${os.cpus()[0].model}, ${os.cpus().length} cores shared with other jobs ` +
+    `(load average ${load0.map((x) => x.toFixed(1)).join(' ')} at the start, ${load1.map((x) => x.toFixed(1)).join(' ')} at the end); ${minutes} min.`, '',
+    `The poem config: vocab ${o.V} (\`<s>\`, \`<unk>\`, the characters of web/models/poems/train.txt), n_embd ${CONFIG.n_embd}, ` +
+    `${CONFIG.n_layer} layers, ${CONFIG.n_head} heads, n_inner ${CONFIG.n_inner}, ReLU, context ${CONFIG.n_positions}, batch ${OPTIM.batch} ` +
+    `(${tokens} tokens a step), tied embeddings, ${o.params} parameters; AdamW (lr ${OPTIM.lr}, linear warm-up ${OPTIM.warmup} steps, ` +
+    `betas ${OPTIM.beta1} / ${OPTIM.beta2}, eps ${OPTIM.eps}, decay ${OPTIM.weightDecay} on the matrices${OPTIM.clip ? `, clip ${OPTIM.clip}` : ', no clipping'}). ` +
+    `One thread everywhere. Initial weights: ${o.from}, loaded by every implementation; the same ${o.total} batches ` +
+    `(random windows of ${CONFIG.n_positions + 1} characters) in the same order.`, '');
+  if (o.why) L.push(`**BlockLens is not in this run**: ${o.why}.`, '');
+  L.push(`${WARM} warm-up steps each, then ${ROUNDS} rounds of ${STEPS} steps each, the order reversed every other round; ` +
+    'per step: wall time and CPU time (Node: `process.cpuUsage()`; torch: `time.thread_time()`); ratios are taken round by round, then the median (min - max).', '',
+    '| implementation | tokens/s (wall, median) | ms / step: wall median (min - max) | CPU ms / step | this / PyTorch, tokens/s, wall | the same, CPU |',
+    '|---|---:|---:|---:|---:|---:|');
+  for (const k of keys) {
+    const R = res[k], ms = R.wall.map((s) => s * 1000);
+    const rw = ref.wall.map((s, i) => s / R.wall[i]), rc = ref.cpu.map((s, i) => s / R.cpu[i]);
+    L.push(`| ${R.name} | ${(tokens / median(R.wall)).toFixed(0)} | ${median(ms).toFixed(1)} (${Math.min(...ms).toFixed(1)} - ${Math.max(...ms).toFixed(1)}) | ` +
+      `${(median(R.cpu) * 1000).toFixed(1)} | ${R === ref ? '1' : spread(rw)} | ${R === ref ? '1' : spread(rc)} |`);
+  }
+  const bls = keys.filter((k) => k === 'fma' || k === 'simd');
+  if (bls.length && res.tfjs) {
+    L.push('', '| BlockLens / tfjs-backend-wasm (tokens/s, pair by pair) | wall | CPU |', '|---|---:|---:|');
+    for (const k of bls) L.push(`| ${res[k].name} | ${spread(res.tfjs.wall.map((s, i) => s / res[k].wall[i]))} | ${spread(res.tfjs.cpu.map((s, i) => s / res[k].cpu[i]))} |`);
+  }
+  /* The same computation: losses step by step against the reference. */
+  const n = ref.losses.length, at = [0, 1, WARM, Math.floor(n / 2), n - 1].filter((v, i, a) => v < n && a.indexOf(v) === i);
+  L.push('', '## Do they compute the same thing?', '',
+    `Loss (nats per token, each step's batch before its update) at chosen steps, and the largest difference from ${ref.name.split(',')[0]} over all ${n} steps ` +
+    `(ln ${o.V} = ${Math.log(o.V).toFixed(4)}):`, '',
+    `| implementation | ${at.map((s) => `step ${s + 1}`).join(' | ')} | max \\|loss - reference\\| |`, `|---|${at.map(() => '---:').join('|')}|---:|`);
+  for (const k of keys) {
+    const R = res[k], d = R.losses.reduce((m, x, i) => Math.max(m, Math.abs(x - ref.losses[i])), 0);
+    L.push(`| ${R.name} | ${at.map((s) => R.losses[s].toFixed(5)).join(' | ')} | ${R === ref ? '-' : d.toExponential(2)} |`);
+  }
+  return L.join('\n') + '\n';
+}
+
+async function main() {
+  if (Number(process.versions.node.split('.')[0]) < 22 && fs.existsSync(NODE22)) {
+    const r = spawnSync(NODE22, [__filename, ...args], { stdio: 'inherit' });
+    process.exit(r.status === null ? 1 : r.status);
+  }
+  const load0 = os.loadavg(), start = Date.now();
+  const o = await run();
+  const text = report(o, load0, os.loadavg(), ((Date.now() - start) / 60000).toFixed(1));
+  fs.writeFileSync(outFile, text);
+  process.stdout.write(text);
+  log(`wrote ${path.relative(process.cwd(), outFile)}`);
+}
+
+if (require.main === module) main().catch((e) => { log(e.stack || String(e)); process.exit(1); });
+module.exports = { charVocab, makeBatches, readSafetensors, writeSafetensors, shapes, checkWeights, initWeights };
