@@ -165,17 +165,15 @@ function registerTfGradients() {
   m._compile(r.outputFiles[0].text, entry);
 }
 
-/* The same GPT-2 in tfjs ops on the wasm backend; AdamW written out in tf ops as torch.optim.AdamW
-   computes it (decoupled decay on the matrices, bias correction, eps outside the square root). */
-async function tfjsPeer(weights, batches, V, decayed) {
-  const tf = require('@tensorflow/tfjs-core');
-  const wasm = require('@tensorflow/tfjs-backend-wasm');
-  wasm.setThreadsCount(1);
-  await tf.setBackend('wasm');
-  await tf.ready();
-  registerTfGradients();
-  const { n_embd: d, n_head: H, n_positions: T, layer_norm_epsilon: eps } = CONFIG, B = OPTIM.batch, dk = d / H;
-  const P = {}, M = {}, S = {};
+/* ---- shared by Node and the page (sent as source text: these close over nothing) ------------------ */
+
+/* The same GPT-2 in tfjs ops on whatever backend tf runs (wasm here); AdamW written out in tf ops as
+   torch.optim.AdamW computes it (decoupled decay on the matrices named in `decayed`, bias
+   correction, eps outside the square root). C: the config, O: the optimiser, weights: { name:
+   { shape, data } }, batches: Int32Array (n, batch, context + 1). */
+function tfjsModel(tf, C, O, weights, batches, V, decayed) {
+  const { n_embd: d, n_head: H, n_positions: T, layer_norm_epsilon: eps } = C, B = O.batch, dk = d / H;
+  const P = {}, M = {}, S = {}, decay = new Set(decayed);
   for (const [k, w] of Object.entries(weights)) {
     P[k] = tf.variable(tf.tensor(w.data, w.shape), true, k);
     M[k] = tf.variable(tf.zeros(w.shape), false);
@@ -196,7 +194,7 @@ async function tfjsPeer(weights, batches, V, decayed) {
     gradFunc: (dy) => [tf.scatterND(tf.reshape(ids, [-1, 1]), dy, wt.shape)] }))(w);
   const lossOf = (xIds, yOneHot) => () => {
     let x = tf.reshape(tf.add(tf.reshape(embed(P['wte.weight'], xIds), [B, T, d]), P['wpe.weight']), [B * T, d]);
-    for (let l = 0; l < CONFIG.n_layer; l++) {
+    for (let l = 0; l < C.n_layer; l++) {
       const h = `h.${l}.`;
       const [q, k, v] = tf.split(lin(ln(x, P[h + 'ln_1.weight'], P[h + 'ln_1.bias']), P[h + 'attn.c_attn.weight'], P[h + 'attn.c_attn.bias']), 3, 1);
       const w = tf.softmax(tf.add(tf.mul(tf.matMul(heads(q), heads(k), false, true), 1 / Math.sqrt(dk)), mask));
@@ -220,22 +218,22 @@ async function tfjsPeer(weights, batches, V, decayed) {
   const names = Object.keys(P);
   let t = 0;
   return {
-    name: `tfjs-backend-wasm ${require('@tensorflow/tfjs-backend-wasm/package.json').version}, 1 thread`,
     step() {
       t++;
-      const lr = OPTIM.warmup > 0 ? OPTIM.lr * Math.min(1, t / OPTIM.warmup) : OPTIM.lr;
+      const lr = O.warmup > 0 ? O.lr * Math.min(1, t / O.warmup) : O.lr;
       const loss = tf.tidy(() => {
         const [x, y] = xy(t - 1);
         const { value, grads } = tf.variableGrads(lossOf(x, y), names.map((k) => P[k]));
-        const scale = OPTIM.clip > 0
-          ? tf.minimum(1, tf.div(OPTIM.clip, tf.add(tf.sqrt(tf.addN(names.map((k) => tf.sum(tf.square(grads[k]))))), 1e-6))) : null;
-        const bc1 = 1 - OPTIM.beta1 ** t, bc2 = 1 - OPTIM.beta2 ** t;
+        /* torch.nn.utils.clip_grad_norm_: every gradient times clip / (norm + 1e-6) when below 1 */
+        const scale = O.clip > 0
+          ? tf.minimum(1, tf.div(O.clip, tf.add(tf.sqrt(tf.addN(names.map((k) => tf.sum(tf.square(grads[k]))))), 1e-6))) : null;
+        const bc1 = 1 - O.beta1 ** t, bc2 = 1 - O.beta2 ** t;
         for (const k of names) {
           const g = scale ? tf.mul(grads[k], scale) : grads[k];
-          M[k].assign(tf.add(tf.mul(M[k], OPTIM.beta1), tf.mul(g, 1 - OPTIM.beta1)));
-          S[k].assign(tf.add(tf.mul(S[k], OPTIM.beta2), tf.mul(tf.square(g), 1 - OPTIM.beta2)));
-          const p = decayed.has(k) ? tf.mul(P[k], 1 - lr * OPTIM.weightDecay) : P[k];
-          const upd = tf.div(M[k], tf.add(tf.div(tf.sqrt(S[k]), Math.sqrt(bc2)), OPTIM.eps));
+          M[k].assign(tf.add(tf.mul(M[k], O.beta1), tf.mul(g, 1 - O.beta1)));
+          S[k].assign(tf.add(tf.mul(S[k], O.beta2), tf.mul(tf.square(g), 1 - O.beta2)));
+          const p = decay.has(k) ? tf.mul(P[k], 1 - lr * O.weightDecay) : P[k];
+          const upd = tf.div(M[k], tf.add(tf.div(tf.sqrt(S[k]), Math.sqrt(bc2)), O.eps));
           P[k].assign(tf.sub(p, tf.mul(upd, lr / bc1)));
         }
         return value;
@@ -244,20 +242,59 @@ async function tfjsPeer(weights, batches, V, decayed) {
       loss.dispose();
       return out;
     },
-    lossAt(i) {
-      return tf.tidy(() => { const [x, y] = xy(i); return lossOf(x, y)(); }).dataSync()[0];
-    },
     free() { for (const k of names) { P[k].dispose(); M[k].dispose(); S[k].dispose(); } mask.dispose(); }
   };
 }
 
-/* PyTorch in a child process (train_torch.py), one JSON line per request. */
-async function torchPeer(dir, V, decayed) {
+/* k steps of step() (returning the loss), timed: wall by performance.now(), CPU by cpu() (ms, async). */
+async function timeSteps(step, k, cpu) {
+  const losses = [], c0 = await cpu(), w0 = performance.now();
+  for (let i = 0; i < k; i++) losses.push(step());
+  const wall = (performance.now() - w0) / 1000;
+  return { losses, wall, cpu: ((await cpu()) - c0) / 1000 };
+}
+
+/* Warm-up, then rounds: each round every implementation ({ key, run(k): { losses, wall, cpu } })
+   trains `steps` steps, in reverse order every other round. Per implementation: all losses, and
+   per round the wall and CPU seconds per step. */
+async function rounds(impls, warm, nRounds, steps, say) {
+  const res = Object.fromEntries(impls.map((im) => [im.key, { losses: [], wall: [], cpu: [] }]));
+  say(`warm-up: ${warm} steps each`);
+  for (const im of impls) res[im.key].losses.push(...(await im.run(warm)).losses);
+  for (let r = 0; r < nRounds; r++) {
+    for (const im of r % 2 ? [...impls].reverse() : impls) {
+      const o = await im.run(steps), R = res[im.key];
+      R.losses.push(...o.losses);
+      R.wall.push(o.wall / steps);
+      R.cpu.push(o.cpu / steps);
+    }
+    say(`round ${r + 1}/${nRounds}: ` + impls.map((im) => `${im.key} ${(res[im.key].wall[r] * 1000).toFixed(0)} ms`).join(', '));
+  }
+  return res;
+}
+
+/* ---- Node ------------------------------------------------------------------------------------------ */
+
+async function tfjsPeer(weights, batches, V, decayed) {
+  const tf = require('@tensorflow/tfjs-core');
+  const wasm = require('@tensorflow/tfjs-backend-wasm');
+  wasm.setThreadsCount(1);
+  await tf.setBackend('wasm');
+  await tf.ready();
+  registerTfGradients();
+  const m = tfjsModel(tf, CONFIG, OPTIM, weights, batches, V, [...decayed]);
+  return { ...m, name: `tfjs-backend-wasm ${require('@tensorflow/tfjs-backend-wasm/package.json').version}, 1 thread` };
+}
+
+/* PyTorch in a child process (train_torch.py), one JSON line per request. env: added to the child's
+   (LD_LIBRARY_PATH to swap the BLAS under Debian's torch). */
+async function torchPeer(dir, V, decayed, env) {
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ ...CONFIG, vocab_size: V, batch: OPTIM.batch,
     lr: OPTIM.lr, warmup: OPTIM.warmup, weight_decay: OPTIM.weightDecay, beta1: OPTIM.beta1, beta2: OPTIM.beta2,
     eps: OPTIM.eps, clip: OPTIM.clip, decay: [...decayed] }));
   const p = spawn(PYTHON, [path.join(__dirname, 'train_torch.py'), '--weights', path.join(dir, 'init.safetensors'),
-    '--batches', path.join(dir, 'batches.bin'), '--config', path.join(dir, 'config.json')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    '--batches', path.join(dir, 'batches.bin'), '--config', path.join(dir, 'config.json')],
+  { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1', ...env } });
   const lines = readline.createInterface({ input: p.stdout })[Symbol.asyncIterator]();
   const next = async () => {
     const r = await lines.next();
@@ -266,9 +303,16 @@ async function torchPeer(dir, V, decayed) {
   };
   const ask = (o) => { p.stdin.write(JSON.stringify(o) + '\n'); return next(); };
   const hello = await next();
-  return { name: `PyTorch ${hello.torch} CPU (${hello.capability}), ${hello.threads} thread, native`, hello,
-    run: (k) => ask({ run: k }), lossAt: async (i) => (await ask({ loss: i })).loss,
-    free: () => { p.stdin.end(JSON.stringify({ quit: 1 }) + '\n'); } };
+  return { name: `PyTorch ${hello.torch} CPU (${hello.capability}, ${hello.blas}), ${hello.threads} thread, native`, hello,
+    run: (k) => ask({ run: k }), free: () => { p.stdin.end(JSON.stringify({ quit: 1 }) + '\n'); } };
+}
+
+/* Where an OpenBLAS libblas.so.3 is: --openblas DIR, Debian's package if installed, else one
+   unpacked into .cache/openblas (see README.md); null when none. */
+function openblasDir() {
+  for (const d of [opt('--openblas'), '/usr/lib/x86_64-linux-gnu/openblas-pthread', path.join(root, '.cache', 'openblas')])
+    if (d && fs.existsSync(path.join(d, 'libblas.so.3'))) return d;
+  return null;
 }
 
 /* Weights as tools/train/train.py initialises them (normal 0.02, wpe 0.01, residual projections
@@ -295,17 +339,12 @@ async function blockLens(text) {
     if (key === 'fma' && !bl.fma) log('note: this Node did not load the FMA build');
     const t = bl.trainer({ text, config: CONFIG, seed: SEED, batch: OPTIM.batch, lr: OPTIM.lr,
       weightDecay: OPTIM.weightDecay, warmup: OPTIM.warmup });
-    out.push({ key, name: `${name}${key === 'fma' && !bl.fma ? ' (FMA not available: SIMD loaded)' : ''}`, t });
+    out.push({ key, short: name.replace(' wasm', '').replace(' build', ''), name: `${name}${key === 'fma' && !bl.fma ? ' (FMA not available: SIMD loaded)' : ''}`, t });
   }
   return { trainers: out };
 }
 
-/* k training steps of a JS implementation, timed. */
-function timeSteps(step, k) {
-  const losses = [], w0 = performance.now(), c0 = cpuMs();
-  for (let i = 0; i < k; i++) losses.push(step());
-  return { losses, wall: (performance.now() - w0) / 1000, cpu: (cpuMs() - c0) / 1000 };
-}
+const nodeCpu = async () => cpuMs();
 
 async function run() {
   const text = fs.readFileSync(path.join(root, 'web', 'models', 'poems', 'train.txt'), 'utf8');
@@ -332,28 +371,23 @@ async function run() {
   const decayed = new Set(Object.keys(weights).filter((k) => weights[k].shape.length === 2));
   log(`vocab ${V}, ${Object.values(weights).reduce((n, w) => n + w.data.length, 0)} parameters, ${total} steps each, in ${dir}`);
 
-  for (const b of bl.trainers) impls.push({ key: b.key, name: b.name, run: async (k) => timeSteps(() => b.t.step(), k), free: () => b.t.free() });
+  for (const b of bl.trainers) impls.push({ key: b.key, name: b.name, short: b.short, run: (k) => timeSteps(() => b.t.step(), k, nodeCpu), free: () => b.t.free() });
   if (!args.includes('--no-tfjs')) {
     const tfp = await tfjsPeer(weights, batches, V, decayed);
-    impls.push({ key: 'tfjs', name: tfp.name, run: async (k) => timeSteps(() => tfp.step(), k), free: () => tfp.free() });
+    impls.push({ key: 'tfjs', name: tfp.name, short: 'tfjs-backend-wasm', run: (k) => timeSteps(() => tfp.step(), k, nodeCpu), free: () => tfp.free() });
   }
   if (!args.includes('--no-torch')) {
-    const tp = await torchPeer(dir, V, decayed);
-    impls.push({ key: 'torch', name: tp.name, run: (k) => tp.run(k), free: tp.free });
+    const tp = await torchPeer(dir, V, decayed, {});
+    impls.push({ key: 'torch', name: tp.name, short: 'PyTorch, reference BLAS', run: (k) => tp.run(k), free: tp.free });
+    const ob = openblasDir();
+    if (ob) {
+      const to = await torchPeer(dir, V, decayed, { LD_LIBRARY_PATH: ob });
+      if (to.hello.blas !== 'OpenBLAS') throw new Error(`torch under LD_LIBRARY_PATH=${ob} loaded ${to.hello.blas}`);
+      impls.push({ key: 'torch-openblas', name: to.name, short: 'PyTorch + OpenBLAS', run: (k) => to.run(k), free: to.free });
+    } else log('no OpenBLAS found (--openblas DIR): PyTorch runs on Debian\'s reference BLAS only');
   }
-  const res = Object.fromEntries(impls.map((im) => [im.key, { name: im.name, losses: [], wall: [], cpu: [] }]));
-  log(`warm-up: ${WARM} steps each`);
-  for (const im of impls) res[im.key].losses.push(...(await im.run(WARM)).losses);
-  for (let r = 0; r < ROUNDS; r++) {
-    const order = r % 2 ? [...impls].reverse() : impls;
-    for (const im of order) {
-      const o = await im.run(STEPS), R = res[im.key];
-      R.losses.push(...o.losses);
-      R.wall.push(o.wall / STEPS);
-      R.cpu.push(o.cpu / STEPS);
-    }
-    log(`round ${r + 1}/${ROUNDS}: ` + impls.map((im) => `${im.key} ${(res[im.key].wall[r] * 1000).toFixed(0)} ms`).join(', '));
-  }
+  const res = await rounds(impls, WARM, ROUNDS, STEPS, log);
+  for (const im of impls) Object.assign(res[im.key], { name: im.name, short: im.short });
   for (const im of impls) im.free();
   fs.rmSync(dir, { recursive: true, force: true });
   return { res, impls: impls.map((im) => im.key), V, from, why: bl.why, total,
@@ -362,6 +396,7 @@ async function run() {
 
 /* ---- report ------------------------------------------------------------------------------------------ */
 const tokens = OPTIM.batch * CONFIG.n_positions;
+const BL_KEYS = ['fma', 'simd'];
 const spread = (a) => `${median(a).toFixed(2)}x (${Math.min(...a).toFixed(2)} - ${Math.max(...a).toFixed(2)})`;
 
 function report(o, load0, load1, minutes) {
@@ -380,23 +415,28 @@ function report(o, load0, load1, minutes) {
   if (o.why) L.push(`**BlockLens is not in this run**: ${o.why}.`, '');
   L.push(`${WARM} warm-up steps each, then ${ROUNDS} rounds of ${STEPS} steps each, the order reversed every other round; ` +
     'per step: wall time and CPU time (Node: `process.cpuUsage()`; torch: `time.thread_time()`); ratios are taken round by round, then the median (min - max).', '',
-    '| implementation | tokens/s (wall, median) | ms / step: wall median (min - max) | CPU ms / step | this / PyTorch, tokens/s, wall | the same, CPU |',
-    '|---|---:|---:|---:|---:|---:|');
+    '| implementation | tokens/s (wall, median) | ms / step: wall median (min - max) | CPU ms / step | tokens/s from CPU time |',
+    '|---|---:|---:|---:|---:|');
   for (const k of keys) {
     const R = res[k], ms = R.wall.map((s) => s * 1000);
-    const rw = ref.wall.map((s, i) => s / R.wall[i]), rc = ref.cpu.map((s, i) => s / R.cpu[i]);
     L.push(`| ${R.name} | ${(tokens / median(R.wall)).toFixed(0)} | ${median(ms).toFixed(1)} (${Math.min(...ms).toFixed(1)} - ${Math.max(...ms).toFixed(1)}) | ` +
-      `${(median(R.cpu) * 1000).toFixed(1)} | ${R === ref ? '1' : spread(rw)} | ${R === ref ? '1' : spread(rc)} |`);
+      `${(median(R.cpu) * 1000).toFixed(1)} | ${(tokens / median(R.cpu)).toFixed(0)} |`);
   }
-  const bls = keys.filter((k) => k === 'fma' || k === 'simd');
-  if (bls.length && res.tfjs) {
-    L.push('', '| BlockLens / tfjs-backend-wasm (tokens/s, pair by pair) | wall | CPU |', '|---|---:|---:|');
-    for (const k of bls) L.push(`| ${res[k].name} | ${spread(res.tfjs.wall.map((s, i) => s / res[k].wall[i]))} | ${spread(res.tfjs.cpu.map((s, i) => s / res[k].cpu[i]))} |`);
+  /* Speed ratios (tokens/s of the row over the column's), pair by pair within each round. */
+  const peers = keys.filter((k) => !BL_KEYS.includes(k)), rowsOf = keys.filter((k) => BL_KEYS.includes(k));
+  const rowKeys = rowsOf.length ? rowsOf : peers.slice(0, 1), colKeys = peers.filter((k) => !rowKeys.includes(k));
+  if (colKeys.length) {
+    L.push('', `Speed of each ${rowsOf.length ? 'BlockLens build' : 'row'} over each peer (tokens/s ratio; > 1: the row is faster), median over rounds (min - max):`, '',
+      `| | ${colKeys.map((k) => `over ${res[k].short}: wall | CPU`).join(' | ')} |`,
+      `|---|${colKeys.map(() => '---:|---:').join('|')}|`);
+    for (const r of rowKeys) {
+      L.push(`| ${res[r].name} | ${colKeys.map((c) => `${spread(res[c].wall.map((s, i) => s / res[r].wall[i]))} | ${spread(res[c].cpu.map((s, i) => s / res[r].cpu[i]))}`).join(' | ')} |`);
+    }
   }
   /* The same computation: losses step by step against the reference. */
   const n = ref.losses.length, at = [0, 1, WARM, Math.floor(n / 2), n - 1].filter((v, i, a) => v < n && a.indexOf(v) === i);
   L.push('', '## Do they compute the same thing?', '',
-    `Loss (nats per token, each step's batch before its update) at chosen steps, and the largest difference from ${ref.name.split(',')[0]} over all ${n} steps ` +
+    `Loss (nats per token, each step's batch before its update) at chosen steps, and the largest difference from ${ref.short} over all ${n} steps ` +
     `(ln ${o.V} = ${Math.log(o.V).toFixed(4)}):`, '',
     `| implementation | ${at.map((s) => `step ${s + 1}`).join(' | ')} | max \\|loss - reference\\| |`, `|---|${at.map(() => '---:').join('|')}|---:|`);
   for (const k of keys) {

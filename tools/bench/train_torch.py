@@ -86,6 +86,15 @@ def capability():
     return "unknown"
 
 
+def blas():
+    """The BLAS library this process mapped (Debian's torch calls the system's libblas.so.3)."""
+    with open("/proc/self/maps") as f:
+        libs = {line.split()[-1].rsplit("/", 1)[-1] for line in f if "blas" in line.split()[-1]}
+    if any("openblas" in n for n in libs):
+        return "OpenBLAS"
+    return "reference BLAS (Debian's libblas3)" if libs else "no BLAS library"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--weights", required=True)
@@ -111,7 +120,7 @@ def main():
                             lr=C["lr"], betas=(C["beta1"], C["beta2"]), eps=C["eps"])
     step = 0
     print(json.dumps({"ready": True, "torch": torch.__version__,
-                      "capability": capability(),
+                      "capability": capability(), "blas": blas(),
                       "threads": torch.get_num_threads(), "params": sum(p.numel() for p in P.values())}),
           flush=True)
     for line in sys.stdin:
