@@ -15,6 +15,7 @@
    time.thread_time()); ratios are taken round by round, then the median. All implementations
    start from the weights BlockLens's trainer wrote at step 0 (t.save()) and train on the same
    batches; their losses are compared step by step. */
+/* global tf */
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
@@ -85,7 +86,7 @@ function readSafetensors(bytes) {
   const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
   const dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
   const n = Number(dv.getBigUint64(0, true));
-  const header = JSON.parse(Buffer.from(u8.subarray(8, 8 + n)).toString('utf8'));
+  const header = JSON.parse(new TextDecoder().decode(u8.subarray(8, 8 + n)));
   const base = 8 + n, out = {};
   for (const [name, h] of Object.entries(header)) {
     if (name === '__metadata__') continue;
@@ -273,6 +274,33 @@ async function rounds(impls, warm, nRounds, steps, say) {
   return res;
 }
 
+/* In the page: the trainers of both BlockLens builds (when it has bl.trainer) and the tfjs model,
+   from the weights and batches the driver wrote, timed in rounds. */
+async function pageRun(C, O, V, decayed, warm, nRounds, steps, seed) {
+  const get = async (p) => new Uint8Array(await (await fetch(p)).arrayBuffer());
+  const weights = readSafetensors(await get('/init.safetensors')), b = await get('/batches.bin');
+  const batches = new Int32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+  const cpu = () => window.__cpu(), impls = [], say = (m) => console.log(m);
+  const text = new TextDecoder().decode(await get('/train.txt'));
+  for (const [key, opts] of [['fma', {}], ['simd', { fma: false }]]) {
+    const bl = await BlockLens.load(opts);
+    if (typeof bl.trainer !== 'function') break;
+    if (key === 'fma' && !bl.fma) throw new Error('Chromium did not load the FMA build');
+    const t = bl.trainer({ text, config: C, seed, batch: O.batch, lr: O.lr, weightDecay: O.weightDecay, warmup: O.warmup });
+    impls.push({ key, run: (k) => timeSteps(() => t.step(), k, cpu), free: () => t.free() });
+  }
+  tf.wasm.setWasmPaths(location.origin + '/tfwasm/');
+  tf.wasm.setThreadsCount(1);
+  await tf.setBackend('wasm');
+  await tf.ready();
+  const m = tfjsModel(tf, C, O, weights, batches, V, decayed);
+  impls.push({ key: 'tfjs', run: (k) => timeSteps(() => m.step(), k, cpu), free: () => m.free() });
+  const res = await rounds(impls, warm, nRounds, steps, say);
+  for (const im of impls) im.free();
+  return { res, keys: impls.map((im) => im.key), tf: tf.version_core, crossOriginIsolated: self.crossOriginIsolated,
+    ua: navigator.userAgent };
+}
+
 /* ---- Node ------------------------------------------------------------------------------------------ */
 
 async function tfjsPeer(weights, batches, V, decayed) {
@@ -389,15 +417,104 @@ async function run() {
   const res = await rounds(impls, WARM, ROUNDS, STEPS, log);
   for (const im of impls) Object.assign(res[im.key], { name: im.name, short: im.short });
   for (const im of impls) im.free();
+  let chrome = null;
+  if (!args.includes('--no-chromium')) {
+    log('Chromium');
+    chrome = await chromiumPart(dir, V, decayed);
+    const names = { fma: 'BlockLens wasm FMA build', simd: 'BlockLens wasm SIMD build', tfjs: `tfjs-backend-wasm ${chrome.tf}, 1 thread` };
+    for (const k of chrome.keys) Object.assign(chrome.res[k], { name: names[k], short: names[k].replace(' wasm', '').replace(' build', '').split(',')[0] });
+  }
   fs.rmSync(dir, { recursive: true, force: true });
-  return { res, impls: impls.map((im) => im.key), V, from, why: bl.why, total,
+  return { res, impls: impls.map((im) => im.key), chrome, V, from, why: bl.why, total,
     params: Object.values(weights).reduce((n, w) => n + w.data.length, 0) };
+}
+
+/* The page: Debian's Chromium, files through request interception (no server, no network):
+   web/dist/blocklens.js, tfjs-core's and tfjs-backend-wasm's browser bundles, the gradients
+   (bundled by esbuild as in Node), the weights, the batches, the text. */
+async function chromiumPart(dir, V, decayed) {
+  const { chromium } = require('playwright-core');
+  const nm = (p) => path.join(root, 'node_modules', p), ORIGIN = 'http://bench.invalid';
+  const grads = require('esbuild').buildSync({ entryPoints: [require.resolve('@tensorflow/tfjs-core/dist/register_all_gradients.js')],
+    bundle: true, platform: 'browser', format: 'iife', write: false, logLevel: 'error' }).outputFiles[0].text;
+  const FILES = { '/blocklens.js': path.join(root, 'web', 'dist', 'blocklens.js'),
+    '/tf-core.min.js': nm('@tensorflow/tfjs-core/dist/tf-core.min.js'),
+    '/tfwasm/tf-backend-wasm.min.js': nm('@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.min.js'),
+    '/init.safetensors': path.join(dir, 'init.safetensors'), '/batches.bin': path.join(dir, 'batches.bin'),
+    '/train.txt': path.join(root, 'web', 'models', 'poems', 'train.txt') };
+  const PAGE = '<!doctype html><meta charset="utf-8"><title>train bench</title><script src="/blocklens.js"></script>' +
+    '<script src="/tf-core.min.js"></script><script src="/tfwasm/tf-backend-wasm.min.js"></script><script src="/grads.js"></script>';
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-trainbench-chromium-'));
+  const browser = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  try {
+    const page = await browser.newPage();
+    page.on('pageerror', (e) => log(`page error: ${e.message}`));
+    page.on('crash', () => log('the page crashed'));
+    page.on('console', (m) => log(`[page] ${m.text()}`));
+    await page.route('**/*', (route) => {
+      const url = new URL(route.request().url());
+      if (url.origin !== ORIGIN) return route.abort();
+      const p = url.pathname;
+      if (p === '/') return route.fulfill({ contentType: 'text/html', body: PAGE });
+      if (p === '/grads.js') return route.fulfill({ contentType: 'text/javascript', body: grads });
+      let file = FILES[p];
+      if (!file && /^\/tfwasm\/tfjs-backend-wasm[\w-]*\.wasm$/.test(p)) file = nm('@tensorflow/tfjs-backend-wasm/dist/' + path.basename(p));
+      if (!file) return route.fulfill({ status: 404, body: '' });
+      return route.fulfill({ contentType: p.endsWith('.wasm') ? 'application/wasm' : p.endsWith('.js') ? 'text/javascript' : 'application/octet-stream',
+        body: fs.readFileSync(file) });
+    });
+    /* the renderer main thread's CPU time (the DevTools protocol's ThreadTime), in ms */
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    await page.exposeFunction('__cpu', async () =>
+      1000 * (await cdp.send('Performance.getMetrics')).metrics.find((x) => x.name === 'ThreadTime').value);
+    await page.goto(ORIGIN + '/');
+    await page.addScriptTag({ content: [readSafetensors, f16, tfjsModel, timeSteps, rounds, pageRun].map((f) => f.toString()).join('\n') });
+    const r = await page.evaluate((a) => pageRun(...a), [CONFIG, OPTIM, V, [...decayed], WARM, ROUNDS, STEPS, SEED]);
+    r.version = browser.browser() ? browser.browser().version() : '';
+    return r;
+  } finally {
+    await browser.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
 }
 
 /* ---- report ------------------------------------------------------------------------------------------ */
 const tokens = OPTIM.batch * CONFIG.n_positions;
 const BL_KEYS = ['fma', 'simd'];
 const spread = (a) => `${median(a).toFixed(2)}x (${Math.min(...a).toFixed(2)} - ${Math.max(...a).toFixed(2)})`;
+
+/* The speed table and the ratio table of one run (Node or the page). */
+function speedTables(res, keys, L) {
+  L.push('| implementation | tokens/s (wall, median) | ms / step: wall median (min - max) | CPU ms / step | tokens/s from CPU time |',
+    '|---|---:|---:|---:|---:|');
+  for (const k of keys) {
+    const R = res[k], ms = R.wall.map((s) => s * 1000);
+    L.push(`| ${R.name} | ${(tokens / median(R.wall)).toFixed(0)} | ${median(ms).toFixed(1)} (${Math.min(...ms).toFixed(1)} - ${Math.max(...ms).toFixed(1)}) | ` +
+      `${(median(R.cpu) * 1000).toFixed(1)} | ${(tokens / median(R.cpu)).toFixed(0)} |`);
+  }
+  /* tokens/s of the row over the column's, pair by pair within each round */
+  const peers = keys.filter((k) => !BL_KEYS.includes(k)), bls = keys.filter((k) => BL_KEYS.includes(k));
+  const rowKeys = bls.length ? bls : peers.slice(0, 1), colKeys = peers.filter((k) => !rowKeys.includes(k));
+  if (!colKeys.length) return;
+  L.push('', `Speed of each ${bls.length ? 'BlockLens build' : 'row'} over each peer (tokens/s ratio, > 1: the row is faster), median over rounds (min - max):`, '',
+    `| | ${colKeys.map((k) => `over ${res[k].short}: wall | CPU`).join(' | ')} |`,
+    `|---|${colKeys.map(() => '---:|---:').join('|')}|`);
+  for (const r of rowKeys)
+    L.push(`| ${res[r].name} | ${colKeys.map((c) => `${spread(res[c].wall.map((s, i) => s / res[r].wall[i]))} | ${spread(res[c].cpu.map((s, i) => s / res[r].cpu[i]))}`).join(' | ')} |`);
+}
+
+/* Losses at chosen steps and the largest difference from ref over all steps. */
+function lossTable(res, keys, ref, L) {
+  const n = ref.losses.length, at = [0, 1, WARM, Math.floor(n / 2), n - 1].filter((v, i, a) => v < n && a.indexOf(v) === i);
+  L.push(`| implementation | ${at.map((s) => `step ${s + 1}`).join(' | ')} | max \\|loss - ${ref.short}\\| |`, `|---|${at.map(() => '---:').join('|')}|---:|`);
+  for (const k of keys) {
+    const R = res[k], d = R.losses.reduce((m, x, i) => Math.max(m, Math.abs(x - ref.losses[i])), 0);
+    L.push(`| ${R.name} | ${at.map((s) => R.losses[s].toFixed(5)).join(' | ')} | ${R === ref ? '-' : d.toExponential(2)} |`);
+  }
+}
 
 function report(o, load0, load1, minutes) {
   const { res } = o, keys = o.impls, L = [];
@@ -413,35 +530,23 @@ function report(o, load0, load1, minutes) {
     `One thread everywhere. Initial weights: ${o.from}, loaded by every implementation; the same ${o.total} batches ` +
     `(random windows of ${CONFIG.n_positions + 1} characters) in the same order.`, '');
   if (o.why) L.push(`**BlockLens is not in this run**: ${o.why}.`, '');
-  L.push(`${WARM} warm-up steps each, then ${ROUNDS} rounds of ${STEPS} steps each, the order reversed every other round; ` +
-    'per step: wall time and CPU time (Node: `process.cpuUsage()`; torch: `time.thread_time()`); ratios are taken round by round, then the median (min - max).', '',
-    '| implementation | tokens/s (wall, median) | ms / step: wall median (min - max) | CPU ms / step | tokens/s from CPU time |',
-    '|---|---:|---:|---:|---:|');
-  for (const k of keys) {
-    const R = res[k], ms = R.wall.map((s) => s * 1000);
-    L.push(`| ${R.name} | ${(tokens / median(R.wall)).toFixed(0)} | ${median(ms).toFixed(1)} (${Math.min(...ms).toFixed(1)} - ${Math.max(...ms).toFixed(1)}) | ` +
-      `${(median(R.cpu) * 1000).toFixed(1)} | ${(tokens / median(R.cpu)).toFixed(0)} |`);
-  }
-  /* Speed ratios (tokens/s of the row over the column's), pair by pair within each round. */
-  const peers = keys.filter((k) => !BL_KEYS.includes(k)), rowsOf = keys.filter((k) => BL_KEYS.includes(k));
-  const rowKeys = rowsOf.length ? rowsOf : peers.slice(0, 1), colKeys = peers.filter((k) => !rowKeys.includes(k));
-  if (colKeys.length) {
-    L.push('', `Speed of each ${rowsOf.length ? 'BlockLens build' : 'row'} over each peer (tokens/s ratio; > 1: the row is faster), median over rounds (min - max):`, '',
-      `| | ${colKeys.map((k) => `over ${res[k].short}: wall | CPU`).join(' | ')} |`,
-      `|---|${colKeys.map(() => '---:|---:').join('|')}|`);
-    for (const r of rowKeys) {
-      L.push(`| ${res[r].name} | ${colKeys.map((c) => `${spread(res[c].wall.map((s, i) => s / res[r].wall[i]))} | ${spread(res[c].cpu.map((s, i) => s / res[r].cpu[i]))}`).join(' | ')} |`);
-    }
-  }
-  /* The same computation: losses step by step against the reference. */
-  const n = ref.losses.length, at = [0, 1, WARM, Math.floor(n / 2), n - 1].filter((v, i, a) => v < n && a.indexOf(v) === i);
+  L.push('## Node', '', `${WARM} warm-up steps each, then ${ROUNDS} rounds of ${STEPS} steps each, the order reversed every other round; ` +
+    'per step: wall time and CPU time (Node: `process.cpuUsage()`; torch: `time.thread_time()`); ratios are taken round by round, then the median (min - max).', '');
+  speedTables(res, keys, L);
+  if (o.chrome) {
+    const c = o.chrome;
+    L.push('', '## Chromium', '', `Debian's Chromium ${c.version}, headless, one page (crossOriginIsolated ${c.crossOriginIsolated}: ` +
+      'one thread for every wasm), the same weights, batches, warm-up and rounds; CPU time is the renderer main thread\'s (DevTools `ThreadTime`).', '');
+    speedTables(c.res, c.keys, L);
+  } else L.push('', '## Chromium', '', 'Not run (`--no-chromium`).');
   L.push('', '## Do they compute the same thing?', '',
-    `Loss (nats per token, each step's batch before its update) at chosen steps, and the largest difference from ${ref.short} over all ${n} steps ` +
-    `(ln ${o.V} = ${Math.log(o.V).toFixed(4)}):`, '',
-    `| implementation | ${at.map((s) => `step ${s + 1}`).join(' | ')} | max \\|loss - reference\\| |`, `|---|${at.map(() => '---:').join('|')}|---:|`);
-  for (const k of keys) {
-    const R = res[k], d = R.losses.reduce((m, x, i) => Math.max(m, Math.abs(x - ref.losses[i])), 0);
-    L.push(`| ${R.name} | ${at.map((s) => R.losses[s].toFixed(5)).join(' | ')} | ${R === ref ? '-' : d.toExponential(2)} |`);
+    `Loss (nats per token, of each step's batch before its update) at chosen steps and the largest difference from ${ref.short} ` +
+    `over all ${ref.losses.length} steps (ln ${o.V} = ${Math.log(o.V).toFixed(4)}). Node:`, '');
+  lossTable(res, keys, ref, L);
+  if (o.chrome) {
+    const c = o.chrome, cr = { ...ref, short: ref.short + ' (Node)' }, cres = { ...c.res, ref: cr };
+    L.push('', 'Chromium, against the same reference:', '');
+    lossTable(cres, c.keys, cr, L);
   }
   return L.join('\n') + '\n';
 }
