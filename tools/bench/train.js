@@ -172,11 +172,11 @@ function registerTfGradients() {
    torch.optim.AdamW computes it (decoupled decay on the matrices named in `decayed`, bias
    correction, eps outside the square root). C: the config, O: the optimiser, weights: { name:
    { shape, data } }, batches: Int32Array (n, batch, context + 1). */
-function tfjsModel(tf, C, O, weights, batches, V, decayed) {
+function tfjsModel(tf, C, O, weights, batches, V, decayed, fast) {
   const { n_embd: d, n_head: H, n_positions: T, layer_norm_epsilon: eps } = C, B = O.batch, dk = d / H;
   const P = {}, M = {}, S = {}, decay = new Set(decayed);
   for (const [k, w] of Object.entries(weights)) {
-    P[k] = tf.variable(tf.tensor(w.data, w.shape), true, k);
+    P[k] = tf.variable(tf.tensor(w.data, w.shape), true);
     M[k] = tf.variable(tf.zeros(w.shape), false);
     S[k] = tf.variable(tf.zeros(w.shape), false);
   }
@@ -187,7 +187,17 @@ function tfjsModel(tf, C, O, weights, batches, V, decayed) {
     const { mean, variance } = tf.moments(x, -1, true);
     return tf.add(tf.mul(tf.mul(tf.sub(x, mean), tf.rsqrt(tf.add(variance, eps))), g), b);
   };
-  const lin = (x, w, b, activation) => tf.fused.matMul({ a: x, b: w, bias: b, activation });
+  /* tfjs-backend-wasm runs a 2-D product through XNNPACK only untransposed (512x64 @ 64x256:
+     12 GFLOPS, 1.5 with either operand transposed), and matMul's own gradient multiplies by
+     transposed operands: so products go through mm, whose gradient transposes explicitly
+     (a copy, ~1 ms for wte) and multiplies untransposed. fast false: tfjs's plain autograd. */
+  const mmGrad = tf.customGrad((x, w, save) => {
+    save([x, w]);
+    return { value: tf.matMul(x, w), gradFunc: (dy, [xs, ws]) => [tf.matMul(dy, tf.transpose(ws)), tf.matMul(tf.transpose(xs), dy)] };
+  });
+  const mm = fast ? (a, b) => mmGrad(a, b) : (a, b) => tf.matMul(a, b);
+  const lin = fast ? (x, w, b, activation) => (activation === 'relu' ? tf.relu : (y) => y)(tf.add(mm(x, w), b))
+    : (x, w, b, activation) => tf.fused.matMul({ a: x, b: w, bias: b, activation });
   const heads = (t) => tf.transpose(tf.reshape(t, [B, T, H, dk]), [0, 2, 1, 3]);
   /* The wasm backend lacks UnsortedSegmentSum, tf.gather's gradient: the embedding's gradient as a
      ScatterNd instead (it sums the rows of repeated ids). */
@@ -204,7 +214,8 @@ function tfjsModel(tf, C, O, weights, batches, V, decayed) {
       const f = lin(ln(x, P[h + 'ln_2.weight'], P[h + 'ln_2.bias']), P[h + 'mlp.c_fc.weight'], P[h + 'mlp.c_fc.bias'], 'relu');
       x = tf.add(x, lin(f, P[h + 'mlp.c_proj.weight'], P[h + 'mlp.c_proj.bias']));
     }
-    const logits = tf.matMul(ln(x, P['ln_f.weight'], P['ln_f.bias']), P['wte.weight'], false, true);
+    const hf = ln(x, P['ln_f.weight'], P['ln_f.bias']);
+    const logits = fast ? mm(hf, tf.transpose(P['wte.weight'])) : tf.matMul(hf, P['wte.weight'], false, true);
     return tf.losses.softmaxCrossEntropy(yOneHot, logits);
   };
   const T1 = T + 1, nb = batches.length / (B * T1);
@@ -227,10 +238,10 @@ function tfjsModel(tf, C, O, weights, batches, V, decayed) {
         const { value, grads } = tf.variableGrads(lossOf(x, y), names.map((k) => P[k]));
         /* torch.nn.utils.clip_grad_norm_: every gradient times clip / (norm + 1e-6) when below 1 */
         const scale = O.clip > 0
-          ? tf.minimum(1, tf.div(O.clip, tf.add(tf.sqrt(tf.addN(names.map((k) => tf.sum(tf.square(grads[k]))))), 1e-6))) : null;
+          ? tf.minimum(1, tf.div(O.clip, tf.add(tf.sqrt(tf.addN(names.map((k) => tf.sum(tf.square(grads[P[k].name]))))), 1e-6))) : null;
         const bc1 = 1 - O.beta1 ** t, bc2 = 1 - O.beta2 ** t;
         for (const k of names) {
-          const g = scale ? tf.mul(grads[k], scale) : grads[k];
+          const g = scale ? tf.mul(grads[P[k].name], scale) : grads[P[k].name];  /* keyed by the variable's name */
           M[k].assign(tf.add(tf.mul(M[k], O.beta1), tf.mul(g, 1 - O.beta1)));
           S[k].assign(tf.add(tf.mul(S[k], O.beta2), tf.mul(tf.square(g), 1 - O.beta2)));
           const p = decay.has(k) ? tf.mul(P[k], 1 - lr * O.weightDecay) : P[k];
@@ -293,7 +304,7 @@ async function pageRun(C, O, V, decayed, warm, nRounds, steps, seed) {
   tf.wasm.setThreadsCount(1);
   await tf.setBackend('wasm');
   await tf.ready();
-  const m = tfjsModel(tf, C, O, weights, batches, V, decayed);
+  const m = tfjsModel(tf, C, O, weights, batches, V, decayed, true);
   impls.push({ key: 'tfjs', run: (k) => timeSteps(() => m.step(), k, cpu), free: () => m.free() });
   const res = await rounds(impls, warm, nRounds, steps, say);
   for (const im of impls) im.free();
@@ -303,15 +314,15 @@ async function pageRun(C, O, V, decayed, warm, nRounds, steps, seed) {
 
 /* ---- Node ------------------------------------------------------------------------------------------ */
 
-async function tfjsPeer(weights, batches, V, decayed) {
+async function tfjsPeer(weights, batches, V, decayed, fast) {
   const tf = require('@tensorflow/tfjs-core');
   const wasm = require('@tensorflow/tfjs-backend-wasm');
   wasm.setThreadsCount(1);
   await tf.setBackend('wasm');
   await tf.ready();
   registerTfGradients();
-  const m = tfjsModel(tf, CONFIG, OPTIM, weights, batches, V, [...decayed]);
-  return { ...m, name: `tfjs-backend-wasm ${require('@tensorflow/tfjs-backend-wasm/package.json').version}, 1 thread` };
+  const m = tfjsModel(tf, CONFIG, OPTIM, weights, batches, V, [...decayed], fast);
+  return { ...m, name: `tfjs-backend-wasm ${require('@tensorflow/tfjs-backend-wasm/package.json').version}, 1 thread${fast ? '' : ', plain autograd'}` };
 }
 
 /* PyTorch in a child process (train_torch.py), one JSON line per request. env: added to the child's
@@ -401,8 +412,12 @@ async function run() {
 
   for (const b of bl.trainers) impls.push({ key: b.key, name: b.name, short: b.short, run: (k) => timeSteps(() => b.t.step(), k, nodeCpu), free: () => b.t.free() });
   if (!args.includes('--no-tfjs')) {
-    const tfp = await tfjsPeer(weights, batches, V, decayed);
+    const tfp = await tfjsPeer(weights, batches, V, decayed, true);
     impls.push({ key: 'tfjs', name: tfp.name, short: 'tfjs-backend-wasm', run: (k) => timeSteps(() => tfp.step(), k, nodeCpu), free: () => tfp.free() });
+    if (args.includes('--tfjs-plain')) {
+      const tpl = await tfjsPeer(weights, batches, V, decayed, false);
+      impls.push({ key: 'tfjs-plain', name: tpl.name, short: 'tfjs, plain autograd', run: (k) => timeSteps(() => tpl.step(), k, nodeCpu), free: () => tpl.free() });
+    }
   }
   if (!args.includes('--no-torch')) {
     const tp = await torchPeer(dir, V, decayed, {});
