@@ -15,7 +15,7 @@ set(BL_EXPORTS
   _bl_decoder_lens _bl_decoder_lens_workspace_size _bl__first_nonfinite_16
   _bl_preset_count _bl_preset_name _bl_config_param_count _bl__abi_layout _bl__abi_layout_names
   _bl__param_count_f64 _bl__preset_f64 _bl__first_nonfinite _bl__first_nonfinite_of _bl__set_fma
-  _bl__heap_room)
+  _bl__heap_room _bl__train_layout _bl__train_run _bl__train_update)
 list(JOIN BL_EXPORTS "," BL_EXPORTS_CSV)
 
 set(BL_WASM_LINK_OPTIONS
@@ -49,7 +49,7 @@ set(BL_DIST ${CMAKE_SOURCE_DIR}/web/dist)
 set(BL_ENGINE_DIR ${CMAKE_SOURCE_DIR}/web/src/engine)
 set(BL_ENGINE_POST_JS engine-check.js engine-heap.js engine-abi.js engine.js engine-layout.js
   engine-run.js engine-ffn.js engine-attention.js engine-block.js engine-safetensors.js engine-source.js
-  engine-vocab.js engine-hooks.js engine-gpt2.js engine-llama.js engine-model.js engine-folder.js engine-load.js engine-post.js)
+  engine-vocab.js engine-hooks.js engine-gpt2.js engine-llama.js engine-model.js engine-folder.js engine-train.js engine-load.js engine-post.js)
 list(TRANSFORM BL_ENGINE_POST_JS PREPEND ${BL_ENGINE_DIR}/)
 set(BL_ENGINE_JS ${BL_ENGINE_DIR}/engine-pre.js ${BL_ENGINE_POST_JS})
 set(BL_ENGINE_POST_FLAGS ${BL_ENGINE_POST_JS})

@@ -516,6 +516,88 @@ size_t bl_llama_lens_workspace_size(const bl_llama_desc *desc);
 bl_status bl_llama_lens(const bl_llama_desc *desc, const float *h, int k, int32_t *ids,
                         float *probs, float *workspace, bl_error *err);
 
+/* ---- training a GPT-2 decoder ---------------------------------------------------------
+   The decoder of bl_decoder_forward (pre-LN, causal, tied embeddings; relu, gelu or gelu_tanh)
+   trained on batch sequences of L tokens. Every parameter lives in one flat float buffer, and
+   the gradients and AdamW's two moments in buffers of the same layout, bl_train_param_count
+   floats each. The layout is HF GPT-2's tensor order, c_attn split into its three column blocks
+   (the decoder's wq, wk, wv), so each part is one contiguous (in, out) matrix or vector:
+     wte (vocab, d_model), wpe (n_positions, d_model),
+     per layer: ln_1 gamma, beta (d_model) ; wq, wk, wv (d_model, d_model) ; bq, bk, bv (d_model:
+       together c_attn.bias) ; wo, bo (attn.c_proj) ; ln_2 gamma, beta ; w1 (d_model, d_ff),
+       b1 (d_ff) (mlp.c_fc) ; w2 (d_ff, d_model), b2 (d_model) (mlp.c_proj),
+     then ln_f gamma, beta (d_model).
+   bl_train_param_offset(d, layer, part) gives a part's first float (layer -1 for wte, wpe and
+   ln_f; 0..n_layers-1 for the others), bl_train_param_size its length: a bl_decoder_desc can
+   point into the buffer directly. tokens is (batch, L + 1) int32: the inputs are columns 0..L-1,
+   the targets columns 1..L; -1 marks no token (padding): an input -1 reads as id 0, a target
+   -1 is not scored. The loss is the mean cross-entropy (nats) over the scored targets, as
+   torch's F.cross_entropy(ignore_index=-1); the gradients are of that mean.
+       bl_train_desc d = { .n_layers = 2, .d_model = 64, .n_heads = 4, .d_ff = 256,
+                           .vocab = 3436, .n_positions = 64, .activation = BL_ACT_RELU,
+                           .batch = 8, .L = 64 };
+       size_t n = bl_train_param_count(&d);               // params, grads, m, v: n floats each
+       float *ws = malloc(bl_train_workspace_size(&d) * sizeof(float));
+       bl_adamw_desc opt = { .lr = 3e-3f, .beta1 = 0.9f, .beta2 = 0.95f, .eps = 1e-8f,
+                             .weight_decay = 0.01f };
+       for (int s = 1; s <= steps; s++) {
+           bl_train_grad(&d, params, tokens, grads, &loss, ws, &err);
+           bl_clip_grad_norm(grads, n, 1.0f, NULL, &err);
+           opt.step = s;
+           bl_train_adamw_step(&d, params, grads, m, v, &opt, &err);   // m, v start at zero
+       }
+   Deterministic: the same inputs give the same bits (one thread, fixed summation orders).
+   Errors name the argument: "tokens[2][5] (99) must be -1 (none) or in [0, vocab 13)",
+   "tokens has no target to score (every target is -1)", "activation (5) must be relu (0),
+   gelu (1) or gelu_tanh (2) for training", "step (0) must be at least 1 (the first step is 1)".
+   AdamW is torch.optim.AdamW's update (torch 1.13): p *= 1 - lr wd ; m = b1 m + (1 - b1) g ;
+   v = b2 v + (1 - b2) g^2 ; p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps).
+   bl_train_adamw_step decays only the matrices (wte, wpe, wq, wk, wv, wo, w1, w2), as
+   tools/train/train.py does; bl_adamw_step applies weight_decay to all n values.
+   bl_clip_grad_norm is torch.nn.utils.clip_grad_norm_ (2-norm over all n values): every
+   gradient times max_norm / (norm + 1e-6) when that is below 1; *norm (optional) gets the norm
+   before clipping; a non-finite norm is BL_ERR_VALUE and leaves grads as they were. */
+typedef struct bl_train_desc {
+    int n_layers, d_model, n_heads, d_ff;
+    int vocab, n_positions;           /* rows of wte and wpe */
+    bl_activation activation;         /* BL_ACT_RELU, BL_ACT_GELU or BL_ACT_GELU_TANH */
+    float eps;                        /* every layer norm's eps; 0 means 1e-5 */
+    int batch;                        /* sequences per call */
+    int L;                            /* tokens per sequence (inputs), 1..n_positions */
+} bl_train_desc;
+
+typedef enum bl_train_part {          /* the layout's parts, in buffer order */
+    BL_TP_WTE, BL_TP_WPE,
+    BL_TP_LN1_GAMMA, BL_TP_LN1_BETA, BL_TP_WQ, BL_TP_WK, BL_TP_WV, BL_TP_BQ, BL_TP_BK, BL_TP_BV,
+    BL_TP_WO, BL_TP_BO, BL_TP_LN2_GAMMA, BL_TP_LN2_BETA, BL_TP_W1, BL_TP_B1, BL_TP_W2, BL_TP_B2,
+    BL_TP_LNF_GAMMA, BL_TP_LNF_BETA, BL_TP_COUNT
+} bl_train_part;
+
+typedef struct bl_adamw_desc {
+    float lr, beta1, beta2;           /* betas in [0, 1) */
+    float eps;                        /* 0 means 1e-8 */
+    float weight_decay;               /* decoupled: p *= 1 - lr * weight_decay */
+    int step;                         /* this update's number, 1 for the first */
+} bl_adamw_desc;
+
+/* Floats of the parameter buffer, of the workspace (0 when the sizes are refused). */
+size_t bl_train_param_count(const bl_train_desc *desc);
+size_t bl_train_workspace_size(const bl_train_desc *desc);
+/* A part's first float and its length ((size_t)-1 and 0 for a bad desc, part or layer). */
+size_t bl_train_param_offset(const bl_train_desc *desc, int layer, bl_train_part part);
+size_t bl_train_param_size(const bl_train_desc *desc, bl_train_part part);
+/* Forward and backward: grads (param count) = d loss / d params; *loss = the mean loss. */
+bl_status bl_train_grad(const bl_train_desc *desc, const float *params, const int32_t *tokens,
+                        float *grads, float *loss, float *workspace, bl_error *err);
+/* The forward only: *loss. */
+bl_status bl_train_eval(const bl_train_desc *desc, const float *params, const int32_t *tokens,
+                        float *loss, float *workspace, bl_error *err);
+bl_status bl_clip_grad_norm(float *grads, size_t n, float max_norm, float *norm, bl_error *err);
+bl_status bl_adamw_step(float *params, const float *grads, float *m, float *v, size_t n,
+                        const bl_adamw_desc *opt, bl_error *err);
+bl_status bl_train_adamw_step(const bl_train_desc *desc, float *params, const float *grads,
+                              float *m, float *v, const bl_adamw_desc *opt, bl_error *err);
+
 /* ---- parameter counts ------------------------------------------------------------------
    A pure function of the config: the page's bars and any allocation read the same numbers.
    Encoder / decoder-only stacks use n_layers; an encoder-decoder (the original Transformer)

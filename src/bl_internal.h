@@ -105,6 +105,30 @@ bl_status bl__lens_check(bl_error *err, int L, int D, int V, size_t ws_size, int
                          const char *wname, const void *weights, const int32_t *ids,
                          const float *probs, const float *ws);
 
+/* train.c: the desc check every training entry point makes, and the ops' backward passes
+   (no checks; dx-style outputs are written, except layernorm's dx, which is added to).
+   linear:    y (M, N) = x (M, K) @ w (K, N) + b -> dx (M, K), gw (K, N), gb (N) (each optional;
+              t: M * K floats of scratch for gw)
+   layernorm: y = LN(x) with the forward's mean, rstd (M) -> dx += , gg, gb (D) written
+   act:       dpre (n) = dact * act'(pre) (ungated activations; dpre may equal dact)
+   attention: one sequence's causal core, ctx = softmax(q k^T / sqrt(d_k)) v per head, att
+              (H, L, L) the forward's weights -> dq, dk, dv (L, D) from dctx (L, D)
+   xent:      the mean over rows with targets[i] >= 0 (`scored` of them) of -log softmax(logits
+              row)[target]; dlogits (optional, may equal logits) = its gradient. */
+bl_status bl__train_check(const bl_train_desc *d, bl_error *err);
+void bl__linear_backward(float *dx, float *gw, float *gb, const float *x, const float *w,
+                         const float *dy, int M, int K, int N, float *t);
+void bl__layernorm_backward(float *dx, float *gg, float *gb, const float *dy, const float *x,
+                            const float *mean, const float *rstd, const float *gamma, int M,
+                            int D);
+void bl__act_backward(float *dpre, const float *dact, const float *pre, size_t n,
+                      bl_activation act);
+void bl__attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q,
+                            const float *k, const float *v, const float *att, int L, int D,
+                            int H);
+double bl__xent_backward(float *dlogits, const float *logits, const int32_t *targets, int M,
+                         int V, int scored);
+
 #define BL__CHECK(expr) do { bl_status s_ = (expr); if (s_ != BL_OK) return s_; } while (0)
 
 #endif

@@ -234,3 +234,57 @@ size_t bl__heap_room(void) {
     /* fordblks: an int in the header, a size_t in dlmalloc: the same 32 bits */
     return (size_t)(unsigned)mi.fordblks + (emscripten_get_heap_max() - (size_t)sbrk(0));
 }
+
+/* ---- training (src/train.c, src/adamw.c) without a struct record: bl_train_desc as 9 ints
+   (n_layers, d_model, n_heads, d_ff, vocab, n_positions, activation, batch, L) and eps. */
+static bl_train_desc train_desc_of(const int32_t *c, float eps) {
+    return (bl_train_desc){.n_layers = c[0], .d_model = c[1], .n_heads = c[2], .d_ff = c[3],
+                           .vocab = c[4], .n_positions = c[5], .activation = (bl_activation)c[6],
+                           .eps = eps, .batch = c[7], .L = c[8]};
+}
+
+/* out = param count, workspace floats, then the float offsets of wte, wpe, ln_f gamma, ln_f
+   beta, then per layer its 16 parts in buffer order (bl_train_part LN1_GAMMA..B2): 6 + 16
+   n_layers doubles. The status names a refused size. */
+bl_status bl__train_layout(const int32_t *cfg, float eps, double *out, bl_error *err) {
+    BL__CHECK(bl__check_ptr(err, "cfg", cfg));
+    BL__CHECK(bl__check_ptr(err, "out", out));
+    bl_train_desc d = train_desc_of(cfg, eps);
+    BL__CHECK(bl__train_check(&d, err));
+    size_t ws = bl_train_workspace_size(&d);
+    if (!ws)
+        return bl__fail(err, BL_ERR_TOO_LARGE, "workspace (batch %d x L %d) exceeds %u floats",
+                        d.batch, d.L, (unsigned)BL_MAX_ELEMS);
+    out[0] = (double)bl_train_param_count(&d);
+    out[1] = (double)ws;
+    const bl_train_part g[4] = {BL_TP_WTE, BL_TP_WPE, BL_TP_LNF_GAMMA, BL_TP_LNF_BETA};
+    for (int i = 0; i < 4; i++) out[2 + i] = (double)bl_train_param_offset(&d, -1, g[i]);
+    for (int l = 0; l < d.n_layers; l++)
+        for (int p = BL_TP_LN1_GAMMA; p < BL_TP_LNF_GAMMA; p++)
+            out[6 + 16 * l + (p - BL_TP_LN1_GAMMA)] = (double)bl_train_param_offset(&d, l, p);
+    bl__ok(err);
+    return BL_OK;
+}
+
+/* bl_train_grad (grads given) or bl_train_eval (grads NULL). */
+bl_status bl__train_run(const int32_t *cfg, float eps, const float *params, const int32_t *tokens,
+                        float *grads, float *loss, float *ws, bl_error *err) {
+    BL__CHECK(bl__check_ptr(err, "cfg", cfg));
+    bl_train_desc d = train_desc_of(cfg, eps);
+    return grads ? bl_train_grad(&d, params, tokens, grads, loss, ws, err)
+                 : bl_train_eval(&d, params, tokens, loss, ws, err);
+}
+
+/* One optimiser step: bl_clip_grad_norm (clip > 0; *norm the norm before it), then
+   bl_train_adamw_step with { lr, beta1, beta2, adam_eps, weight_decay, step }. */
+bl_status bl__train_update(const int32_t *cfg, float eps, float *params, float *grads, float *m,
+                           float *v, float lr, float beta1, float beta2, float adam_eps,
+                           float weight_decay, int step, float clip, float *norm, bl_error *err) {
+    BL__CHECK(bl__check_ptr(err, "cfg", cfg));
+    bl_train_desc d = train_desc_of(cfg, eps);
+    BL__CHECK(bl__train_check(&d, err));
+    if (clip > 0.0f) BL__CHECK(bl_clip_grad_norm(grads, bl_train_param_count(&d), clip, norm, err));
+    bl_adamw_desc o = {.lr = lr, .beta1 = beta1, .beta2 = beta2, .eps = adam_eps,
+                       .weight_decay = weight_decay, .step = step};
+    return bl_train_adamw_step(&d, params, grads, m, v, &o, err);
+}

@@ -329,6 +329,77 @@ export interface Model {
   free(): void;
 }
 
+/** bl.trainer's model: HF GPT-2 config keys (the vocabulary comes from the text). */
+export interface TrainConfig {
+  n_embd: number; n_layer: number; n_head: number; n_positions: number;
+  n_inner?: number | null;                               // default / null: 4 n_embd
+  activation_function?: 'relu' | 'gelu' | 'gelu_new';   // default 'gelu_new' (tanh approximation)
+  layer_norm_epsilon?: number;                           // default 1e-5
+}
+
+export interface TrainerOptions {
+  /** The training text: one sample per line ("\n"; a trailing "\r" dropped, empty lines
+      skipped), each "<s>" + the line cut to n_positions characters (code points). With 20 lines
+      or more, every 20th (line i with i % 20 == 19) is held out for evaluate(). The vocabulary:
+      "<s>" (id 0), "<unk>" (id 1), then the training lines' characters by count, ties by code
+      point. Fewer than 2 training characters throws naming `text`. */
+  text: string;
+  config: TrainConfig;
+  seed?: number;         // integer in [0, 2^32): initialisation and batch order; default 1234
+  batch?: number;        // lines per step, default 8
+  lr?: number;           // peak learning rate, default 3e-3
+  weightDecay?: number;  // AdamW's, on the matrices only (wte, wpe, c_attn, c_proj, c_fc); default 0.01
+  warmup?: number;       // steps of linear warm-up (step k: lr (k + 1) / warmup); default 0
+  /** Total steps: with it, after the warm-up a cosine from lr down to lr / 10 at step `steps`
+      (lr / 10 after it), as tools/train/train.py; without it, constant lr. */
+  steps?: number;
+}
+
+/** What the last step() did. */
+export interface TrainStep {
+  loss: number;          // the batch's mean loss (nats per token)
+  tokens: number;        // targets scored (the lines' characters)
+  positions: number;     // batch x L computed (L: the batch's longest line + 1, at most n_positions)
+  lr: number;            // the learning rate it used
+  gradNorm: number;      // the gradients' global 2-norm before clipping to 1
+}
+
+/** A GPT-2 trained in the engine (src/train.c): pre-LN, causal, tied embeddings, initialised as
+    GPT-2 (normal std 0.02, wpe 0.01, residual projections 0.02 / sqrt(2 n_layer), biases 0, LN
+    gains 1) from the engine's numpy-compatible RNG. Each step draws `batch` training lines
+    uniformly with replacement (a seeded stream: the same options give the same losses, bit for
+    bit), runs forward and backward, clips the gradients' global norm to 1 and takes one AdamW
+    step (betas 0.9, 0.95, eps 1e-8, torch.optim.AdamW's update). */
+export interface Trainer {
+  readonly vocab: readonly string[];
+  /** The full config.json save() writes (vocab_size included). */
+  readonly config: Readonly<Gpt2Config>;
+  readonly parameters: number;
+  readonly trainLines: number;
+  readonly heldOutLines: number;
+  readonly batch: number;
+  /** Steps taken. */
+  readonly steps: number;
+  /** The last step's numbers; null before the first. */
+  readonly lastStep: TrainStep | null;
+  /** Trains on one batch; returns its mean loss (nats per token). */
+  step(): number;
+  /** Mean loss (nats per token) without training: of the held-out lines (throws when the text had
+      fewer than 20 lines), or of `text`'s lines, split as trainer() splits its text. */
+  evaluate(text?: string): number;
+  /** The learning rate step k (0-based; default the next) uses. */
+  lrAt(k?: number): number;
+  /** A Model (as loadModel returns) of a COPY of the current weights: later steps do not change
+      it. Free it when done. */
+  model(): Model;
+  /** The Hugging Face folder of the current weights: config.json, model.safetensors (F32, GPT-2's
+      tensor names) and tokenizer.json (a character-level BPE without merges; loadModel({ files })
+      reads it through blocklens-tokenizers.js): the model it loads gives the same logits. */
+  save(): { files: { 'config.json': Uint8Array; 'model.safetensors': Uint8Array; 'tokenizer.json': Uint8Array } };
+  /** Gives the heap memory back; any later call throws. Safe to call twice. */
+  free(): void;
+}
+
 export interface Engine {
   /** true when the wasm SIMD build runs, false for the scalar fallback. */
   readonly simd: boolean;
@@ -384,6 +455,8 @@ export interface Engine {
       a model_type other than gpt2, shapes against the config, a model past the heap, a tokenizer
       that needs blocklens-tokenizers.js); a failed or cancelled load frees what it took. */
   loadModel(folder: string | ModelFiles | FileList | File[], options?: LoadFolderOptions): Promise<Model>;
+  /** A GPT-2 of `config` to train on `text` (see Trainer). Bad options throw naming the option. */
+  trainer(options: TrainerOptions): Trainer;
 }
 
 export interface LoadOptions {

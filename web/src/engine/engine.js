@@ -1,6 +1,7 @@
 /* engine.js - the Engine, the object load() resolves to: one per wasm module, owning its heap block,
    layout cache and result pool (the engine files are the only code that touches the wasm heap).
-   The files after it add its calls: engine-run.js runs one; engine-ffn/-attention/-block.js. */
+   The files after it add its calls: engine-run.js runs one; engine-ffn/-attention/-block.js;
+   engine-train.js the trainer (bl.trainer). */
   /* global ABI, addr, checkAbi, HEAP_MAX, heapAlloc, useAbi */
   /* exported ACTIVATIONS, CONFIG_KEYS, COUNT_KEYS, Engine, POOL_BYTES, POOL_MAX */
 
