@@ -37,46 +37,41 @@ const log = (m) => process.stderr.write(m + '\n');
 /* The poem config (HF GPT-2 keys) and the optimiser, shared by every implementation. */
 const CONFIG = { n_embd: 64, n_layer: 2, n_head: 4, n_positions: 64, n_inner: 256,
   activation_function: 'relu', layer_norm_epsilon: 1e-5 };
-const OPTIM = { batch: 8, lr: 1e-3, weightDecay: 0.01, warmup: 10, beta1: 0.9, beta2: 0.999, eps: 1e-8, clip: 0 };
+/* lr, weightDecay, warmup: bl.trainer's options; betas, eps, clipping: what it always uses. */
+const OPTIM = { batch: 8, lr: 3e-3, weightDecay: 0.01, warmup: 10, beta1: 0.9, beta2: 0.95, eps: 1e-8, clip: 1 };
 const SEED = 1234;
 
 const median = (a) => { const b = [...a].sort((x, y) => x - y); return b[b.length >> 1]; };
 const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 
-/* ---- data: the character vocabulary, the batches ----------------------------------------------- */
+/* ---- data: bl.trainer's batches, drawn again ------------------------------------------------------ */
 
-/* <s>, <unk>, then the text's characters (code points) by first appearance. */
-function charVocab(text) {
-  const seen = new Map([['<s>', 0], ['<unk>', 1]]);
-  for (const ch of text) if (!seen.has(ch)) seen.set(ch, seen.size);
-  return seen;
+/* The trainer's samples (web/src/engine/engine-train.js): the text's non-empty lines (a trailing \r
+   dropped) cut to n_positions code points, line i held out when i % 20 == 19; a sample is <s> then
+   its characters' ids (<unk> for unknown ones). */
+function trainRows(text, vocab) {
+  const ids = new Map(vocab.map((ch, i) => [ch, i]));
+  const all = text.split('\n').map((l) => Array.from(l.endsWith('\r') ? l.slice(0, -1) : l).slice(0, CONFIG.n_positions))
+    .filter((cs) => cs.length > 0);
+  return all.filter((cs, i) => !(all.length >= 20 && i % 20 === 19))
+    .map((cs) => Int32Array.from([0, ...cs.map((ch) => (ids.has(ch) ? ids.get(ch) : 1))]));
 }
 
-/* The shipped poem model's vocabulary (web/models/poems/vocab.json: the same kind, 99 % coverage),
-   for runs without a trainer. */
-function shippedVocab() {
-  const list = JSON.parse(fs.readFileSync(path.join(root, 'web', 'models', 'poems', 'vocab.json'), 'utf8'));
-  return new Map(list.map((ch, i) => [ch, i]));
-}
-
-/* mulberry32: a small seeded generator for the batch windows and the fallback weights. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/* n batches of B random windows of T + 1 ids: Int32Array (n, B, T + 1). */
-function makeBatches(ids, n, B, T1, seed) {
-  const r = rng(seed), out = new Int32Array(n * B * T1);
-  for (let i = 0; i < n * B; i++) {
-    const s = Math.floor(r() * (ids.length - T1));
-    out.set(ids.subarray(s, s + T1), i * T1);
+/* n batches as trainer.step() draws them: per step `batch` uniform doubles of the data stream
+   (an MT19937 seeded with the seed: numpyRandom(seed).rand, bl_rng_uniform_f64), line
+   floor(u N); tokens (batch, L + 1) with L the longest line, -1 padded. Serialised as one
+   Int32Array: per batch L, then its tokens. */
+function drawBatches(rows, n, B, random) {
+  const parts = [];
+  for (let k = 0; k < n; k++) {
+    const picked = Array.from(random.rand(B), (u) => rows[Math.min(rows.length - 1, Math.floor(u * rows.length))]);
+    const L = picked.reduce((a, r) => Math.max(a, r.length - 1), 1), t = new Int32Array(1 + B * (L + 1)).fill(-1);
+    t[0] = L;
+    picked.forEach((r, b) => t.set(r, 1 + b * (L + 1)));
+    parts.push(t);
   }
+  const out = new Int32Array(parts.reduce((a, t) => a + t.length, 0));
+  parts.reduce((at, t) => (out.set(t, at), at + t.length), 0);
   return out;
 }
 
@@ -171,7 +166,8 @@ function registerTfGradients() {
 /* The same GPT-2 in tfjs ops on whatever backend tf runs (wasm here); AdamW written out in tf ops as
    torch.optim.AdamW computes it (decoupled decay on the matrices named in `decayed`, bias
    correction, eps outside the square root). C: the config, O: the optimiser, weights: { name:
-   { shape, data } }, batches: Int32Array (n, batch, context + 1). */
+   { shape, data } }, batches: as drawBatches writes them (per batch L, then (batch, L + 1) ids, -1
+   none: inputs -1 read as id 0, targets -1 are not scored). */
 function tfjsModel(tf, C, O, weights, batches, V, decayed, fast) {
   const { n_embd: d, n_head: H, n_positions: T, layer_norm_epsilon: eps } = C, B = O.batch, dk = d / H;
   const P = {}, M = {}, S = {}, decay = new Set(decayed);
@@ -182,7 +178,7 @@ function tfjsModel(tf, C, O, weights, batches, V, decayed, fast) {
   }
   const maskData = new Float32Array(T * T);
   for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) maskData[i * T + j] = -1e9;
-  const mask = tf.tensor(maskData, [T, T]);
+  const mask = tf.tensor(maskData, [T, T]), list = batchList(batches, B);
   const ln = (x, g, b) => {
     const { mean, variance } = tf.moments(x, -1, true);
     return tf.add(tf.mul(tf.mul(tf.sub(x, mean), tf.rsqrt(tf.add(variance, eps))), g), b);
@@ -198,34 +194,37 @@ function tfjsModel(tf, C, O, weights, batches, V, decayed, fast) {
   const mm = fast ? (a, b) => mmGrad(a, b) : (a, b) => tf.matMul(a, b);
   const lin = fast ? (x, w, b, activation) => (activation === 'relu' ? tf.relu : (y) => y)(tf.add(mm(x, w), b))
     : (x, w, b, activation) => tf.fused.matMul({ a: x, b: w, bias: b, activation });
-  const heads = (t) => tf.transpose(tf.reshape(t, [B, T, H, dk]), [0, 2, 1, 3]);
+  const heads = (t, L) => tf.transpose(tf.reshape(t, [B, L, H, dk]), [0, 2, 1, 3]);
   /* The wasm backend lacks UnsortedSegmentSum, tf.gather's gradient: the embedding's gradient as a
      ScatterNd instead (it sums the rows of repeated ids). */
   const embed = (w, ids) => tf.customGrad((wt) => ({ value: tf.gather(wt, ids),
     gradFunc: (dy) => [tf.scatterND(tf.reshape(ids, [-1, 1]), dy, wt.shape)] }))(w);
-  const lossOf = (xIds, yOneHot) => () => {
-    let x = tf.reshape(tf.add(tf.reshape(embed(P['wte.weight'], xIds), [B, T, d]), P['wpe.weight']), [B * T, d]);
+  const lossOf = (xIds, yOneHot, scored, L) => () => {
+    const wpe = tf.slice(P['wpe.weight'], [0, 0], [L, d]), causal = tf.slice(mask, [0, 0], [L, L]);
+    let x = tf.reshape(tf.add(tf.reshape(embed(P['wte.weight'], xIds), [B, L, d]), wpe), [B * L, d]);
     for (let l = 0; l < C.n_layer; l++) {
       const h = `h.${l}.`;
       const [q, k, v] = tf.split(lin(ln(x, P[h + 'ln_1.weight'], P[h + 'ln_1.bias']), P[h + 'attn.c_attn.weight'], P[h + 'attn.c_attn.bias']), 3, 1);
-      const w = tf.softmax(tf.add(tf.mul(tf.matMul(heads(q), heads(k), false, true), 1 / Math.sqrt(dk)), mask));
-      const c = tf.reshape(tf.transpose(tf.matMul(w, heads(v)), [0, 2, 1, 3]), [B * T, d]);
+      const w = tf.softmax(tf.add(tf.mul(tf.matMul(heads(q, L), heads(k, L), false, true), 1 / Math.sqrt(dk)), causal));
+      const c = tf.reshape(tf.transpose(tf.matMul(w, heads(v, L)), [0, 2, 1, 3]), [B * L, d]);
       x = tf.add(x, lin(c, P[h + 'attn.c_proj.weight'], P[h + 'attn.c_proj.bias']));
       const f = lin(ln(x, P[h + 'ln_2.weight'], P[h + 'ln_2.bias']), P[h + 'mlp.c_fc.weight'], P[h + 'mlp.c_fc.bias'], 'relu');
       x = tf.add(x, lin(f, P[h + 'mlp.c_proj.weight'], P[h + 'mlp.c_proj.bias']));
     }
     const hf = ln(x, P['ln_f.weight'], P['ln_f.bias']);
     const logits = fast ? mm(hf, tf.transpose(P['wte.weight'])) : tf.matMul(hf, P['wte.weight'], false, true);
-    return tf.losses.softmaxCrossEntropy(yOneHot, logits);
+    return tf.losses.softmaxCrossEntropy(yOneHot, logits, scored);   /* mean over the scored targets */
   };
-  const T1 = T + 1, nb = batches.length / (B * T1);
+  /* batch i: input ids, one-hot targets (a -1 target's row is all zero), 1 where scored, L */
   const xy = (i) => {
-    const rows = batches.subarray((i % nb) * B * T1, (i % nb + 1) * B * T1), x = new Int32Array(B * T), y = new Int32Array(B * T);
-    for (let r = 0; r < B; r++) {
-      x.set(rows.subarray(r * T1, r * T1 + T), r * T);
-      y.set(rows.subarray(r * T1 + 1, r * T1 + T1), r * T);
-    }
-    return [tf.tensor(x, [B * T], 'int32'), tf.oneHot(tf.tensor(y, [B * T], 'int32'), V)];
+    const { L, tokens } = list[i % list.length], x = new Int32Array(B * L), y = new Int32Array(B * L), w = new Float32Array(B * L);
+    for (let r = 0; r < B; r++)
+      for (let j = 0; j < L; j++) {
+        x[r * L + j] = Math.max(0, tokens[r * (L + 1) + j]);
+        y[r * L + j] = tokens[r * (L + 1) + j + 1];
+        w[r * L + j] = y[r * L + j] >= 0 ? 1 : 0;
+      }
+    return [tf.tensor(x, [B * L], 'int32'), tf.oneHot(tf.tensor(y, [B * L], 'int32'), V), tf.tensor(w, [B * L]), L];
   };
   const names = Object.keys(P);
   let t = 0;
@@ -234,8 +233,8 @@ function tfjsModel(tf, C, O, weights, batches, V, decayed, fast) {
       t++;
       const lr = O.warmup > 0 ? O.lr * Math.min(1, t / O.warmup) : O.lr;
       const loss = tf.tidy(() => {
-        const [x, y] = xy(t - 1);
-        const { value, grads } = tf.variableGrads(lossOf(x, y), names.map((k) => P[k]));
+        const [x, y, w, L] = xy(t - 1);
+        const { value, grads } = tf.variableGrads(lossOf(x, y, w, L), names.map((k) => P[k]));
         /* torch.nn.utils.clip_grad_norm_: every gradient times clip / (norm + 1e-6) when below 1 */
         const scale = O.clip > 0
           ? tf.minimum(1, tf.div(O.clip, tf.add(tf.sqrt(tf.addN(names.map((k) => tf.sum(tf.square(grads[P[k].name]))))), 1e-6))) : null;
@@ -258,6 +257,17 @@ function tfjsModel(tf, C, O, weights, batches, V, decayed, fast) {
   };
 }
 
+/* drawBatches's Int32Array as [{ L, tokens: (batch, L + 1) }]. */
+function batchList(all, B) {
+  const out = [];
+  for (let at = 0; at < all.length;) {
+    const L = all[at], n = B * (L + 1);
+    out.push({ L, tokens: all.subarray(at + 1, at + 1 + n) });
+    at += 1 + n;
+  }
+  return out;
+}
+
 /* k steps of step() (returning the loss), timed: wall by performance.now(), CPU by cpu() (ms, async). */
 async function timeSteps(step, k, cpu) {
   const losses = [], c0 = await cpu(), w0 = performance.now();
@@ -267,8 +277,8 @@ async function timeSteps(step, k, cpu) {
 }
 
 /* Warm-up, then rounds: each round every implementation ({ key, run(k): { losses, wall, cpu } })
-   trains `steps` steps, in reverse order every other round. Per implementation: all losses, and
-   per round the wall and CPU seconds per step. */
+   trains `steps` steps (the same batches), in reverse order every other round. Per implementation:
+   all losses, and per round the wall and CPU seconds. */
 async function rounds(impls, warm, nRounds, steps, say) {
   const res = Object.fromEntries(impls.map((im) => [im.key, { losses: [], wall: [], cpu: [] }]));
   say(`warm-up: ${warm} steps each`);
@@ -277,10 +287,10 @@ async function rounds(impls, warm, nRounds, steps, say) {
     for (const im of r % 2 ? [...impls].reverse() : impls) {
       const o = await im.run(steps), R = res[im.key];
       R.losses.push(...o.losses);
-      R.wall.push(o.wall / steps);
-      R.cpu.push(o.cpu / steps);
+      R.wall.push(o.wall);
+      R.cpu.push(o.cpu);
     }
-    say(`round ${r + 1}/${nRounds}: ` + impls.map((im) => `${im.key} ${(res[im.key].wall[r] * 1000).toFixed(0)} ms`).join(', '));
+    say(`round ${r + 1}/${nRounds}: ` + impls.map((im) => `${im.key} ${(res[im.key].wall[r] * 1000 / steps).toFixed(0)} ms`).join(', '));
   }
   return res;
 }
@@ -295,7 +305,6 @@ async function pageRun(C, O, V, decayed, warm, nRounds, steps, seed) {
   const text = new TextDecoder().decode(await get('/train.txt'));
   for (const [key, opts] of [['fma', {}], ['simd', { fma: false }]]) {
     const bl = await BlockLens.load(opts);
-    if (typeof bl.trainer !== 'function') break;
     if (key === 'fma' && !bl.fma) throw new Error('Chromium did not load the FMA build');
     const t = bl.trainer({ text, config: C, seed, batch: O.batch, lr: O.lr, weightDecay: O.weightDecay, warmup: O.warmup });
     impls.push({ key, run: (k) => timeSteps(() => t.step(), k, cpu), free: () => t.free() });
@@ -354,33 +363,18 @@ function openblasDir() {
   return null;
 }
 
-/* Weights as tools/train/train.py initialises them (normal 0.02, wpe 0.01, residual projections
-   0.02 / sqrt(2 n_layer), LayerNorm 1 and 0, biases 0): used when BlockLens has no trainer to
-   write them. */
-function initWeights(V, seed) {
-  const r = rng(seed), normal = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r()), out = {};
-  for (const [k, shape] of Object.entries(shapes(V))) {
-    const n = shape.reduce((a, b) => a * b, 1), data = new Float32Array(n);
-    const std = k === 'wpe.weight' ? 0.01 : /c_proj\.weight/.test(k) ? 0.02 / Math.sqrt(2 * CONFIG.n_layer) : 0.02;
-    if (/ln_.*\.weight/.test(k)) data.fill(1);
-    else if (shape.length === 2) for (let i = 0; i < n; i++) data[i] = normal() * std;
-    out[k] = { shape, data };
-  }
-  return out;
-}
-
 /* BlockLens's trainers (FMA and SIMD builds) from the same seed, or why there are none. */
 async function blockLens(text) {
   const BlockLens = require(root), out = [];
   for (const [key, opts, name] of [['fma', {}, 'BlockLens wasm FMA build'], ['simd', { fma: false }, 'BlockLens wasm SIMD build']]) {
     const bl = await BlockLens.load(opts);
-    if (typeof bl.trainer !== 'function') return { trainers: [], why: 'this build of web/dist/blocklens.js has no bl.trainer' };
-    if (key === 'fma' && !bl.fma) log('note: this Node did not load the FMA build');
+    if (typeof bl.trainer !== 'function') throw new Error('this build of web/dist/blocklens.js has no bl.trainer (bash tools/build)');
+    if (key === 'fma' && !bl.fma) throw new Error('this Node did not load the FMA build (Node 22 does)');
     const t = bl.trainer({ text, config: CONFIG, seed: SEED, batch: OPTIM.batch, lr: OPTIM.lr,
       weightDecay: OPTIM.weightDecay, warmup: OPTIM.warmup });
-    out.push({ key, short: name.replace(' wasm', '').replace(' build', ''), name: `${name}${key === 'fma' && !bl.fma ? ' (FMA not available: SIMD loaded)' : ''}`, t });
+    out.push({ key, short: name.replace(' wasm', '').replace(' build', ''), name, t, bl });
   }
-  return { trainers: out };
+  return out;
 }
 
 const nodeCpu = async () => cpuMs();
@@ -388,29 +382,28 @@ const nodeCpu = async () => cpuMs();
 async function run() {
   const text = fs.readFileSync(path.join(root, 'web', 'models', 'poems', 'train.txt'), 'utf8');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-trainbench-'));
-  const impls = [];
-  const bl = await blockLens(text);
-  if (bl.why) log(`BlockLens left out: ${bl.why}`);
-  /* Vocabulary and initial weights: the trainer's own (t.save() before any step), else ours. */
-  let vocab = shippedVocab(), weights, from = 'train.js (tools/train/train.py\'s initialisation, mulberry32 seed ' + SEED + ')';
-  if (bl.trainers.length) {
-    const saved = bl.trainers[0].t.save().files;
-    const tok = JSON.parse(Buffer.from(saved['tokenizer.json']).toString('utf8'));
-    vocab = new Map(Object.entries(tok.model.vocab));
-    weights = readSafetensors(saved['model.safetensors']);
-    from = 'BlockLens\'s trainer (seed ' + SEED + '), t.save() before the first step';
-  }
-  const V = vocab.size;
-  weights = checkWeights(weights || initWeights(V, SEED), V);
+  const impls = [], trainers = await blockLens(text), t0 = trainers[0].t;
+  /* The trainer's vocabulary and initial weights (t.save() before any step) for every peer, and
+     its batches drawn again from the same seed. */
+  const vocab = t0.vocab, V = vocab.length;
+  const weights = checkWeights(readSafetensors(t0.save().files['model.safetensors']), V);
   writeSafetensors(path.join(dir, 'init.safetensors'), weights);
-  const ids = Int32Array.from(text, (ch) => (vocab.has(ch) ? vocab.get(ch) : 1));
-  const total = WARM + ROUNDS * STEPS, T1 = CONFIG.n_positions + 1;
-  const batches = makeBatches(ids, total, OPTIM.batch, T1, SEED);
+  const rows = trainRows(text, vocab);
+  if (rows.length !== t0.trainLines) throw new Error(`${rows.length} training lines drawn again, the trainer has ${t0.trainLines}`);
+  const total = WARM + ROUNDS * STEPS, batches = drawBatches(rows, total, OPTIM.batch, trainers[0].bl.numpyRandom(SEED));
   fs.writeFileSync(path.join(dir, 'batches.bin'), Buffer.from(batches.buffer));
+  const list = batchList(batches, OPTIM.batch), positions = list.map((b) => OPTIM.batch * b.L);
   const decayed = new Set(Object.keys(weights).filter((k) => weights[k].shape.length === 2));
-  log(`vocab ${V}, ${Object.values(weights).reduce((n, w) => n + w.data.length, 0)} parameters, ${total} steps each, in ${dir}`);
+  log(`vocab ${V}, ${t0.parameters} parameters, ${rows.length} training lines, ${total} steps each, in ${dir}`);
 
-  for (const b of bl.trainers) impls.push({ key: b.key, name: b.name, short: b.short, run: (k) => timeSteps(() => b.t.step(), k, nodeCpu), free: () => b.t.free() });
+  /* step() with a check that the trainer drew the batch drawn again here (its L and scored count) */
+  const checked = (t) => () => {
+    const loss = t.step(), b = list[t.steps - 1], scored = b.tokens.reduce((n, v, i) => n + (v >= 0 && i % (b.L + 1) > 0 ? 1 : 0), 0);
+    if (t.lastStep.positions !== OPTIM.batch * b.L || t.lastStep.tokens !== scored)
+      throw new Error(`step ${t.steps}: the trainer's batch (${t.lastStep.positions} positions, ${t.lastStep.tokens} scored) is not the one drawn again (${OPTIM.batch * b.L}, ${scored})`);
+    return loss;
+  };
+  for (const b of trainers) impls.push({ key: b.key, name: b.name, short: b.short, run: (k) => timeSteps(checked(b.t), k, nodeCpu), free: () => b.t.free() });
   if (!args.includes('--no-tfjs')) {
     const tfp = await tfjsPeer(weights, batches, V, decayed, true);
     impls.push({ key: 'tfjs', name: tfp.name, short: 'tfjs-backend-wasm', run: (k) => timeSteps(() => tfp.step(), k, nodeCpu), free: () => tfp.free() });
@@ -440,8 +433,7 @@ async function run() {
     for (const k of chrome.keys) Object.assign(chrome.res[k], { name: names[k], short: names[k].replace(' wasm', '').replace(' build', '').split(',')[0] });
   }
   fs.rmSync(dir, { recursive: true, force: true });
-  return { res, impls: impls.map((im) => im.key), chrome, V, from, why: bl.why, total,
-    params: Object.values(weights).reduce((n, w) => n + w.data.length, 0) };
+  return { res, impls: impls.map((im) => im.key), chrome, V, total, positions, lines: rows.length, params: t0.parameters };
 }
 
 /* The page: Debian's Chromium, files through request interception (no server, no network):
@@ -486,7 +478,7 @@ async function chromiumPart(dir, V, decayed) {
     await page.exposeFunction('__cpu', async () =>
       1000 * (await cdp.send('Performance.getMetrics')).metrics.find((x) => x.name === 'ThreadTime').value);
     await page.goto(ORIGIN + '/');
-    await page.addScriptTag({ content: [readSafetensors, f16, tfjsModel, timeSteps, rounds, pageRun].map((f) => f.toString()).join('\n') });
+    await page.addScriptTag({ content: [readSafetensors, f16, tfjsModel, batchList, timeSteps, rounds, pageRun].map((f) => f.toString()).join('\n') });
     const r = await page.evaluate((a) => pageRun(...a), [CONFIG, OPTIM, V, [...decayed], WARM, ROUNDS, STEPS, SEED]);
     r.version = browser.browser() ? browser.browser().version() : '';
     return r;
@@ -497,27 +489,29 @@ async function chromiumPart(dir, V, decayed) {
 }
 
 /* ---- report ------------------------------------------------------------------------------------------ */
-const tokens = OPTIM.batch * CONFIG.n_positions;
 const BL_KEYS = ['fma', 'simd'];
 const spread = (a) => `${median(a).toFixed(2)}x (${Math.min(...a).toFixed(2)} - ${Math.max(...a).toFixed(2)})`;
 
-/* The speed table and the ratio table of one run (Node or the page). */
-function speedTables(res, keys, L) {
-  L.push('| implementation | tokens/s (wall, median) | ms / step: wall median (min - max) | CPU ms / step | tokens/s from CPU time |',
+/* The speed table and the ratio table of one run (Node or the page); pos: positions (batch x L)
+   of each step, the same for every implementation. */
+function speedTables(res, keys, pos, L) {
+  const roundPos = res[keys[0]].wall.map((_, r) => pos.slice(WARM + r * STEPS, WARM + (r + 1) * STEPS).reduce((a, b) => a + b, 0));
+  const rate = (t) => median(t.map((s, r) => roundPos[r] / s)).toFixed(0);
+  L.push('| implementation | tokens/s, wall: median over rounds | ms / step, wall: median (min - max) | CPU ms / step | tokens/s from CPU time |',
     '|---|---:|---:|---:|---:|');
   for (const k of keys) {
-    const R = res[k], ms = R.wall.map((s) => s * 1000);
-    L.push(`| ${R.name} | ${(tokens / median(R.wall)).toFixed(0)} | ${median(ms).toFixed(1)} (${Math.min(...ms).toFixed(1)} - ${Math.max(...ms).toFixed(1)}) | ` +
-      `${(median(R.cpu) * 1000).toFixed(1)} | ${(tokens / median(R.cpu)).toFixed(0)} |`);
+    const R = res[k], ms = R.wall.map((s) => (s * 1000) / STEPS);
+    L.push(`| ${R.name} | ${rate(R.wall)} | ${median(ms).toFixed(1)} (${Math.min(...ms).toFixed(1)} - ${Math.max(...ms).toFixed(1)}) | ` +
+      `${((median(R.cpu) * 1000) / STEPS).toFixed(1)} | ${rate(R.cpu)} |`);
   }
-  /* tokens/s of the row over the column's, pair by pair within each round */
+  /* tokens/s of the row over the column's, pair by pair within each round (the same batches) */
   const peers = keys.filter((k) => !BL_KEYS.includes(k)), bls = keys.filter((k) => BL_KEYS.includes(k));
-  const rowKeys = bls.length ? bls : peers.slice(0, 1), colKeys = peers.filter((k) => !rowKeys.includes(k));
-  if (!colKeys.length) return;
-  L.push('', `Speed of each ${bls.length ? 'BlockLens build' : 'row'} over each peer (tokens/s ratio, > 1: the row is faster), median over rounds (min - max):`, '',
+  const colKeys = peers.filter((k) => k !== 'tfjs-plain').concat(peers.includes('tfjs-plain') ? ['tfjs-plain'] : []);
+  if (!colKeys.length || !bls.length) return;
+  L.push('', 'Speed of each BlockLens build over each peer (tokens/s ratio, > 1: BlockLens is faster), median over rounds (min - max):', '',
     `| | ${colKeys.map((k) => `over ${res[k].short}: wall | CPU`).join(' | ')} |`,
     `|---|${colKeys.map(() => '---:|---:').join('|')}|`);
-  for (const r of rowKeys)
+  for (const r of bls)
     L.push(`| ${res[r].name} | ${colKeys.map((c) => `${spread(res[c].wall.map((s, i) => s / res[r].wall[i]))} | ${spread(res[c].cpu.map((s, i) => s / res[r].cpu[i]))}`).join(' | ')} |`);
 }
 
@@ -539,20 +533,23 @@ function report(o, load0, load1, minutes) {
     `Node ${process.version}, ${os.cpus()[0].model}, ${os.cpus().length} cores shared with other jobs ` +
     `(load average ${load0.map((x) => x.toFixed(1)).join(' ')} at the start, ${load1.map((x) => x.toFixed(1)).join(' ')} at the end); ${minutes} min.`, '',
     `The poem config: vocab ${o.V} (\`<s>\`, \`<unk>\`, the characters of web/models/poems/train.txt), n_embd ${CONFIG.n_embd}, ` +
-    `${CONFIG.n_layer} layers, ${CONFIG.n_head} heads, n_inner ${CONFIG.n_inner}, ReLU, context ${CONFIG.n_positions}, batch ${OPTIM.batch} ` +
-    `(${tokens} tokens a step), tied embeddings, ${o.params} parameters; AdamW (lr ${OPTIM.lr}, linear warm-up ${OPTIM.warmup} steps, ` +
+    `${CONFIG.n_layer} layers, ${CONFIG.n_head} heads, n_inner ${CONFIG.n_inner}, ReLU, context ${CONFIG.n_positions}, batch ${OPTIM.batch}, ` +
+    `tied embeddings, ${o.params} parameters; AdamW (lr ${OPTIM.lr}, linear warm-up ${OPTIM.warmup} steps, then constant, ` +
     `betas ${OPTIM.beta1} / ${OPTIM.beta2}, eps ${OPTIM.eps}, decay ${OPTIM.weightDecay} on the matrices${OPTIM.clip ? `, clip ${OPTIM.clip}` : ', no clipping'}). ` +
-    `One thread everywhere. Initial weights: ${o.from}, loaded by every implementation; the same ${o.total} batches ` +
-    `(random windows of ${CONFIG.n_positions + 1} characters) in the same order.`, '');
-  if (o.why) L.push(`**BlockLens is not in this run**: ${o.why}.`, '');
+    `One thread everywhere. Every implementation starts from the trainer's initial weights (\`t.save()\` before its first step, seed ${SEED}) ` +
+    `and trains on the trainer's batches: ${OPTIM.batch} of its ${o.lines} training lines (\`<s>\` + a poem cut to ${CONFIG.n_positions} characters) ` +
+    `drawn with the same seeded stream (\`bl.numpyRandom(${SEED}).rand\`), padded to the batch's longest line L, padding not scored; ` +
+    `each BlockLens step checks its batch has the L and scored count of the one drawn again here. A step computes batch x L positions ` +
+    `(L median ${median(o.positions.map((p) => p / OPTIM.batch))}, ${o.positions.filter((p) => p === OPTIM.batch * CONFIG.n_positions).length} of ${o.total} steps at the full ${CONFIG.n_positions}); ` +
+    'tokens/s counts those positions.', '');
   L.push('## Node', '', `${WARM} warm-up steps each, then ${ROUNDS} rounds of ${STEPS} steps each, the order reversed every other round; ` +
     'per step: wall time and CPU time (Node: `process.cpuUsage()`; torch: `time.thread_time()`); ratios are taken round by round, then the median (min - max).', '');
-  speedTables(res, keys, L);
+  speedTables(res, keys, o.positions, L);
   if (o.chrome) {
     const c = o.chrome;
     L.push('', '## Chromium', '', `Debian's Chromium ${c.version}, headless, one page (crossOriginIsolated ${c.crossOriginIsolated}: ` +
       'one thread for every wasm), the same weights, batches, warm-up and rounds; CPU time is the renderer main thread\'s (DevTools `ThreadTime`).', '');
-    speedTables(c.res, c.keys, L);
+    speedTables(c.res, c.keys, o.positions, L);
   } else L.push('', '## Chromium', '', 'Not run (`--no-chromium`).');
   L.push('', '## Do they compute the same thing?', '',
     `Loss (nats per token, of each step's batch before its update) at chosen steps and the largest difference from ${ref.short} ` +
@@ -580,4 +577,4 @@ async function main() {
 }
 
 if (require.main === module) main().catch((e) => { log(e.stack || String(e)); process.exit(1); });
-module.exports = { charVocab, makeBatches, readSafetensors, writeSafetensors, shapes, checkWeights, initWeights };
+module.exports = { trainRows, drawBatches, batchList, readSafetensors, writeSafetensors, shapes, checkWeights };

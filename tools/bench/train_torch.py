@@ -9,7 +9,7 @@ a line, so its steps can be interleaved with the wasm peers' in one run.
             {"loss": i}    the loss of batch i under the current weights, no update -> {"loss": x}
             {"quit": 1}
 W: the initial weights (safetensors, F32 / F16 / BF16, HF GPT-2 names, "transformer." optional);
-B: int32 ids (n_batches, batch, context + 1); C: {n_embd, n_head, n_layer, n_inner, n_positions,
+B: int32, per batch L then (batch, L + 1) ids, -1 none (train.js's drawBatches); C: {n_embd, n_head, n_layer, n_inner, n_positions,
 layer_norm_epsilon, vocab_size, lr, warmup, weight_decay, beta1, beta2, eps, clip}.
 """
 import argparse
@@ -72,10 +72,21 @@ def forward(P, C, idx):
 
 
 def batch_loss(P, C, rows):
-    """Mean cross-entropy (nats) over all B * T targets of rows (B, T + 1)."""
-    x, y = rows[:, :-1], rows[:, 1:]
+    """Mean cross-entropy (nats) over the scored targets of rows (B, L + 1): -1 is no token (an
+    input -1 reads as id 0, a target -1 is not scored), as bl.trainer's engine."""
+    x, y = rows[:, :-1].clamp(min=0), rows[:, 1:]
     logits = forward(P, C, x) @ P["wte.weight"].T
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-1)
+
+
+def read_batches(path, B):
+    """train.js's batch file as a list of int64 tensors (B, L + 1)."""
+    ids, out, at = np.fromfile(path, dtype="<i4"), [], 0
+    while at < len(ids):
+        L = int(ids[at])
+        out.append(torch.from_numpy(ids[at + 1:at + 1 + B * (L + 1)].astype(np.int64).reshape(B, L + 1)))
+        at += 1 + B * (L + 1)
+    return out
 
 
 def capability():
@@ -109,9 +120,7 @@ def main():
     missing = [k for k in need if k not in P]
     if missing:
         raise ValueError("weights: missing %s" % ", ".join(missing))
-    ids = np.fromfile(args.batches, dtype="<i4")
-    T1 = C["n_positions"] + 1
-    batches = torch.from_numpy(ids.astype(np.int64).reshape(-1, C["batch"], T1))
+    batches = read_batches(args.batches, C["batch"])
     # Decoupled decay on the matrices only (train.py's groups; what the engine decays is matched by C).
     decay = [p for k, p in P.items() if p.dim() == 2 and k.endswith(".weight") and k in C["decay"]]
     other = [p for k, p in P.items() if not any(p is q for q in decay)]
