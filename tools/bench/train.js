@@ -1,20 +1,25 @@
 #!/usr/bin/env node
-/* train.js - the training benchmark of issue 22: tokens per second (batch x context tokens per
-   step / time per step) for the poem config (a character vocabulary from web/models/poems/train.txt,
-   n_embd 64, 2 layers, 4 heads, n_inner 256, ReLU, context 64, batch 8, AdamW), single thread,
-   the same model from the same initial weights on the same batches, side by side in one run:
-     BlockLens FMA / SIMD builds  bl.trainer(...).step()           (Node 22, .cache/node22)
-     tfjs-backend-wasm            the GPT-2 in tfjs ops, tf.variableGrads, AdamW in tf ops (1 thread)
-     PyTorch CPU                  train_torch.py under /usr/bin/python3, torch.set_num_threads(1)
+/* train.js - the training benchmark of issue 22: tokens per second (batch x L positions per step
+   over the time of a step; L the batch's longest line, at most the context 64) for the poem
+   config (bl.trainer's character vocabulary of web/models/poems/train.txt, n_embd 64, 2 layers,
+   4 heads, n_inner 256, ReLU, context 64, batch 8, AdamW, clipping to 1), one thread, the same
+   model from the same initial weights on the same batches, side by side in one run:
+     BlockLens FMA / SIMD builds  bl.trainer(...).step()                 (Node 22, .cache/node22)
+     tfjs-backend-wasm            the GPT-2 in tfjs ops, tf.variableGrads, AdamW in tf ops, 1 thread
+                                  (--tfjs-plain: also with tfjs's own matMul gradients)
+     PyTorch CPU                  train_torch.py under /usr/bin/python3, torch.set_num_threads(1),
+                                  on Debian's reference BLAS and, when found, on OpenBLAS
+   then BlockLens and tfjs again in headless Chromium (--no-chromium to skip).
    Writes tools/bench/REPORT-train.md.
 
-   usage:  bash tools/build && node tools/bench/train.js [--rounds 9] [--steps 4] [--warm 4]
-                                                        [--no-torch] [--no-tfjs] [--out FILE]
+   usage:  bash tools/build && node tools/bench/train.js [--rounds 9] [--steps 4] [--warm 4] [--tfjs-plain]
+                                 [--no-torch] [--no-tfjs] [--no-chromium] [--openblas DIR] [--out FILE]
    Warm-up steps first, then rounds: each round every implementation trains --steps steps (the
    order reversed every other round), timed in wall time and in CPU time (process.cpuUsage(); torch:
-   time.thread_time()); ratios are taken round by round, then the median. All implementations
-   start from the weights BlockLens's trainer wrote at step 0 (t.save()) and train on the same
-   batches; their losses are compared step by step. */
+   time.thread_time(); Chromium: the renderer's ThreadTime); ratios are taken round by round, then
+   the median. The peers start from the weights the trainer wrote before its first step (t.save())
+   and train on its batches, drawn again here from the same seed (each BlockLens step checks that
+   its batch matches); the losses are compared step by step. */
 /* global tf */
 'use strict';
 const fs = require('node:fs');
