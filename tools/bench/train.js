@@ -523,10 +523,12 @@ function speedTables(res, keys, pos, L) {
 /* Losses at chosen steps and the largest difference from ref over all steps. */
 function lossTable(res, keys, ref, L) {
   const n = ref.losses.length, at = [0, 1, WARM, Math.floor(n / 2), n - 1].filter((v, i, a) => v < n && a.indexOf(v) === i);
-  L.push(`| implementation | ${at.map((s) => `step ${s + 1}`).join(' | ')} | max \\|loss - ${ref.short}\\| |`, `|---|${at.map(() => '---:').join('|')}|---:|`);
+  const early = Math.min(10, n);
+  L.push(`| implementation | ${at.map((s) => `step ${s + 1}`).join(' | ')} | max \\|loss - ${ref.short}\\|, steps 1-${early} | all ${n} steps |`,
+    `|---|${at.map(() => '---:').join('|')}|---:|---:|`);
   for (const k of keys) {
-    const R = res[k], d = R.losses.reduce((m, x, i) => Math.max(m, Math.abs(x - ref.losses[i])), 0);
-    L.push(`| ${R.name} | ${at.map((s) => R.losses[s].toFixed(5)).join(' | ')} | ${R === ref ? '-' : d.toExponential(2)} |`);
+    const R = res[k], d = (m) => R.losses.slice(0, m).reduce((a, x, i) => Math.max(a, Math.abs(x - ref.losses[i])), 0).toExponential(2);
+    L.push(`| ${R.name} | ${at.map((s) => R.losses[s].toFixed(5)).join(' | ')} | ${R === ref ? '-' : d(early)} | ${R === ref ? '-' : d(n)} |`);
   }
 }
 
@@ -574,8 +576,12 @@ async function main() {
     process.exit(r.status === null ? 1 : r.status);
   }
   const load0 = os.loadavg(), start = Date.now();
-  const o = await run();
-  const text = report(o, load0, os.loadavg(), ((Date.now() - start) / 60000).toFixed(1));
+  /* --json FILE keeps the measurements; --from-json FILE writes the report from them again */
+  const again = opt('--from-json');
+  const o = again ? JSON.parse(fs.readFileSync(again, 'utf8')) : await run();
+  if (!again) Object.assign(o, { load0, load1: os.loadavg(), minutes: ((Date.now() - start) / 60000).toFixed(1) });
+  if (opt('--json')) fs.writeFileSync(opt('--json'), JSON.stringify(o));
+  const text = report(o, o.load0, o.load1, o.minutes);
   fs.writeFileSync(outFile, text);
   process.stdout.write(text);
   log(`wrote ${path.relative(process.cwd(), outFile)}`);
