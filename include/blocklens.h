@@ -553,7 +553,8 @@ bl_status bl_llama_lens(const bl_llama_desc *desc, const float *h, int k, int32_
    AdamW is torch.optim.AdamW's update (torch 1.13): p *= 1 - lr wd ; m = b1 m + (1 - b1) g ;
    v = b2 v + (1 - b2) g^2 ; p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps).
    bl_train_adamw_step decays only the matrices (wte, wpe, wq, wk, wv, wo, w1, w2), as
-   tools/train/train.py does; bl_adamw_step applies weight_decay to all n values.
+   tools/train/train.py does (its desc is checked whole, batch and L included, but only the
+   model's sizes are used); bl_adamw_step applies weight_decay to all n values.
    bl_clip_grad_norm is torch.nn.utils.clip_grad_norm_ (2-norm over all n values): every
    gradient times max_norm / (norm + 1e-6) when that is below 1; *norm (optional) gets the norm
    before clipping; a non-finite norm is BL_ERR_VALUE and leaves grads as they were. */

@@ -105,10 +105,10 @@ bl_status bl__lens_check(bl_error *err, int L, int D, int V, size_t ws_size, int
                          const char *wname, const void *weights, const int32_t *ids,
                          const float *probs, const float *ws);
 
-/* train.c: the desc check every training entry point makes, and the ops' backward passes
-   (no checks; dx-style outputs are written, except layernorm's dx, which is added to).
+/* train.c: the desc check every training entry point makes; backward.c: the ops' backward
+   passes (no checks; dx-style outputs are written, except layernorm's dx, which is added to).
    linear:    y (M, N) = x (M, K) @ w (K, N) + b -> dx (M, K), gw (K, N), gb (N) (each optional;
-              t: M * K floats of scratch for gw)
+              t: bl__weight_grad_scratch(M, K, N) floats of scratch for gw)
    layernorm: y = LN(x) with the forward's mean, rstd (M) -> dx += , gg, gb (D) written
    act:       dpre (n) = dact * act'(pre) (ungated activations; dpre may equal dact)
    attention: one sequence's causal core, ctx = softmax(q k^T / sqrt(d_k)) v per head, att
@@ -116,6 +116,9 @@ bl_status bl__lens_check(bl_error *err, int L, int D, int V, size_t ws_size, int
    xent:      the mean over rows with targets[i] >= 0 (`scored` of them) of -log softmax(logits
               row)[target]; dlogits (optional, may equal logits) = its gradient. */
 bl_status bl__train_check(const bl_train_desc *d, bl_error *err);
+/* gw (K, N) = x^T @ dy for x (M, K), dy (M, N), through t (bl__weight_grad_scratch floats) */
+void bl__weight_grad(float *gw, const float *x, const float *dy, int M, int K, int N, float *t);
+uint64_t bl__weight_grad_scratch(uint64_t M, uint64_t K, uint64_t N);
 void bl__linear_backward(float *dx, float *gw, float *gb, const float *x, const float *w,
                          const float *dy, int M, int K, int N, float *t);
 void bl__layernorm_backward(float *dx, float *gg, float *gb, const float *dy, const float *x,

@@ -1,8 +1,8 @@
 /* train.c - training a GPT-2 decoder: the parameter layout (one table), the forward with every
-   intermediate kept for the backward, the backward of each op (embeddings, layer norm, causal
-   attention, linear layers, activations, tied unembedding with cross-entropy), and the
-   bl_train_grad / bl_train_eval entry points. The forward is bl_decoder_forward's maths on
-   batch * L rows (attention per sequence through bl_attention_forward). */
+   intermediate kept for the backward, the backward through the whole model, and the
+   bl_train_grad / bl_train_eval entry points; the ops' backward passes are in backward.c. The
+   forward is bl_decoder_forward's maths on batch * L rows (attention per sequence through
+   bl_attention_forward). */
 #include <math.h>
 #include <string.h>
 #include "bl_internal.h"
@@ -81,7 +81,8 @@ size_t bl_train_param_offset(const bl_train_desc *d, int layer, bl_train_part pa
     if (part == BL_TP_WPE) return at;
     at += part_size(d, BL_TP_WPE);
     for (int p = LAYER_FIRST; p < LAYER_END; p++) per += part_size(d, p);
-    if (!in_layer) return at + (size_t)d->n_layers * per + (part == BL_TP_LNF_BETA ? (size_t)d->d_model : 0);
+    if (!in_layer)   /* ln_f, after the layers */
+        return at + (size_t)d->n_layers * per + (part == BL_TP_LNF_BETA ? (size_t)d->d_model : 0);
     at += (size_t)layer * per;
     for (int p = LAYER_FIRST; p < (int)part; p++) at += part_size(d, p);
     return at;
@@ -105,16 +106,26 @@ static layer_ptrs ptrs_of(const bl_train_desc *d, const float *base, int layer) 
    resid1, norm2 (BL, D) each; mean1, rstd1, mean2, rstd2 (BL) each; pre, act (BL, F) each;
    att (batch, H, L, L). Then the final h and LN_f output (BL, D), its mean and rstd (BL), the
    logits (BL, V); the backward's scratch: dh, dn, dq, dk, dv, dc, tmp (BL, D), da (BL, F), one
-   transpose buffer of BL * max(D, F, V); and the input and target ids (2 BL int32). */
+   transpose buffer (train_scratch); and the input and target ids (2 BL int32). */
 enum { LD_X, LD_N1, LD_Q, LD_K, LD_V, LD_C, LD_R1, LD_N2, LD_COUNT };
 typedef struct cache {
     float *ld[LD_COUNT], *mean1, *rstd1, *mean2, *rstd2, *pre, *act, *att;
 } cache;
 typedef struct wsmap {
-    size_t per_layer;
     float *hf, *nf, *meanf, *rstdf, *logits, *dh, *dn, *dq, *dk, *dv, *dc, *tmp, *da, *t;
     int32_t *ids;
 } wsmap;
+
+/* floats of the transpose buffer: the largest of the backward's weight gradients' needs */
+static uint64_t train_scratch(const bl_train_desc *d) {
+    uint64_t M = (uint64_t)d->batch * d->L, D = (uint64_t)d->d_model, F = (uint64_t)d->d_ff;
+    uint64_t need[4] = {bl__weight_grad_scratch(M, (uint64_t)d->vocab, D),
+                        bl__weight_grad_scratch(M, F, D), bl__weight_grad_scratch(M, D, F),
+                        bl__weight_grad_scratch(M, D, D)};
+    uint64_t big = 0;
+    for (int i = 0; i < 4; i++) big = need[i] > big ? need[i] : big;
+    return big;
+}
 
 static size_t per_layer(const bl_train_desc *d, size_t BL) {
     return BL * (LD_COUNT * (size_t)d->d_model + 4 + 2 * (size_t)d->d_ff) +
@@ -125,10 +136,10 @@ size_t bl_train_workspace_size(const bl_train_desc *d) {
     if (!d || bl__train_check(d, NULL) != BL_OK) return 0;
     uint64_t BL = (uint64_t)d->batch * d->L, D = (uint64_t)d->d_model, F = (uint64_t)d->d_ff,
              V = (uint64_t)d->vocab, H = (uint64_t)d->n_heads, L = (uint64_t)d->L;
-    uint64_t big = V > F ? V : F;
-    big = big > D ? big : D;
+    uint64_t big = train_scratch(d);
     uint64_t layer = BL * (LD_COUNT * D + 4 + 2 * F) + (uint64_t)d->batch * H * L * L;
-    uint64_t n = (uint64_t)d->n_layers * layer + BL * (2 * D + 2 + V) + BL * (7 * D + F) + BL * big + 2 * BL;
+    uint64_t n = (uint64_t)d->n_layers * layer + BL * (2 * D + 2 + V) + BL * (7 * D + F) + big +
+                 2 * BL;
     return n > BL_MAX_ELEMS ? 0 : (size_t)n;
 }
 
@@ -160,135 +171,9 @@ static wsmap map_of(const bl_train_desc *d, float *ws, size_t BL) {
     for (int i = 0; i < 7; i++, p += BL * D) *sc[i] = p;
     w.da = p; p += BL * F;
     w.t = p;
-    p += BL * (size_t)(V > F ? (V > D ? V : D) : (F > D ? F : D));
+    p += (size_t)train_scratch(d);
     w.ids = (int32_t *)p;
     return w;
-}
-
-/* ---- the ops' backward passes (bl_internal.h) ------------------------------------------ */
-
-/* gw (K, N) = x^T (K, M) @ dy (M, N), through t (K, M): the transpose, so bl__gemm streams it */
-static void weight_grad(float *gw, const float *x, const float *dy, int M, int K, int N, float *t) {
-    for (int i = 0; i < M; i++)
-        for (int k = 0; k < K; k++) t[(size_t)k * M + i] = x[(size_t)i * K + k];
-    bl__gemm(gw, N, NULL, t, M, dy, N, 0, NULL, K, M, N, BL_ACT_IDENTITY);
-}
-
-void bl__linear_backward(float *dx, float *gw, float *gb, const float *x, const float *w,
-                         const float *dy, int M, int K, int N, float *t) {
-    if (gw) weight_grad(gw, x, dy, M, K, N, t);
-    if (gb) {
-        for (int n = 0; n < N; n++) gb[n] = 0.0f;
-        for (int i = 0; i < M; i++)
-            for (int n = 0; n < N; n++) gb[n] += dy[(size_t)i * N + n];
-    }
-    /* dx (M, K) = dy (M, N) @ w^T: w (K, N) is the transpose given as (N', K') = (K, N) rows */
-    if (dx) bl__gemm(dx, K, NULL, dy, N, w, N, 1, NULL, M, N, K, BL_ACT_IDENTITY);
-}
-
-void bl__layernorm_backward(float *dx, float *gg, float *gb, const float *dy, const float *x,
-                            const float *mean, const float *rstd, const float *gamma, int M,
-                            int D) {
-    for (int c = 0; c < D; c++) gg[c] = gb[c] = 0.0f;
-    for (int i = 0; i < M; i++) {
-        const float *xi = x + (size_t)i * D, *dyi = dy + (size_t)i * D;
-        float *dxi = dx + (size_t)i * D, m = mean[i], r = rstd[i];
-        double a = 0.0, b = 0.0;   /* mean(dxhat), mean(dxhat * xhat) */
-        for (int c = 0; c < D; c++) {
-            float xh = (xi[c] - m) * r, g = dyi[c] * (gamma ? gamma[c] : 1.0f);
-            a += g;
-            b += (double)g * xh;
-            gg[c] += dyi[c] * xh;
-            gb[c] += dyi[c];
-        }
-        float fa = (float)(a / D), fb = (float)(b / D);
-        for (int c = 0; c < D; c++) {
-            float xh = (xi[c] - m) * r, g = dyi[c] * (gamma ? gamma[c] : 1.0f);
-            dxi[c] += r * (g - fa - xh * fb);
-        }
-    }
-}
-
-/* act'(x) for the ungated activations, in double (gelu: Phi + x phi) */
-static double act_deriv(double x, bl_activation act) {
-    switch (act) {
-    case BL_ACT_RELU: return x > 0.0 ? 1.0 : 0.0;
-    case BL_ACT_GELU: return 0.5 * erfc(-x / 1.4142135623730951) +
-                             x * exp(-0.5 * x * x) * 0.3989422804014327;
-    case BL_ACT_GELU_TANH: {
-        double k = 0.7978845608028654, u = k * (x + 0.044715 * x * x * x), t = tanh(u);
-        return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * k * (1.0 + 3.0 * 0.044715 * x * x);
-    }
-    default: return 1.0;
-    }
-}
-
-void bl__act_backward(float *dpre, const float *dact, const float *pre, size_t n,
-                      bl_activation act) {
-    for (size_t i = 0; i < n; i++) dpre[i] = (float)(dact[i] * act_deriv(pre[i], act));
-}
-
-void bl__attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q,
-                            const float *k, const float *v, const float *att, int L, int D,
-                            int H) {
-    int dk_ = D / H;
-    float scale = 1.0f / sqrtf((float)dk_);
-    for (size_t i = 0, n = (size_t)L * D; i < n; i++) dq[i] = dk[i] = dv[i] = 0.0f;
-    for (int h = 0; h < H; h++) {
-        const float *P = att + (size_t)h * L * L;
-        size_t o = (size_t)h * dk_;
-        for (int i = 0; i < L; i++) {
-            const float *pi = P + (size_t)i * L, *gi = dctx + (size_t)i * D + o;
-            /* dP[i, j] = dctx_i . v_j ; dS = P (dP - sum P dP) scale ; causal: j <= i */
-            double dot = 0.0;
-            for (int j = 0; j <= i; j++) {
-                const float *vj = v + (size_t)j * D + o;
-                float s = 0.0f;
-                for (int c = 0; c < dk_; c++) s += gi[c] * vj[c];
-                dot += (double)pi[j] * s;
-            }
-            float fdot = (float)dot;
-            const float *qi = q + (size_t)i * D + o;
-            float *dqi = dq + (size_t)i * D + o;
-            for (int j = 0; j <= i; j++) {
-                const float *vj = v + (size_t)j * D + o, *kj = k + (size_t)j * D + o;
-                float *dvj = dv + (size_t)j * D + o, *dkj = dk + (size_t)j * D + o;
-                float s = 0.0f;
-                for (int c = 0; c < dk_; c++) s += gi[c] * vj[c];
-                float ds = pi[j] * (s - fdot) * scale;
-                for (int c = 0; c < dk_; c++) {
-                    dvj[c] += pi[j] * gi[c];
-                    dqi[c] += ds * kj[c];
-                    dkj[c] += ds * qi[c];
-                }
-            }
-        }
-    }
-}
-
-double bl__xent_backward(float *dlogits, const float *logits, const int32_t *targets, int M,
-                         int V, int scored) {
-    double total = 0.0;
-    float inv = 1.0f / (float)scored;
-    for (int i = 0; i < M; i++) {
-        const float *li = logits + (size_t)i * V;
-        float *di = dlogits ? dlogits + (size_t)i * V : NULL;
-        int t = targets[i];
-        if (t < 0) {
-            if (di) memset(di, 0, (size_t)V * sizeof(float));
-            continue;
-        }
-        float mx = li[0];
-        for (int j = 1; j < V; j++) mx = li[j] > mx ? li[j] : mx;
-        double s = 0.0;
-        for (int j = 0; j < V; j++) s += expf(li[j] - mx);
-        total += log(s) + mx - li[t];
-        if (!di) continue;
-        float is = (float)(1.0 / s);
-        for (int j = 0; j < V; j++) di[j] = expf(li[j] - mx) * is * inv;
-        di[t] -= inv;
-    }
-    return total / scored;
 }
 
 /* ---- forward and backward of the whole model ------------------------------------------ */
@@ -334,7 +219,8 @@ static bl_status forward(const bl_train_desc *d, const float *params, const int3
         layer_ptrs p = ptrs_of(d, params, l);
         float *next = l + 1 < d->n_layers ? cache_of(d, ws, l + 1, BL).ld[LD_X] : w.hf;
         BL__CHECK(bl_layernorm_forward(c.ld[LD_N1], c.mean1, c.rstd1, c.ld[LD_X],
-                                       p.p[BL_TP_LN1_GAMMA], p.p[BL_TP_LN1_BETA], BLi, D, eps, err));
+                                       p.p[BL_TP_LN1_GAMMA], p.p[BL_TP_LN1_BETA], BLi, D, eps,
+                                       err));
         for (int b = 0; b < B; b++) {
             size_t o = (size_t)b * L * D;
             bl_attention_desc ad = {.L = L, .d_model = D, .n_heads = H, .causal = 1,
@@ -348,7 +234,8 @@ static bl_status forward(const bl_train_desc *d, const float *params, const int3
         }
         for (size_t i = 0; i < n; i++) c.ld[LD_R1][i] = c.ld[LD_X][i] + w.tmp[i];
         BL__CHECK(bl_layernorm_forward(c.ld[LD_N2], c.mean2, c.rstd2, c.ld[LD_R1],
-                                       p.p[BL_TP_LN2_GAMMA], p.p[BL_TP_LN2_BETA], BLi, D, eps, err));
+                                       p.p[BL_TP_LN2_GAMMA], p.p[BL_TP_LN2_BETA], BLi, D, eps,
+                                       err));
         bl__matmul_act(c.act, c.pre, c.ld[LD_N2], p.p[BL_TP_W1], p.p[BL_TP_B1], BLi, D, F,
                        d->activation);
         bl__matmul(w.tmp, c.act, p.p[BL_TP_W2], p.p[BL_TP_B2], BLi, F, D);
@@ -370,7 +257,7 @@ static void backward(const bl_train_desc *d, const float *params, const int32_t 
     layer_ptrs g = ptrs_of(d, params, 0), gg = ptrs_of(d, grads, 0);
     /* the logits hold dlogits now: d nf = dlogits @ wte ; d wte = dlogits^T @ nf */
     bl__gemm(w.dn, D, NULL, w.logits, V, g.p[BL_TP_WTE], D, 0, NULL, BLi, V, D, BL_ACT_IDENTITY);
-    weight_grad(gg.p[BL_TP_WTE], w.logits, w.nf, BLi, V, D, w.t);
+    bl__weight_grad(gg.p[BL_TP_WTE], w.logits, w.nf, BLi, V, D, w.t);
     memset(w.dh, 0, n * sizeof(float));
     bl__layernorm_backward(w.dh, gg.p[BL_TP_LNF_GAMMA], gg.p[BL_TP_LNF_BETA], w.dn, w.hf,
                            w.meanf, w.rstdf, g.p[BL_TP_LNF_GAMMA], BLi, D);
@@ -418,7 +305,7 @@ static void backward(const bl_train_desc *d, const float *params, const int32_t 
     }
 }
 
-/* The checks both entry points share, in the header's order. */
+/* The checks both entry points share (bl_train_grad checks grads first). */
 static bl_status check_call(const bl_train_desc *d, const float *params, const int32_t *tokens,
                             const float *loss, const float *ws, bl_error *err) {
     BL__CHECK(bl__train_check(d, err));
@@ -435,20 +322,24 @@ static bl_status check_call(const bl_train_desc *d, const float *params, const i
 static bl_status run(const bl_train_desc *d, const float *params, const int32_t *tokens,
                      float *grads, float *loss, float *ws, bl_error *err) {
     BL__CHECK(check_call(d, params, tokens, loss, ws, err));
-    if (grads) BL__CHECK(bl__check_ptr(err, "grads", grads));
     size_t BL = (size_t)d->batch * d->L;
     wsmap w = map_of(d, ws, BL);
     int32_t *in = w.ids, *tg = w.ids + BL;
     int scored = split_tokens(d, tokens, in, tg, err);
     if (scored < 0) return err ? err->status : BL_ERR_VALUE;
     BL__CHECK(forward(d, params, in, ws, err));
-    for (size_t i = 0, nl = BL * d->vocab; i < nl; i++)
-        if (w.logits[i] - w.logits[i] != 0.0f)
-            return bl__fail(err, BL_ERR_VALUE, "logit of row %d, vocabulary entry %d is not "
-                            "finite: float32 overflowed inside the model",
-                            (int)(i / d->vocab), (int)(i % d->vocab));
+    /* finite logits keep the mean finite; else the forward again, to name the first bad one */
     double mean = bl__xent_backward(grads ? w.logits : NULL, w.logits, tg, (int)BL, d->vocab,
                                     scored);
+    if (!isfinite(mean)) {
+        if (grads) BL__CHECK(forward(d, params, in, ws, err));
+        for (size_t i = 0, nl = BL * d->vocab; i < nl; i++)
+            if (w.logits[i] - w.logits[i] != 0.0f)
+                return bl__fail(err, BL_ERR_VALUE, "logit of row %d, vocabulary entry %d is not "
+                                "finite: float32 overflowed inside the model",
+                                (int)(i / d->vocab), (int)(i % d->vocab));
+        return bl__fail(err, BL_ERR_VALUE, "the loss is not finite");
+    }
     *loss = (float)mean;
     if (grads)
         backward(d, params, in, grads, ws);

@@ -77,6 +77,8 @@ function assetScripts() {
     const read = (f) => fs.readFileSync(path.join(dir, f));
     const body = { config: JSON.parse(read('config.json')), vocab: JSON.parse(read('vocab.json')),
       weights: read('model.safetensors').toString('base64') };
+    // (heldout.txt, 300 poems never trained on, 57 KB: figure 16 searches them; see the README)
+    if (fs.existsSync(path.join(dir, 'heldout.txt'))) body.heldout = read('heldout.txt').toString('utf8');
     fs.writeFileSync(path.join(DIST, 'blocklens-' + name + '.js'), '/* BlockLens trained weights "' + name +
       '" (web/models/' + name + '/, see its README); loaded by the page only when asked for. */\n' +
       // Under a Symbol key (dom/assets.js ASSETS_KEY): the host page's markup cannot shadow it.

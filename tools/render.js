@@ -51,7 +51,8 @@ function trainedAssets(u, st) {
   if (name && name !== 'random' && name !== 'model') {
     const dir = path.join(WEB, 'models', name), read = (f) => fs.readFileSync(path.join(dir, f));
     assets.add(name, { weights: new Uint8Array(read('model.safetensors')), config: JSON.parse(read('config.json')),
-      vocab: JSON.parse(read('vocab.json')) });
+      vocab: JSON.parse(read('vocab.json')),
+      heldout: fs.existsSync(path.join(dir, 'heldout.txt')) ? read('heldout.txt').toString('utf8') : '' });
   }
   return assets;
 }

@@ -4,8 +4,10 @@
    through the page's file input, each figure's section shot as an element, in English and
    Chinese at 1280 px, plus dark mode for the first folder and 390 px for the second.
    Usage: node tools/shots.js [outDir (default /tmp/shots)] [--models llama,qwen3,gpt2]
-          [--text "..."] [--only attention,next] [--heads 14]
-   --heads N adds a synthetic Llama folder of N query heads (2 key/value heads), en and zh.
+          [--text "..."] [--only attention,next] [--heads 14] [--layers 30] [--long-pieces]
+   --heads N adds a synthetic Llama folder of N query heads (2 key/value heads), en and zh at 1280 and 390 px;
+   --layers N gives it N layers (default 2; SmolLM2-135M has 30), with 14 heads if --heads is not given;
+   --long-pieces gives its tokenizer 64 tokens of whole words, as a real vocabulary has.
    Writes <outDir>/<model>-<lang>-<width>[-dark]/<nn>-<view>[-<piece>].png and prints each folder. */
 'use strict';
 const fs = require('fs');
@@ -30,13 +32,19 @@ function runsFor(models) {
   return out;
 }
 
-// A Llama folder with many heads (Qwen2.5-0.5B has 14 query heads over 2 key/value heads), 2
-// layers of d_model 56 (head_dim 4), deterministic weights, the fixtures' 64-character tokenizer:
-// to see the head picker and the job table at that count. -> the folder (under the OS temp dir).
-function manyHeadsFolder(H) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-heads-')), hd = 4, D = H * hd, KV = 2, F = 2 * D, V = 64;
+// A Llama folder with many heads (Qwen2.5-0.5B has 14 query heads over 2 key/value heads), NL
+// layers of d_model 4 H (head_dim 4), deterministic weights, the fixtures' 64-character tokenizer:
+// to see the head picker, the job table and the per-layer lists at that count. -> the folder
+// (under the OS temp dir). opts.longPieces: 64 more tokens, words of 12 to 22 characters after a
+// space (" internationalization"), as a real BPE vocabulary has (SmolLM2's 49,152): never typed,
+// but the model predicts them (figure 11's list, the lens).
+const WORDS = ['internationalization', 'responsibilities', 'understanding', 'Communication', 'transformers',
+  'approximately', 'neighbourhood', 'representation'];
+function manyHeadsFolder(H, NL = 2, opts = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-heads-')), hd = 4, D = H * hd, KV = 2, F = 2 * D;
+  const V = opts.longPieces ? 128 : 64;
   const shapes = [['model.embed_tokens.weight', [V, D]], ['lm_head.weight', [V, D]], ['model.norm.weight', [D]]];
-  for (let l = 0; l < 2; l++) {
+  for (let l = 0; l < NL; l++) {
     const p = 'model.layers.' + l + '.';
     shapes.push([p + 'input_layernorm.weight', [D]], [p + 'post_attention_layernorm.weight', [D]],
       [p + 'self_attn.q_proj.weight', [H * hd, D]], [p + 'self_attn.k_proj.weight', [KV * hd, D]],
@@ -60,9 +68,11 @@ function manyHeadsFolder(H) {
   fs.writeFileSync(path.join(dir, 'model.safetensors'), Buffer.concat([len, Buffer.from(json), ...parts]));
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ architectures: ['LlamaForCausalLM'], model_type: 'llama',
     hidden_size: D, intermediate_size: F, num_attention_heads: H, num_key_value_heads: KV, head_dim: hd,
-    num_hidden_layers: 2, max_position_embeddings: 128, rms_norm_eps: 1e-6, rope_theta: 10000, vocab_size: V,
+    num_hidden_layers: NL, max_position_embeddings: 128, rms_norm_eps: 1e-6, rope_theta: 10000, vocab_size: V,
     tie_word_embeddings: false, hidden_act: 'silu' }));
-  fs.copyFileSync(path.join(MODELS, 'llama', 'tokenizer.json'), path.join(dir, 'tokenizer.json'));
+  const tok = JSON.parse(fs.readFileSync(path.join(MODELS, 'llama', 'tokenizer.json'), 'utf8'));
+  for (let i = 64; i < V; i++) tok.model.vocab[' ' + WORDS[i % WORDS.length] + (i >= 72 ? i : '')] = i;
+  fs.writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(tok));
   return dir;
 }
 
@@ -119,8 +129,13 @@ async function main() {
   const args = process.argv.slice(2);
   const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args.splice(i, 2)[1] : undefined; };
   const models = (opt('--models') || 'llama,qwen3,gpt2').split(','), text = opt('--text'), only = opt('--only');
-  const heads = opt('--heads');
+  const long = args.includes('--long-pieces');
+  if (long) args.splice(args.indexOf('--long-pieces'), 1);
+  const layers = opt('--layers'), heads = opt('--heads') || (layers !== undefined || long ? '14' : undefined);
   if (heads !== undefined && !(Number(heads) >= 5 && Number(heads) <= 32)) throw new Error('--heads: 5 to 32, not ' + heads);
+  if (layers !== undefined && !(Number.isInteger(Number(layers)) && Number(layers) >= 1 && Number(layers) <= 64)) {
+    throw new Error('--layers: 1 to 64, not ' + layers);
+  }
   for (const m of models) {
     if (!fs.existsSync(path.join(MODELS, m, 'config.json'))) throw new Error('--models: no fixture folder "' + m + '"');
   }
@@ -128,12 +143,12 @@ async function main() {
   const b = await launch();
   try {
     const runs = runsFor(models);
-    // --heads N: a synthetic Llama folder of N heads, in English and Chinese, 1280 and 390 px.
-    const many = heads ? manyHeadsFolder(Number(heads)) : null;
+    // --heads N (--layers N): a synthetic Llama folder, in English and Chinese, 1280 and 390 px.
+    const many = heads ? manyHeadsFolder(Number(heads), layers ? Number(layers) : 2, { longPieces: long }) : null;
     if (many) {
-      const model = 'llama' + heads + 'heads';
+      const model = 'llama' + heads + 'heads' + (layers ? layers + 'layers' : '');
       runs.push({ model, dir: many, lang: 'en', width: 1280, scheme: 'light' }, { model, dir: many, lang: 'zh', width: 1280, scheme: 'light' },
-        { model, dir: many, lang: 'en', width: 390, scheme: 'light' });
+        { model, dir: many, lang: 'en', width: 390, scheme: 'light' }, { model, dir: many, lang: 'zh', width: 390, scheme: 'light' });
     }
     try {
       for (const run of runs) console.log(await shoot(b.browser, outDir, run, { text, only: only && only.split(',') }));
@@ -146,4 +161,4 @@ async function main() {
 }
 
 if (require.main === module) main().catch((e) => { console.error(e.message || e); process.exit(1); });
-module.exports = { runsFor };
+module.exports = { runsFor, manyHeadsFolder };

@@ -325,6 +325,10 @@ export interface Model {
     bq?: Float32Array; bk?: Float32Array; bv?: Float32Array; bo?: Float32Array;
     qNorm?: Float32Array; kNorm?: Float32Array; bgate?: Float32Array; bup?: Float32Array; bdown?: Float32Array;
   };
+  /** Direct logits of v (dModel), e.g. an FFN neuron's output row: U (vocab, d) · (g ⊙ v), U the
+      unembedding (GPT-2's tied wte, lm_head or the tied embed_tokens), g the final norm's weight;
+      no centring, no bias; summed in double. -> (vocabSize). */
+  directLogits(v: Float32Array): Float32Array;
   /** Gives the heap memory back; any later call throws. Safe to call twice. */
   free(): void;
 }
@@ -387,6 +391,9 @@ export interface Trainer {
   /** Mean loss (nats per token) without training: of the held-out lines (throws when the text had
       fewer than 20 lines), or of `text`'s lines, split as trainer() splits its text. */
   evaluate(text?: string): number;
+  /** The baseline: the mean loss of the held-out lines (or of `text`'s) under the training
+      targets' character frequencies; a token never seen as a target counts as frequency 1e-12. */
+  unigramLoss(text?: string): number;
   /** The learning rate step k (0-based; default the next) uses. */
   lrAt(k?: number): number;
   /** A Model (as loadModel returns) of a COPY of the current weights: later steps do not change

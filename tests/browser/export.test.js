@@ -16,11 +16,12 @@ const { VIEWS } = require(require('path').join(__dirname, '..', '..', 'web', 'sr
 // Views without a colour scale (counts, plots, a list) or without token labels (shapes, d_k sweeps,
 // the next character), and those whose random-weights state is a short message (the next
 // character, the model view, the logit lens and the ablation: tests/node/modelview.test.js,
-// tests/browser/lens.test.js and ablation.test.js draw those on the trained model; patching: its
+// tests/browser/lens.test.js and ablation.test.js draw those on the trained model, and the
+// neurons below; patching: its
 // sweep is held to every check on the poem model below).
-const LEGENDLESS = ['paramsplit', 'saturation', 'next', 'heads', 'lens', 'ablation', 'patching'];
-const TOKENLESS = ['pipeline', 'paramsplit', 'saturation', 'next', 'heads', 'lens', 'ablation', 'patching'];
-const FEW = ['next', 'heads', 'lens', 'ablation', 'patching'];
+const LEGENDLESS = ['paramsplit', 'saturation', 'next', 'heads', 'lens', 'ablation', 'patching', 'neurons'];
+const TOKENLESS = ['pipeline', 'paramsplit', 'saturation', 'next', 'heads', 'lens', 'ablation', 'patching', 'neurons'];
+const FEW = ['next', 'heads', 'lens', 'ablation', 'patching', 'neurons'];
 
 let env;
 test.before(async () => { env = await setup({ server: true }); fs.mkdirSync(OUT, { recursive: true }); });
@@ -55,6 +56,12 @@ test('every_figure_exports_a_valid_svg_with_labels_and_legend_and_a_2x_png', asy
 test('the_patching_sweep_exports_with_its_legend_and_both_texts_tokens', async () => {
   const hash = 'lang=en&weights=poems&tokens=' + encodeURIComponent('床前明月光') + '&corrupt=' + encodeURIComponent('床前明日光');
   await exportsOf(hash, ['patching'], ['<s>', '床', '前', '明', '月\u2192日', '光'], true);
+});
+
+// FFN neurons on the poem model: the token labels of its bars (no colour scale: no legend).
+test('the_neurons_figure_exports_with_its_token_labels_on_the_poem_model', async () => {
+  await exportsOf('lang=en&weights=poems&tokens=' + encodeURIComponent('床前明月光'), ['neurons'],
+    ['<s>', '床', '前', '明', '月', '光']);
 });
 
 // strict: every check for every view (no view's random-weights exemption).

@@ -29,6 +29,11 @@ for (const [name, hash] of [['classic', 'lang=en'], ['gated_zh_identity', 'lang=
   });
 }
 
+// FFN neurons on the poem model, with the held-out search's table of poems.
+test('every_text_of_the_neurons_figure_is_in_its_svg_on_the_poem_model', async () => {
+  await checkTexts('lang=zh&weights=poems&nsearch=on&tokens=' + encodeURIComponent('床前明月光，疑是地上霜。'), ['neurons']);
+});
+
 // Activation patching draws its sweep only on a trained model with a corrupted text.
 test('every_text_of_the_patching_figure_is_in_its_svg_on_the_poem_model', async () => {
   await checkTexts('lang=zh&weights=poems&tokens=' + encodeURIComponent('床前明月光') + '&corrupt=' +
@@ -40,9 +45,9 @@ async function checkTexts(hash, views) {
   try {
     for (const view of views) {
       const texts = await figureTexts(page, view);
-      // (The next-character, model view, logit lens, ablation and patching figures have one line
+      // (The next-character, model view, logit lens, ablation, patching and neurons figures have one line
       // with random weights: nothing to predict, one block only.)
-      const least = hash.includes('weights=') || !['next', 'heads', 'lens', 'ablation', 'patching'].includes(view) ? 3 : 1;
+      const least = hash.includes('weights=') || !['next', 'heads', 'lens', 'ablation', 'patching', 'neurons'].includes(view) ? 3 : 1;
       assert.ok(texts.length >= least, `${view}: the page figure has text (${texts.length})`);
       const svg = squash(unescape(Array.from((await svgOf(page, view)).matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) => m[1]).join('')));
       const missing = texts.filter((t) => !svg.includes(squash(t)));

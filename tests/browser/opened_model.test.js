@@ -13,7 +13,9 @@ const ck = require('../node/checkpoint.js');
 
 const MODELS = path.join(__dirname, '..', 'fixtures', 'models');
 const APPLIES = ['pipeline', 'activation', 'rows', 'attention', 'positionwise', 'norms', 'block', 'paramsplit', 'next',
-  'ablation'];
+  'ablation', 'neurons'];
+// FFN neurons' torch reference on the fixtures' ids (tools/gen_neuron_ref.py)
+const NEURONS = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'hooks', 'neurons.json'), 'utf8'));
 const NOT = ['saturation', 'moe'];
 let env;
 test.before(async () => { env = await setup(); });
@@ -67,6 +69,14 @@ for (const [name, layers] of [['llama', 2], ['gpt2', 2]]) {
         assert.match(figs[v].text, /(Does not apply|Not drawn for an opened model)/, v);
       }
       assert.equal(figs.next.ids, ref.top.join(' '));
+      // Figure 16: the last layer's most active neuron and what it promotes, as torch has them; no
+      // held-out search for a folder.
+      const nref = NEURONS.models.find((x) => x.name === name), last = nref.layers.length - 1;
+      const top = nref.layers[last].top[0], c = nref.neurons.find((x) => x.layer === last && x.neuron === top);
+      const nd = await o.page.$eval('#fig-neurons', (f) => Object.assign({}, f.dataset));
+      assert.deepEqual(nref.ids, ref.ids, 'the same ids');
+      assert.deepEqual([nd.trained, nd.neuron, nd.promote, nd.suppress, nd.search],
+        ['model', (last + 1) + '.' + (top + 1), c.promote.join(' '), c.suppress.join(' '), 'na']);
       assert.equal(figs.paramsplit.total, String(tensorTotal(name)));
       // The layer picker goes over the model's layers (1-based): layer 2 is drawn too.
       await o.page.fill('#ctl-layer', '2');
@@ -98,6 +108,22 @@ test('a_folder_without_config_json_is_refused_and_the_last_model_and_figures_sta
   assert.deepEqual(o.log.errors, []);
   await o.close();
 });
+
+// A folder opens with the text's last token selected (figure 3): the first reads only itself under the
+// causal mask and, from a tokenizer that adds one (the poem model's <s>, Llama's, Mistral's), is the BOS.
+for (const [name, text, L, last] of [['llama', 'theCat', 6, 't'], [path.join(__dirname, '..', '..', 'web', 'models', 'poems'), '床前明月光', 6, '光']]) {
+  test('a_folder_opens_on_the_texts_last_token_' + (L === text.length ? 'with_no_bos' : 'not_its_bos') + '_in_figure_3', async () => {
+    const o = await open(env.browser, FILE_URL, 'lang=en');
+    await o.page.fill('#ctl-tokens', text);
+    await o.page.waitForTimeout(400);
+    await ready(o.page);
+    await openFolder(o.page, name);
+    assert.equal(await o.page.$eval('#fig-rows', (f) => f.dataset.selected), String(L - 1));
+    assert.match(await o.page.textContent('#fig-rows'), new RegExp('Selected token: "' + last + '" \\(row ' + (L - 1) + '\\)'));
+    assert.deepEqual(o.log.errors, []);
+    await o.close();
+  });
+}
 
 test('a_link_to_a_model_view_asks_for_its_folder_by_name_and_shows_that_view_once_opened', async () => {
   const a = await open(env.browser, FILE_URL, 'lang=en');

@@ -310,3 +310,40 @@ test('quick_bar_in_trained_mode_carries_what_can_change_and_nothing_disabled', a
     assert.deepStrictEqual(log.errors, []);
   } finally { await close(); }
 });
+
+// Figure 11 on a phone, for a folder of the SmolLM2 shape (30 layers; tools/shots.js's synthetic
+// folder, with whole-word pieces as a real vocabulary has) and a text of one long word: the page
+// does not scroll sideways, the headline wraps the quoted text, and no piece runs into its bar.
+test('phone_next_token_figure_of_a_30_layer_model_fits_390px_in_both_languages', async () => {
+  const { manyHeadsFolder } = require('../../tools/shots.js');
+  const dir = manyHeadsFolder(14, 30, { longPieces: true });
+  try {
+    for (const lang of ['en', 'zh']) {
+      const { page, log, close } = await open(env.browser, FILE_URL, 'lang=' + lang, PHONE);
+      try {
+        await page.setInputFiles('#open-dir-input', dir);
+        await page.waitForFunction(() => document.body.dataset.open && document.body.dataset.open !== 'opening', null,
+          { timeout: 60000 });
+        assert.strictEqual(await page.evaluate(() => document.body.dataset.open), 'opened');
+        await page.fill('#ctl-tokens', 'Onceuponatime'.repeat(4));
+        await page.waitForTimeout(400);
+        await ready(page);
+        await page.waitForFunction(() => document.querySelector('#fig-next').dataset.trained === 'model', null, { timeout: 30000 });
+        const r = await page.evaluate(() => {
+          const fig = document.getElementById('fig-next'), right = fig.getBoundingClientRect().right;
+          const wide = Array.from(fig.querySelectorAll('*')).filter((e) => e.offsetParent && getComputedStyle(e).overflowX === 'visible' &&
+            (e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right > right + 0.5)).map((e) => e.tagName + '.' + e.className);
+          const items = Array.from(fig.querySelectorAll('.next-item'), (b) => ({ ch: b.querySelector('.next-ch').textContent,
+            chRight: b.querySelector('.next-ch').getBoundingClientRect().right, barLeft: b.querySelector('.next-bar').getBoundingClientRect().left }));
+          return { sw: document.documentElement.scrollWidth, wide, items };
+        });
+        assert.strictEqual(r.sw, 390, lang + ': the page scrolls sideways');
+        assert.deepStrictEqual(r.wide, [], lang + ': wider than their box or the figure');
+        assert.strictEqual(r.items.length, 10);
+        assert.ok(r.items.some((it) => it.ch.length > 8), lang + ': some whole-word piece is in the list: ' + r.items.map((it) => it.ch));
+        assert.deepStrictEqual(r.items.filter((it) => it.chRight > it.barLeft), [], lang + ': pieces running into their bars');
+        assert.deepStrictEqual(log.errors, []);
+      } finally { await close(); }
+    }
+  } finally { require('fs').rmSync(dir, { recursive: true, force: true }); }
+});

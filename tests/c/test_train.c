@@ -443,6 +443,16 @@ static void bad_arguments_give_the_status_and_name_the_argument(void) {
     int32_t none[12] = {0, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1};
     CHECK_STATUS(bl_train_eval(&d, p, none, &loss, ws, &err), BL_ERR_VALUE);
     CHECK(strstr(err.message, "no target") != NULL);
+    /* logits past float32 (ln_f gain and wte 1e20): named, for the gradient and the loss */
+    tokens[8] = 2;
+    float *huge = tiny_params(&d);
+    for (size_t i = 0; i < bl_train_param_size(&d, BL_TP_WTE); i++) huge[i] *= 1e20f;
+    for (int c = 0; c < d.d_model; c++) huge[bl_train_param_offset(&d, -1, BL_TP_LNF_GAMMA) + c] = 1e20f;
+    CHECK_STATUS(bl_train_grad(&d, huge, tokens, g, &loss, ws, &err), BL_ERR_VALUE);
+    CHECK(strstr(err.message, "logit of row") != NULL && strstr(err.message, "not finite") != NULL);
+    CHECK_STATUS(bl_train_eval(&d, huge, tokens, &loss, ws, &err), BL_ERR_VALUE);
+    CHECK(strstr(err.message, "logit of row") != NULL);
+    free(huge);
     float m[4] = {0}, v[4] = {0}, q[4] = {0}, gg[4] = {0};
     bl_adamw_desc o = {.lr = 0.1f, .beta1 = 0.9f, .beta2 = 0.95f, .step = 0};
     CHECK_STATUS(bl_adamw_step(q, gg, m, v, 4, &o, &err), BL_ERR_VALUE);

@@ -319,4 +319,91 @@ static FZ_QUIET void fz_check_lens(const float *logits, int L, int V, int k, con
     }
 }
 
+/* ---- the hooks driver shared by fuzz_decoder and fuzz_llama ------------------------------- */
+/* One decoder stack as the driver sees it: its sizes and its calls behind adapters (the two
+   stacks' descs and outs are different types with the same hook fields). */
+typedef struct fz_stack {
+    const void *desc;
+    int NL, L, D, H, hd, F, V;   /* n_layers, rows, d_model, heads, head_dim, d_ff, vocab */
+    /* forward with hooks k (NULL: none) and start, writing x[l] / resid2[l] (NULL x: not kept)
+       of every layer and logits (NULL: none) */
+    bl_status (*forward)(const void *desc, const fz_hooks *k, const float *start, float *const *x,
+                         float *const *resid2, float *logits, float *ws, bl_error *err);
+    size_t (*lens_workspace_size)(const void *desc);
+    bl_status (*lens)(const void *desc, const float *h, int k, int32_t *ids, float *probs,
+                      float *ws, bl_error *err);
+} fz_stack;
+
+/* The adapters of one stack, T = decoder or llama: their descs and outs are different types
+   whose hook fields share their names. FZ_STACK(T, d, hd) is the stack of desc d. */
+#define FZ_STACK_ADAPTERS(T)                                                                    \
+    static bl_status fz_##T##_forward(const void *desc, const fz_hooks *k, const float *start, \
+                                      float *const *x, float *const *resid2, float *logits,     \
+                                      float *ws, bl_error *err) {                               \
+        bl_##T##_desc d = *(const bl_##T##_desc *)desc;                                         \
+        bl_##T##_layer_out lo[4], *lp[4];                                                       \
+        for (int l = 0; l < d.n_layers; l++) {                                                  \
+            lo[l] = (bl_##T##_layer_out){.x = x[l], .resid2 = resid2[l]};                       \
+            lp[l] = &lo[l];                                                                     \
+        }                                                                                       \
+        if (k) {                                                                                \
+            d.edits = k->e;                                                                     \
+            d.n_edits = k->n_edits;                                                             \
+            d.first_layer = k->first;                                                           \
+            d.start = start;                                                                    \
+            d.end_layer = k->end;                                                               \
+        }                                                                                       \
+        bl_##T##_out o = {.logits = logits, .layers = lp};                                      \
+        return bl_##T##_forward(&d, &o, ws, err);                                               \
+    }                                                                                           \
+    static size_t fz_##T##_lens_ws(const void *desc) {                                          \
+        return bl_##T##_lens_workspace_size(desc);                                              \
+    }                                                                                           \
+    static bl_status fz_##T##_lens(const void *desc, const float *h, int k, int32_t *ids,       \
+                                   float *probs, float *ws, bl_error *err) {                    \
+        return bl_##T##_lens(desc, h, k, ids, probs, ws, err);                                  \
+    }
+#define FZ_STACK(T, d, hd)                                                                      \
+    ((fz_stack){(d), (d)->n_layers, (d)->L, (d)->d_model, (d)->n_heads, (hd), (d)->d_ff,          \
+                (d)->vocab, fz_##T##_forward, fz_##T##_lens_ws, fz_##T##_lens})
+
+/* The hooks on a model that ran (NL <= 4): a plain run keeping every resid2, then one with
+   hooks read from in (status as documented; see fz_check_hooked), then the lens with k from it. */
+static FZ_QUIET void fz_hooks_phase(const fz_stack *s, fz_in *in, float *ws) {
+    int NL = s->NL, L = s->L, D = s->D, V = s->V;
+    uint64_t n = (uint64_t)L * D, nl = (uint64_t)L * V;
+    fz_hooks k = fz_read_hooks(in, NL, L, s->H, D, s->hd, s->F, V);
+    float *full_r[4], *x[4], *r[4], *none[4] = {0};
+    for (int l = 0; l < NL; l++) {
+        full_r[l] = fz_out(n);
+        x[l] = fz_out(n);
+        r[l] = fz_out(n);
+    }
+    float *logits = fz_out(nl), *hooked = k.end && k.start_null ? NULL : fz_out(nl);
+    FZ_CHECK(s->forward(s->desc, NULL, NULL, none, full_r, logits, ws, NULL) == BL_OK,
+             "a plain rerun was refused");
+    const float *start = k.first >= 1 && k.first < NL && !k.start_null ? full_r[k.first - 1] : NULL;
+    bl_status want = fz_hooks_status(&k, NL, L, s->H);
+    bl_error err;
+    bl_status st = s->forward(s->desc, &k, start, x, r, hooked, ws, &err);
+    if (want == BL_OK && st == BL_ERR_VALUE && strstr(err.message, "overflowed")) return;
+    fz_check_status("forward with hooks", st, want, &err);
+    if (st == BL_OK) {
+        fz_check_hooked(&k, NL, L, D, full_r, x, r);
+        if (!k.n_edits && !k.end)   /* restarted from its own residual: the same logits */
+            FZ_CHECK(memcmp(hooked, logits, (size_t)nl * 4) == 0, "restart at %d changed the logits",
+                     k.first);
+    }
+    /* the lens of the last residual */
+    size_t wn = s->lens_workspace_size(s->desc);
+    FZ_CHECK(wn > 0, "lens workspace 0 for a model that ran");
+    int kk = k.k, ok_k = kk >= 1 && kk <= V;
+    int32_t *ids = fz_alloc(ok_k ? (size_t)L * kk * 4 : 4);
+    float *probs = fz_out(ok_k ? (uint64_t)L * kk : 1), *lws = fz_out(wn);
+    st = s->lens(s->desc, full_r[NL - 1], kk, ids, probs, lws, &err);
+    if (ok_k && st == BL_ERR_VALUE && strstr(err.message, "overflowed")) return;
+    fz_check_status("lens", st, ok_k ? BL_OK : BL_ERR_VALUE, &err);
+    if (st == BL_OK) fz_check_lens(logits, L, V, kk, ids, probs);
+}
+
 #endif

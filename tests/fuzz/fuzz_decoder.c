@@ -4,7 +4,7 @@
    n_positions, L, activation, eps, three flag bytes, the ids, then the floats. A call that
    succeeds must equal, bit for bit, the same layers done through bl_block_forward and
    bl_layernorm_forward, and its logits the rows of wte against the final hidden state. Then the
-   hooks and the lens from the input's last FZ_TAIL bytes (hooks_phase). */
+   hooks and the lens from the input's last FZ_TAIL bytes (fz_hooks_phase). */
 #include "fuzz_common.h"
 
 enum { N_FIELDS = 15 };   /* bl_decoder_layer_out's pointers */
@@ -91,51 +91,7 @@ static FZ_QUIET void compose(const bl_decoder_desc *d, const bl_decoder_out *o) 
         fz_check_close("logits", i, o->logits[i], lg[i], fz_sum_tol(D, mag[i]));
 }
 
-/* The hooks on a model that ran: a plain run keeping every resid2, then one with hooks read
-   from the input (status as documented; see fz_check_hooked), then the lens with k from it. */
-static FZ_QUIET void hooks_phase(const bl_decoder_desc *d0, fz_in *in, float *ws) {
-    int NL = d0->n_layers, L = d0->L, D = d0->d_model, H = d0->n_heads, V = d0->vocab;
-    uint64_t n = (uint64_t)L * D, nl = (uint64_t)L * V;
-    fz_hooks k = fz_read_hooks(in, NL, L, H, D, D / H, d0->d_ff, V);
-    float *full_r[4], *x[4], *r[4];
-    bl_decoder_layer_out fo[4], ho[4], *fl[4], *hl[4];
-    for (int l = 0; l < NL; l++) {
-        fo[l] = (bl_decoder_layer_out){.resid2 = full_r[l] = fz_out(n)};
-        ho[l] = (bl_decoder_layer_out){.x = x[l] = fz_out(n), .resid2 = r[l] = fz_out(n)};
-        fl[l] = &fo[l];
-        hl[l] = &ho[l];
-    }
-    float *logits = fz_out(nl), *hooked = k.end && k.start_null ? NULL : fz_out(nl);
-    bl_decoder_out of = {.logits = logits, .layers = fl}, oh = {.logits = hooked, .layers = hl};
-    FZ_CHECK(bl_decoder_forward(d0, &of, ws, NULL) == BL_OK, "a plain rerun was refused");
-    bl_decoder_desc d = *d0;
-    d.edits = k.e;
-    d.n_edits = k.n_edits;
-    d.first_layer = k.first;
-    d.start = k.first >= 1 && k.first < NL && !k.start_null ? full_r[k.first - 1] : NULL;
-    d.end_layer = k.end;
-    bl_status want = fz_hooks_status(&k, NL, L, H);
-    bl_error err;
-    bl_status st = bl_decoder_forward(&d, &oh, ws, &err);
-    if (want == BL_OK && st == BL_ERR_VALUE && strstr(err.message, "overflowed")) return;
-    fz_check_status("bl_decoder_forward with hooks", st, want, &err);
-    if (st == BL_OK) {
-        fz_check_hooked(&k, NL, L, D, full_r, x, r);
-        if (!k.n_edits && !k.end)   /* restarted from its own residual: the same logits */
-            FZ_CHECK(memcmp(hooked, logits, (size_t)nl * 4) == 0, "restart at %d changed the logits",
-                     k.first);
-    }
-    /* the lens of the last residual */
-    size_t wn = bl_decoder_lens_workspace_size(d0);
-    FZ_CHECK(wn > 0, "lens workspace 0 for a model that ran");
-    int kk = k.k, ok_k = kk >= 1 && kk <= V;
-    int32_t *ids = fz_alloc(ok_k ? (size_t)L * kk * 4 : 4);
-    float *probs = fz_out(ok_k ? (uint64_t)L * kk : 1), *lws = fz_out(wn);
-    st = bl_decoder_lens(d0, full_r[NL - 1], kk, ids, probs, lws, &err);
-    if (ok_k && st == BL_ERR_VALUE && strstr(err.message, "overflowed")) return;
-    fz_check_status("bl_decoder_lens", st, ok_k ? BL_OK : BL_ERR_VALUE, &err);
-    if (st == BL_OK) fz_check_lens(logits, L, V, kk, ids, probs);
-}
+FZ_STACK_ADAPTERS(decoder)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_in in = {data, size};
@@ -256,7 +212,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_check_status("bl_decoder_forward", st, want, no_err ? NULL : &err);
     if (st == BL_OK && !raw) compose(&d, &o);
     fz_in tail = fz_tail(data, size);
-    if (st == BL_OK && !raw && NL <= 4) hooks_phase(&d, &tail, ws);
+    if (st == BL_OK && !raw && NL <= 4) fz_hooks_phase(&FZ_STACK(decoder, &d, D / H), &tail, ws);
     fz_free_all();
     return 0;
 }

@@ -161,14 +161,14 @@ test('bad_value_of_a_setting_every_figure_reads_blocks_them_all', async () => {
 });
 
 // A layer past the trained model's blocks holds back the figures of one block; the d_k sweep,
-// the parameter split, the next character, the logit lens, the ablation and activation patching
-// (the whole model's) are computed all the same.
+// the parameter split, the next character, the logit lens, the ablation, activation patching and
+// the FFN neurons (the whole model's) are computed all the same.
 test('bad_layer_blocks_the_figures_of_one_block_only', async () => {
   const { asked, ctl, drawn, stale } = await page();
   const blockFigures = readers('layer');
   // (heads, the model view, shows every layer at once.)
   assert.deepEqual(VIEWS.filter((v) => !blockFigures.includes(v)), ['saturation', 'paramsplit', 'next', 'heads', 'lens',
-    'ablation', 'patching']);
+    'ablation', 'patching', 'neurons']);
   ctl.set({ weights: 'poems' });
   await settle(10);
   ctl.set({ layer: 3, temp: 2 });   // the poem model has 2 blocks

@@ -31,7 +31,9 @@ const OTHER = {
   masks: ['both'], hmeasure: ['entropy'], experts: [4, 16], topk: [1, 3], weights: ['poems'], model: ['llama'], layer: [2],
   temp: [0.5, 2], ablate: ['2.1', '1.ffn'], abltok: [5], sweep: ['on'],
   // activation patching: a corrupted text of the default's length; candidates of its answer pair
-  corrupt: ['远方有颗苹果花'], answer: [40], wrong: [1157]
+  corrupt: ['远方有颗苹果花'], answer: [40], wrong: [1157],
+  // FFN neurons: another neuron; the held-out search
+  neuron: ['1.5', '2.9'], nsearch: ['on']
 };
 // The states the changes start from: the classic example; 8 heads (the attention figure shows
 // one head large, setting `head`); the trained poem model (its sizes replace d, d_ff, heads),
@@ -51,7 +53,7 @@ test.before(async () => {
   engine = await require(path.join(WEB, 'dist', 'blocklens.js')).load();
   const assets = createAssets(), dir = path.join(WEB, 'models', 'poems'), read = (f) => fs.readFileSync(path.join(dir, f));
   assets.add('poems', { weights: new Uint8Array(read('model.safetensors')), config: JSON.parse(read('config.json')),
-    vocab: JSON.parse(read('vocab.json')) });
+    vocab: JSON.parse(read('vocab.json')), heldout: read('heldout.txt').toString('utf8') });
   models = model.create(engine, assets);
 });
 

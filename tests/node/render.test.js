@@ -41,11 +41,11 @@ function texts(svg) {
   return Array.from(svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) => m[1]);
 }
 
-const TRAINED_ONLY = ['next', 'heads', 'lens', 'ablation'];
+const TRAINED_ONLY = ['next', 'heads', 'lens', 'ablation', 'neurons'];
 
 test('every_view_renders_a_well_formed_svg_with_its_labels', async () => {
   const { state } = parseState('lang=en');
-  // The next character, the model view, the logit lens and the ablation need the trained model (random weights
+  // The next character, the model view, the logit lens, the ablation and the neurons need the trained model (random weights
   // predict nothing, and have one block): render.js reads it from web/models/poems/.
   const trained = parseState('lang=en&weights=poems&tokens=床前明月光').state;
   // Activation patching too, with a corrupted text of the same length (its tokens label columns).
@@ -57,8 +57,8 @@ test('every_view_renders_a_well_formed_svg_with_its_labels', async () => {
     assert.ok(fig.width === 760 && fig.height > 200, `${view}: ${fig.width} x ${fig.height}`);
     const t = texts(fig.svg);
     assert.ok(t.length >= 8, `${view}: ${t.length} text elements`);
-    if (view === 'lens') {
-      for (const tok of '床前明月光') assert.ok(t.includes(tok), `lens: token label ${tok}`);
+    if (view === 'lens' || view === 'neurons') {
+      for (const tok of '床前明月光') assert.ok(t.includes(tok), `${view}: token label ${tok}`);
     } else if (!NO_TOKEN_LABELS.includes(view)) {
       // (patching labels the changed position with both texts' tokens)
       const toks = view === 'patching' ? [...'远方有颗苹果', '树\u2192花'] : [...'远方有颗苹果树'];

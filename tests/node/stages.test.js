@@ -89,10 +89,10 @@ test('the_pages_quick_answer_leaves_out_a_stage_over_its_budget_and_the_stages_t
   assert.deepEqual(within({}, 4e6), model.STAGES.filter((n) => n !== 'saturation'));
   // BERT-base widths: the weights do not fit, so nothing that reads them runs either.
   const words = Array.from({ length: 64 }, (_, i) => 'w' + i).join(' ');
-  // (wide and its users modelview, lens, ablation, ablsweep, patching: the model-wide views, null
+  // (wide and its users modelview, lens, ablation, ablsweep, patching, neurons, nsearch: the model-wide views, null
   // at no cost under random weights.)
   assert.deepEqual(within({ d: 768, dff: 3072, heads: 12, tokens: words }, 4e6),
-    ['presets', 'split', 'wide', 'modelview', 'lens', 'ablation', 'ablsweep', 'patching']);
+    ['presets', 'split', 'wide', 'modelview', 'lens', 'ablation', 'ablsweep', 'patching', 'neurons', 'nsearch']);
   assert.deepEqual(within({}, 0), []);
 });
 

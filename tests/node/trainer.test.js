@@ -45,12 +45,23 @@ test('trainer_steps_lower_the_loss_and_evaluate_scores_any_text', () => {
   assert.ok(last < first - 1.5, `loss ${first} -> ${last}`);
   const held = t.evaluate();
   assert.ok(held < held0 - 1.5, `held-out ${held0} -> ${held}`);
+  assert.ok(held < t.unigramLoss(), `held-out ${held} below the unigram baseline ${t.unigramLoss()}`);
   const s = t.lastStep;
   assert.equal(s.loss, last);
   assert.ok(s.tokens > 0 && s.positions >= s.tokens && s.gradNorm > 0 && s.lr === 1e-2);
   /* a text it learnt scores better than a shuffle of its characters */
   assert.ok(t.evaluate('abcabcabc0') < t.evaluate('cabbacacb0'));
   assert.ok(Number.isFinite(t.evaluate('unseen ✓ characters')));
+  t.free();
+});
+
+test('unigramLoss_is_the_training_targets_frequencies_cross_entropy', () => {
+  /* targets of the training lines: a a b (from "aab"), b (from "b"): p(a) = p(b) = 1/2 */
+  const t = bl.trainer({ text: 'aab\nb\n', config: CONFIG });
+  assert.ok(Math.abs(t.unigramLoss('ab') - Math.log(2)) < 1e-12);
+  assert.ok(Math.abs(t.unigramLoss('a\nc') - (Math.log(2) - Math.log(1e-12 / 4)) / 2) < 1e-9);   // c: <unk>
+  assert.throws(() => t.unigramLoss(), /no held-out lines/);
+  assert.throws(() => t.unigramLoss(5), /unigramLoss: text must be a string/);
   t.free();
 });
 

@@ -18,6 +18,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
+const bench = require('./browser.js');
 
 const root = path.join(__dirname, '..', '..');
 const args = process.argv.slice(2);
@@ -189,17 +190,14 @@ function initPage() {
 }
 
 async function runChromium(dir, c) {
-  const { chromium } = require('playwright-core');
-  const { CHROMIUM_ARGS } = require('../screenshot.js');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await bench.launch();
   const out = {}, errors = [];
   try {
     const page = await browser.newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('crash', () => errors.push('the page crashed'));
+    bench.watch(page, (t) => errors.push(t));
     page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text().slice(0, 300)); });
     await page.addInitScript(`(${initPage.toString()})();`);
-    await page.goto('file://' + path.join(root, 'web', 'index.html'));
+    await page.goto(bench.fileUrl());
     await page.waitForFunction(() => document.body.dataset.status === 'ready', null, { timeout: 60000 });
     out.ua = await page.evaluate(() => navigator.userAgent);
     const heaps = async () => {

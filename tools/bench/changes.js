@@ -15,14 +15,12 @@
    paired runs are the way to tell two builds apart. */
 'use strict';
 const path = require('path');
-const { chromium } = require('playwright-core');
-const { start } = require('../serve.js');
-const { CHROMIUM_ARGS } = require('../screenshot.js');
+const bench = require('./browser.js');
 
 const args = process.argv.slice(2);
 const opt = (name, def) => { const i = args.indexOf('--' + name); return i >= 0 ? args[i + 1] : def; };
 const RUNS = Number(opt('runs', 3)), SIZE = opt('size', 'both'), ONLY = opt('only', '');
-const WEBS = opt('web', path.join(__dirname, '..', '..', 'web')).split(',');
+const WEBS = opt('web', bench.WEB).split(',');
 const WORDS64 = Array.from({ length: 64 }, (_, i) => 'tok' + i).join(' ');
 const START = {
   classic: 'lang=en',
@@ -73,7 +71,7 @@ function observe() {
 }
 
 async function one(browser, base, size, change) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({ viewport: bench.DESKTOP });
   await context.addInitScript(observe);
   const page = await context.newPage();
   await page.goto(base + '#' + START[size]);
@@ -99,9 +97,9 @@ async function one(browser, base, size, change) {
 }
 
 (async () => {
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await bench.launch();
   const servers = [];
-  for (const root of WEBS) servers.push(await start({ port: 0, root: path.resolve(root) }));
+  for (const root of WEBS) servers.push(await bench.serve(path.resolve(root)));
   const med = (a) => { const s = a.slice().sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
   const cell = (v, w) => (v.toFixed(0) + ' ms').padStart(w);
   try {
@@ -122,6 +120,6 @@ async function one(browser, base, size, change) {
     }
   } finally {
     await browser.close();
-    for (const srv of servers) await new Promise((r) => srv.server.close(r));
+    for (const srv of servers) await srv.close();
   }
 })().catch((e) => { console.error(e); process.exit(1); });

@@ -12,7 +12,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { chromium } = require('playwright-core');
+const bench = require('./browser.js');
 const cases = require('./cases.js');
 const { engineRaw, ortModel } = require('./peers.js');
 
@@ -102,13 +102,10 @@ const median = (a) => { const b = [...a].sort((x, y) => x - y); return b[b.lengt
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-bench-'));
-  const browser = await chromium.launchPersistentContext(dir, { executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  const browser = await bench.launch({ profile: dir });
   try {
     const page = await browser.newPage();
-    page.on('pageerror', (e) => process.stderr.write(`page error: ${e.message}\n`));
-    page.on('crash', () => process.stderr.write('the page crashed\n'));
+    bench.watch(page, (t) => process.stderr.write(t + '\n'));
     if (process.env.BENCH_DEBUG) page.on('console', (m) => process.stderr.write(`[page] ${m.text()}\n`));
     await page.route('**/*', (route) => {
       const url = new URL(route.request().url());

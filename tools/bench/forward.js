@@ -27,6 +27,7 @@ const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
 const { spawnSync } = require('node:child_process');
+const bench = require('./browser.js');
 const fm = require('./forward-model.js');
 
 const root = path.join(__dirname, '..', '..');
@@ -339,7 +340,6 @@ function rendererPeak(rootPid) {
 }
 
 async function chromiumPart(prep) {
-  const { chromium } = require('playwright-core');
   const nm = (p) => path.join(root, 'node_modules', p);
   const files = { '/blocklens.js': path.join(root, 'web', 'dist', 'blocklens.js'),
     '/ort.wasm.min.js': nm('onnxruntime-web/dist/ort.wasm.min.js'), '/model.onnx': prep.onnx, '/ref.f64': prep.ref };
@@ -358,13 +358,10 @@ async function chromiumPart(prep) {
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   const origin = `http://127.0.0.1:${server.address().port}`;
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  const browser = await bench.launch();
   const open = async () => {
     const page = await browser.newPage();
-    page.on('pageerror', (e) => log(`page error: ${e.message}`));
-    page.on('crash', () => log('the page crashed'));
+    bench.watch(page, log);
     page.on('console', (msg) => log(`[page] ${msg.text()}`));
     await page.addInitScript(`window.__mem = (${watchMemories.toString()})();`);
     /* the renderer main thread's CPU time (the DevTools protocol's ThreadTime), in ms */

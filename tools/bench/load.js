@@ -43,10 +43,7 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { pathToFileURL } = require('url');
-const { chromium } = require('playwright-core');
-const { start } = require('../serve.js');
-const { CHROMIUM_ARGS } = require('../screenshot.js');
+const bench = require('./browser.js');
 
 const { VIEWS } = require('../../web/src/figures/index.js');
 const TARGET = { first: 300, all: 600 };   // ms after navigation, file://, median of 5 loads
@@ -62,7 +59,7 @@ function parseArgs(argv) {
   o.timeout = num('timeout', 30000);
   o.quiet = num('quiet', 25);
   o.quietWait = num('quiet-wait', 30) * 1000;
-  o.web = path.resolve(val('web') || path.join(__dirname, '..', '..', 'web'));
+  o.web = path.resolve(val('web') || bench.WEB);
   o.only = val('only');
   o.driver = val('driver') || 'playwright';
   if (!['playwright', 'cdp'].includes(o.driver)) throw new Error('--driver playwright|cdp');
@@ -165,12 +162,12 @@ function collect() {
 // starts and holds it until it has (Target.setAutoAttach with waitForDebuggerOnStart), which no
 // visitor's browser does; the Worker's start waits for a round trip to this process.
 async function playwrightDriver() {
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await bench.launch();
   return {
     name: 'playwright-core', version: browser.version(),
     close: () => browser.close(),
     async load(url, o, traceFile) {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const context = await browser.newContext({ viewport: bench.DESKTOP });
       try {
         await context.addInitScript(probe, VIEWS);
         const page = await context.newPage();
@@ -217,8 +214,8 @@ const PLAYWRIGHT_SWITCHES = ['--disable-field-trial-config', '--disable-backgrou
 async function cdpDriver() {
   const { spawn } = require('child_process');
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-load-profile-'));
-  const proc = spawn(process.env.CHROMIUM || '/usr/bin/chromium',
-    CHROMIUM_ARGS.concat(PLAYWRIGHT_SWITCHES, ['--user-data-dir=' + profile, '--remote-debugging-pipe']),
+  const proc = spawn(bench.CHROMIUM,
+    bench.CHROMIUM_ARGS.concat(PLAYWRIGHT_SWITCHES, ['--user-data-dir=' + profile, '--remote-debugging-pipe']),
     { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] });
   const toBrowser = proc.stdio[3], fromBrowser = proc.stdio[4];
   const pending = new Map(), listeners = new Set();
@@ -294,7 +291,7 @@ async function cdpDriver() {
         });
         await S('Page.enable');
         await S('Runtime.enable');
-        await S('Emulation.setDeviceMetricsOverride', { width: 1280, height: 900, deviceScaleFactor: 1, mobile: false });
+        await S('Emulation.setDeviceMetricsOverride', { ...bench.DESKTOP, deviceScaleFactor: 1, mobile: false });
         await S('Page.addScriptToEvaluateOnNewDocument', { source: probeSource });
         if (traceFile) await send('Tracing.start', { transferMode: 'ReturnAsStream', traceConfig: { includedCategories: traceCategories(o) } });
         const nav = await S('Page.navigate', { url });
@@ -782,10 +779,10 @@ async function main() {
     r.busyBefore = busy;
     return r;
   };
-  const srv = o.only === 'file' && !(o.trace && o.traceUrl === 'served') ? null : await start({ port: 0, root: o.web });
+  const srv = o.only === 'file' && !(o.trace && o.traceUrl === 'served') ? null : await bench.serve(o.web);
   const hash = o.hash ? '#' + o.hash.replace(/^#/, '') : '';
   const urls = {
-    file: pathToFileURL(path.join(o.web, 'index.html')).href + hash,
+    file: bench.fileUrl(o.web) + hash,
     served: srv ? srv.url + hash : null
   };
   const modes = o.only ? [o.only] : ['file', 'served'];
@@ -840,7 +837,7 @@ async function main() {
     if (o.out) { fs.writeFileSync(o.out, text); say(`\nwrote ${o.out}\n`); }
   } finally {
     await driver.close();
-    if (srv) await new Promise((res) => srv.server.close(res));
+    if (srv) await srv.close();
   }
 }
 

@@ -15,15 +15,12 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { pathToFileURL } = require('url');
-const { chromium } = require('playwright-core');
-const { start } = require('../serve.js');
-const { CHROMIUM_ARGS } = require('../screenshot.js');
+const bench = require('./browser.js');
 
 const args = process.argv.slice(2);
 const opt = (name, def) => { const i = args.indexOf('--' + name); return i >= 0 ? Number(args[i + 1]) : def; };
 const str = (name, def) => { const i = args.indexOf('--' + name); return i >= 0 ? args[i + 1] : def; };
-const WEB = path.resolve(str('web', path.join(__dirname, '..', '..', 'web')));
+const WEB = path.resolve(str('web', bench.WEB));
 const RUNS = opt('runs', 3), AFTER = opt('after', 2000), FILE = args.includes('--file'), PHASES = args.includes('--phases');
 const TRACE = args.includes('--trace');
 const WORDS = Array.from({ length: 64 }, (_, i) => 'tok' + i).join(' ');
@@ -58,7 +55,7 @@ function traceTasks(file) {
 }
 
 async function run(browser, base) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({ viewport: bench.DESKTOP });
   await context.addInitScript(instrument, PHASES);
   const page = await context.newPage();
   await page.goto(base + '#' + HASH);
@@ -84,9 +81,9 @@ async function run(browser, base) {
 }
 
 (async () => {
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
-  const srv = FILE ? null : await start({ port: 0, root: WEB });
-  const base = FILE ? pathToFileURL(path.join(WEB, 'index.html')).href : srv.url;
+  const browser = await bench.launch();
+  const srv = FILE ? null : await bench.serve(WEB);
+  const base = FILE ? bench.fileUrl(WEB) : srv.url;
   const f = (ms) => ms.toFixed(0);
   const maxes = [], traced = [];
   try {
@@ -118,6 +115,6 @@ async function run(browser, base) {
     if (TRACE) console.log(`longest main-thread task after the answer per run (trace): ${traced.map(f).join(', ')} ms`);
   } finally {
     await browser.close();
-    if (srv) await new Promise((r) => srv.server.close(r));
+    if (srv) await srv.close();
   }
 })().catch((e) => { console.error(e); process.exit(1); });

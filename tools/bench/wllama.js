@@ -28,6 +28,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
+const bench = require('./browser.js');
 const gguf = require('./gguf.js');
 const { checkpoint, SHAPE } = require('./llama.js');
 
@@ -276,15 +277,11 @@ const MB = (b) => `${(b / 1e6).toFixed(0)} MB`;
 
 async function main() {
   const info = prepare(), server = await serve(), origin = `http://127.0.0.1:${server.address().port}`;
-  const { chromium } = require('playwright-core');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  const browser = await bench.launch();
   const load0 = os.loadavg(), start = Date.now();
   try {
     const page = await browser.newPage();
-    page.on('pageerror', (e) => log(`page error: ${e.message}`));
-    page.on('crash', () => log('the page crashed'));
+    bench.watch(page, log);
     page.on('console', (m) => { const t = m.text(); if (args.includes('--peer-log') || /error|fail|warn/i.test(t)) log('[page] ' + t.slice(0, 300)); });
     await page.addInitScript(`(${initPage.toString()})();`);
     await page.goto(origin + '/');

@@ -27,7 +27,8 @@ export function loadAsset(name, url) {
       if (!a || typeof a.weights !== 'string' || !a.config || !Array.isArray(a.vocab)) {
         return reject(new Error('BlockLens: ' + url + ' gave malformed "' + name + '" weights'));
       }
-      resolve({ weights: decode(a.weights), config: a.config, vocab: a.vocab });
+      resolve({ weights: decode(a.weights), config: a.config, vocab: a.vocab,
+        heldout: typeof a.heldout === 'string' ? a.heldout : '' });   // (figure 16's held-out poems)
     };
     if (have()) return take();
     const s = document.createElement('script');

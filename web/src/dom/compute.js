@@ -144,7 +144,8 @@ export function createCompute(opts) {
   // A copy of the bytes for the Worker (which keeps its own; ours stay for the page's engine).
   function postAsset(name, files) {
     const weights = files.weights.slice();
-    worker.postMessage({ type: 'asset', name, files: { weights, config: files.config, vocab: files.vocab } },
+    worker.postMessage({ type: 'asset', name, files: { weights, config: files.config, vocab: files.vocab,
+      heldout: files.heldout } },
       [weights.buffer]);
   }
 

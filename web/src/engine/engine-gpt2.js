@@ -183,6 +183,19 @@
     return r;
   }
 
+  /* U · (ln_f gamma ⊙ v), U the tied wte (vocab, d), float32 in the heap. */
+  function gpt2DirectLogits(s, v) {
+    const D = s.dims.dModel, V = s.dims.vocabSize, f0 = idx4(s.base), heap = s.engine._m.HEAPF32;
+    const u = new Float64Array(D), out = new Float32Array(V);
+    for (let k = 0; k < D; k++) u[k] = heap[f0 + s.plan.lnf_gamma + k] * v[k];
+    for (let j = 0, at = f0 + s.plan.wte; j < V; j++, at += D) {
+      let sum = 0;
+      for (let k = 0; k < D; k++) sum += heap[at + k] * u[k];
+      out[j] = sum;
+    }
+    return out;
+  }
+
   /* What engine-model.js asks of an architecture (see ARCHITECTURES there). */
   const GPT2 = {
     config: gpt2Config,
@@ -196,5 +209,6 @@
     tensors: gpt2Tensors,
     copy: gpt2Copy,
     forward: gpt2Forward,
-    layerWeights: gpt2LayerWeights
+    layerWeights: gpt2LayerWeights,
+    directLogits: gpt2DirectLogits
   };

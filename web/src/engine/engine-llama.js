@@ -299,6 +299,28 @@
     }
     return r;
   }
+  /* U · (model.norm ⊙ v), U lm_head (or the tied embed_tokens), (vocab, d) in the file's dtype. */
+  function llamaDirectLogits(s, v) {
+    const D = s.dims.dModel, V = s.dims.vocabSize, m = s.engine._m, dt = s.plan.dtype;
+    const row = (p, j) => {   /* float32 values of row j of plan part p (a view, or a converted copy) */
+      const at = s.base + p.at + j * D * (dt === 'F32' ? 4 : 2);
+      if (dt === 'F32') return m.HEAPF32.subarray(idx4(at), idx4(at) + D);
+      const h = new Uint16Array(m.HEAPU8.buffer, at, D), out = new Float32Array(D);
+      if (dt === 'BF16') { const w = new Uint32Array(out.buffer); for (let i = 0; i < D; i++) w[i] = h[i] << 16; }
+      else for (let i = 0; i < D; i++) out[i] = f16(h[i]);
+      return out;
+    };
+    const g = row(s.plan.final_norm, 0), u = new Float64Array(D), out = new Float32Array(V);
+    for (let k = 0; k < D; k++) u[k] = g[k] * v[k];
+    const U = s.plan.lm_head || s.plan.embed;
+    for (let j = 0; j < V; j++) {
+      const r = row(U, j);
+      let sum = 0;
+      for (let k = 0; k < D; k++) sum += r[k] * u[k];
+      out[j] = sum;
+    }
+    return out;
+  }
   function f16(h) {   /* float16 bits -> its value (exact in a double, then in float32) */
     const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 31, f = h & 1023;
     if (e === 0) return s * f * Math.pow(2, -24);
@@ -319,5 +341,6 @@
     tensors: llamaTensors,
     copy: llamaCopy,
     forward: llamaForward,
-    layerWeights: llamaLayerWeights
+    layerWeights: llamaLayerWeights,
+    directLogits: llamaDirectLogits
   };

@@ -142,6 +142,16 @@
     return s.arch.layerWeights(s, l);
   };
 
+  /* Direct logits of a vector written into the residual stream (an FFN neuron's output row):
+     U (vocab, d) · (g ⊙ v), g the final norm's weight, no centring, no bias; sums in double. */
+  Model.prototype.directLogits = function (v) {
+    const s = stateOf(this, 'directLogits'), D = s.dims.dModel;
+    if (!(v instanceof Float32Array) || v.length !== D)
+      fail('directLogits: v must be a Float32Array of dModel (' + D + ') values, not ' + show(v));
+    for (let i = 0; i < D; i++) if (!isFinite(v[i])) fail('directLogits: v[' + i + '] is not finite (' + v[i] + ')');
+    return s.arch.directLogits(s, v);
+  };
+
   /* Tests only: the heap address of the weights. */
   Model.prototype._heapAt = function () { return stateOf(this, '_heapAt').base; };
 

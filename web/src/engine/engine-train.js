@@ -1,9 +1,9 @@
 /* engine-train.js - bl.trainer(options): a character-level GPT-2 trained in the engine (src/train.c,
-   src/adamw.c): the vocabulary and samples made of a text, the seeded initialisation, one heap block
+   src/adamw.c): its options, the samples (engine-train-text.js), the seeded initialisation, one heap block
    holding parameters, gradients, AdamW's moments, the workspace and the random state, and the
    trained model handed out as a Model (loadBytes) or as a Hugging Face folder's three files. */
   /* global ABI, args, dim, Engine, fail, HEAP_MAX, heapAlloc, idx4, idx8, loadBytes, optionNames */
-  /* global outOfMemory, show */
+  /* global buildVocab, linesOf, outOfMemory, rowOf, safetensorsBytes, show, tokenizerJson, UTF8_OUT */
   /* exported Trainer */
 
   const TRAINER_ARGS = optionNames(['text', 'config', 'seed', 'batch', 'lr', 'weightDecay', 'warmup', 'steps'],
@@ -15,12 +15,10 @@
     'layer_norm_epsilon'];
   /* activation_function -> the engine's bl_activation (relu 0, gelu 1, gelu_tanh 2) */
   const TRAIN_ACT = { relu: 0, gelu: 1, gelu_new: 2 };
-  const BOS = '<s>', UNK = '<unk>';
   const HELD_OUT_EVERY = 20;     /* line i is held out when i % 20 == 19 (with 20 lines or more) */
   const BETA1 = 0.9, BETA2 = 0.95, ADAM_EPS = 1e-8, CLIP = 1.0;
   const TRAIN_PARTS = ['ln1_gamma', 'ln1_beta', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv', 'wo', 'bo',
     'ln2_gamma', 'ln2_beta', 'w1', 'b1', 'w2', 'b2'];   /* bl_train_part's order within a layer */
-  const UTF8_OUT = new TextEncoder();
 
   /* A number option: finite, in [lo, hi] (hi may be Infinity), integer when asked; its default when undefined. */
   function numberOpt(v, name, fallback, lo, hi, integer) {
@@ -61,75 +59,6 @@
       n_head: r.n_head, n_inner: r.n_inner, n_layer: r.n_layer, n_positions: r.n_positions,
       layer_norm_epsilon: r.layer_norm_epsilon, activation_function: r.activation_function,
       tie_word_embeddings: true, bos_token_id: 0, unk_token_id: 1, torch_dtype: 'float32' };
-  }
-
-  /* The text's lines (split on \n, a trailing \r dropped, empty ones skipped), each cut to n
-     characters (code points), and which are held out. */
-  function linesOf(text, n) {
-    return text.split('\n').map(function (s) {
-      return Array.from(s.endsWith('\r') ? s.slice(0, -1) : s).slice(0, n);
-    }).filter(function (cs) { return cs.length > 0; });
-  }
-
-  /* "<s>", "<unk>", then the training lines' characters by count (most first), ties by code point. */
-  function buildVocab(lines) {
-    const counts = new Map();
-    lines.forEach(function (cs) { cs.forEach(function (ch) { counts.set(ch, (counts.get(ch) || 0) + 1); }); });
-    const chars = Array.from(counts.keys()).filter(function (ch) { return ch !== BOS && ch !== UNK; });
-    chars.sort(function (a, b) {
-      return counts.get(b) - counts.get(a) || a.codePointAt(0) - b.codePointAt(0);
-    });
-    return [BOS, UNK].concat(chars);
-  }
-
-  /* A line as token ids: <s>, then one id per character (<unk> where unknown). */
-  function rowOf(ids, cs) {
-    const row = new Int32Array(cs.length + 1);
-    for (let i = 0; i < cs.length; i++) {
-      const id = ids.get(cs[i]);
-      row[i + 1] = id === undefined ? 1 : id;
-    }
-    return row;
-  }
-
-  /* The HF tokenizer.json of a character vocabulary: tools/tokenizer/poems.js's format (a BPE with
-     no merges, no normalizer or pre-tokenizer, unk "<unk>" unfused, "<s> $A", the Fuse decoder),
-     whose ids are the engine's character-level encode exactly. */
-  function tokenizerJson(list) {
-    const vocab = {};
-    list.forEach(function (s, i) { vocab[s] = i; });
-    const bos = { id: BOS, type_id: 0 };
-    return {
-      version: '1.0', truncation: null, padding: null, added_tokens: [], normalizer: null, pre_tokenizer: null,
-      post_processor: { type: 'TemplateProcessing',
-        single: [{ SpecialToken: bos }, { Sequence: { id: 'A', type_id: 0 } }],
-        pair: [{ SpecialToken: bos }, { Sequence: { id: 'A', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }],
-        special_tokens: { '<s>': { id: BOS, ids: [0], tokens: [BOS] } } },
-      decoder: { type: 'Fuse' },
-      model: { type: 'BPE', dropout: null, unk_token: UNK, continuing_subword_prefix: null, end_of_word_suffix: null,
-        fuse_unk: false, byte_fallback: false, ignore_merges: false, vocab: vocab, merges: [] }
-    };
-  }
-
-  /* safetensors bytes of tensors [{ name, shape, data (Float32Array) }] as F32. */
-  function safetensorsBytes(list) {
-    const header = { __metadata__: { format: 'pt' } };
-    let off = 0;
-    list.forEach(function (t) {
-      header[t.name] = { dtype: 'F32', shape: t.shape, data_offsets: [off, off + t.data.length * 4] };
-      off += t.data.length * 4;
-    });
-    let h = JSON.stringify(header);
-    h += ' '.repeat((8 - UTF8_OUT.encode(h).length % 8) % 8);
-    const hb = UTF8_OUT.encode(h), out = new Uint8Array(8 + hb.length + off), dv = new DataView(out.buffer);
-    dv.setUint32(0, hb.length, true);
-    out.set(hb, 8);
-    let at = 8 + hb.length;
-    list.forEach(function (t) {
-      out.set(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.length * 4), at);
-      at += t.data.length * 4;
-    });
-    return out;
   }
 
   /* The state of each Trainer, out of the caller's reach. */
@@ -323,19 +252,41 @@
     return loss;
   };
 
-  /* evaluate(): the held-out lines' mean loss; evaluate(text): that text's (its lines, as trainer() splits them). */
+  /* The rows fn scores: the held-out lines', or those of `text` (split as trainer() splits its text). */
+  function scoredRows(s, text, fn) {
+    if (text === undefined) {
+      if (!s.held.length)
+        fail(fn + ': the training text has no held-out lines (every ' + HELD_OUT_EVERY + 'th line is held out ' +
+          'once it has ' + HELD_OUT_EVERY + ' or more); pass a text: ' + fn + '(text)');
+      return s.held;
+    }
+    if (typeof text !== 'string') fail(fn + ': text must be a string, not ' + show(text));
+    const rows = linesOf(text, s.config.n_positions).map(function (cs) { return rowOf(s.ids, cs); });
+    if (!rows.length) fail(fn + ': text has no non-empty line to score');
+    return rows;
+  }
+
+  /* evaluate(): the held-out lines' mean loss; evaluate(text): that text's. */
   Trainer.prototype.evaluate = function (text) {
     const s = live(this, 'evaluate');
-    let rows = s.held;
-    if (text !== undefined) {
-      if (typeof text !== 'string') fail('evaluate: text must be a string, not ' + show(text));
-      rows = linesOf(text, s.config.n_positions).map(function (cs) { return rowOf(s.ids, cs); });
-      if (!rows.length) fail('evaluate: text has no non-empty line to score');
-    } else if (!rows.length) {
-      fail('evaluate: the training text has no held-out lines (every ' + HELD_OUT_EVERY + 'th line is held out ' +
-        'once it has ' + HELD_OUT_EVERY + ' or more); pass a text: evaluate(text)');
+    return meanLoss(s, scoredRows(s, text, 'evaluate'));
+  };
+
+  /* unigramLoss(): the held-out lines' mean loss (nats per token) under the training targets'
+     token frequencies (the baseline a model must beat); unigramLoss(text): that text's. A token the
+     training lines never have as a target counts as frequency 1e-12 (as tools/train/train.py). */
+  Trainer.prototype.unigramLoss = function (text) {
+    const s = live(this, 'unigramLoss'), rows = scoredRows(s, text, 'unigramLoss');
+    if (!s.unigram) {
+      const counts = new Float64Array(s.list.length);
+      let total = 0;
+      s.train.forEach(function (r) { for (let i = 1; i < r.length; i++) counts[r[i]]++; });
+      counts.forEach(function (c) { total += c; });
+      s.unigram = counts.map(function (c) { return -Math.log(Math.max(c, 1e-12) / total); });
     }
-    return meanLoss(s, rows);
+    let sum = 0, n = 0;
+    rows.forEach(function (r) { for (let i = 1; i < r.length; i++) { sum += s.unigram[r[i]]; n++; } });
+    return sum / n;
   };
 
   /* The current weights as GPT-2 tensors (c_attn reassembled from wq, wk, wv), copied out. */
@@ -392,6 +343,9 @@
     if (s && s.base) s.engine._m._free(s.base);
     if (s) s.base = 0;
   };
+
+  /* Tests only: the heap address of the trainer's block. */
+  Trainer.prototype._heapAt = function () { return live(this, '_heapAt').base; };
 
   Object.defineProperty(Trainer.prototype, 'steps', { get: function () { return live(this, 'steps').step; } });
   Object.defineProperty(Trainer.prototype, 'lastStep', { get: function () { return live(this, 'lastStep').last; } });

@@ -3,7 +3,7 @@
    scheme. The controller decides what to compute, the Worker computes, dom/redraw.js decides
    which figures are drawn when; this file wires them to the page. */
 import { PAGE_KEYS, createController } from '../model/controller.js';
-import { defaults, getOpened, parseHash } from '../model/params.js';
+import { defaults, getOpened, openedStart, parseHash } from '../model/params.js';
 import { FIGURES, VIEWS, ready } from '../figures/index.js';
 import { createCompute, ownWorkerUrl } from '../dom/compute.js';
 import * as controlsForm from '../dom/controls.js';
@@ -118,8 +118,8 @@ function start() {
   // "Open a model folder…" beside the Weights field; an opened model is shown from its layer 1.
   const open = opener.mount(document.querySelector('.field-weights'), { compute: () => compute, t: () => host.t,
     tokenizersUrl: 'dist/blocklens-tokenizers.js', inlineTokenizers: ownWorkerUrl('x') === null,
-    onOpened: (m, view) => ctl.set(view ? Object.assign({}, view, { weights: 'model', model: m.name })
-      : { weights: 'model', model: m.name, layer: 1, sel: 0, pert: 0, head: 1 }) });
+    onOpened: (m, view) => ctl.set(Object.assign(view ? Object.assign({}, view)
+      : openedStart(m, ctl.state.tokens), { weights: 'model', model: m.name })) });
 
   function change(kind) {
     if (kind === 'result' || kind === 'page') render(kind === 'page');

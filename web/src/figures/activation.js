@@ -43,6 +43,8 @@ export default {
       };
       if (own) p.legend = legendOf('diverging', max, own);
       p.data = { max: F.f32(max) };
+      // (A trained model's hidden unit: a press shows it in figure 16, the FFN neurons.)
+      if (res.trained) p.spec.onPick = (r, c) => ctx.set({ neuron: res.layer + '.' + (c + 1) });
       return p;
     };
     let maps;

@@ -95,7 +95,8 @@ export default {
       { name: t('contextName'), shape: H + X + L + X + dk },
       { op: t('concatOp'), sub: H + X + dk + ' = ' + qc },
       { name: 'concat', shape: L + X + qc },
-      { op: '\u00b7 W_O + b_O', sub: t('woSub', { shape: qc + X + d }) },
+      // (the Llama family has no o_proj bias, Qwen2 included: its biases are on q, k, v)
+      { op: res.oBias === false ? '\u00b7 W_O' : '\u00b7 W_O + b_O', sub: t('woSub', { shape: qc + X + d }) },
       { name: t('outName'), shape: L + X + d }
     ];
     // What a map shows of one run (A or the other mask's): its weights or its scores.

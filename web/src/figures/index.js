@@ -15,6 +15,7 @@ import heads from './heads.js';
 import moe from './moe.js';
 import lens from './lens.js';
 import next from './next.js';
+import neurons from './neurons.js';
 import norms from './norms.js';
 import paramsplit from './paramsplit.js';
 import patching from './patching.js';
@@ -26,11 +27,11 @@ import saturation from './saturation.js';
 // Every figure's numbers follow the weights (random, or a trained model's).
 const TRAINED = ['weights'];
 const ORDER = [pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next,
-  heads, lens, ablation, patching];
+  heads, lens, ablation, patching, neurons];
 // The figures drawn from an opened model folder's forward pass (model/stages/opened.js); the
 // others say why they do not apply to it instead of drawing random numbers.
 const ON_MODEL = ['pipeline', 'activation', 'rows', 'attention', 'positionwise', 'norms', 'block', 'paramsplit',
-  'next', 'heads', 'lens', 'ablation', 'patching'];
+  'next', 'heads', 'lens', 'ablation', 'patching', 'neurons'];
 // (data-applies on the figure says which: tests and readers of the page's state.)
 const onModel = (f) => (res, ctx) => {
   if (res.trained === 'model' && !ON_MODEL.includes(f.view)) {

@@ -12,6 +12,7 @@ import modelview from './modelview.js';
 import moe from './moe.js';
 import lens from './lens.js';
 import next from './next.js';
+import neurons from './neurons.js';
 import opened from './opened.js';
 import norms from './norms.js';
 import paramsplit from './paramsplit.js';
@@ -23,7 +24,7 @@ import saturation from './saturation.js';
 
 // In page order; no key is in two files (tests/browser/i18n.test.js).
 const PARTS = [pipeline, activation, rows, attention, saturation, positionwise, norms, block, moe, paramsplit, next,
-  modelview, lens, ablation, patching, opened];
+  modelview, lens, ablation, patching, neurons, opened];
 const merged = (base, lang) => Object.freeze(Object.assign({}, base, ...PARTS.map((p) => p[lang])));
 export const DICTS = Object.freeze({ en: merged(enBase, 'en'), zh: merged(zhBase, 'zh') });
 const en = DICTS.en;

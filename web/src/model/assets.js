@@ -6,6 +6,7 @@ export function createAssets() {
   const files = new Map(), models = new Map();
   return {
     has: (name) => files.has(name),
+    file: (name) => files.get(name) || null,   // (the poem model's held-out poems: stages/neurons.js)
     // files: { weights: Uint8Array (safetensors), config: object, vocab: string[] }
     add(name, f) { files.set(name, f); models.delete(name); },
     // A model loaded elsewhere (a folder the reader opened): the one before it is freed.

@@ -80,5 +80,8 @@ export async function describe(files, model) {
   return { name: String(name).slice(0, 80), arch: String(arch).slice(0, 80),
     modelType: String(cfg.model_type || 'gpt2'),
     ffnBias: !cfg.model_type || cfg.model_type === 'gpt2' || !!cfg.mlp_bias,
+    // o_proj's bias, as the engine read the config (GPT-2's has no o_bias key: always there;
+    // Qwen2 has q/k/v biases but none on o_proj)
+    oBias: !model.config || model.config.o_bias !== false,
     params, counts, dtype: [...dtypes].join(' + '), heapBytes: model.heapBytes };
 }

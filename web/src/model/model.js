@@ -76,6 +76,7 @@ function resolveTrained(state, m) {
     pval: state.pval, init: 'trained', ln: 'pre', masks: state.masks || 'one', experts: state.experts || 8,
     topk: Math.min(state.topk || 2, state.experts || 8), weights: 'poems', layer: Math.min(state.layer || 1, m.layers),
     layers: m.layers, ablate: state.ablate, abltok: state.abltok, sweep: state.sweep, corrupt: state.corrupt || '',
+    neuron: state.neuron || '', nsearch: state.nsearch || 'off',
     corruptTokens: tokensFor({ weights: 'poems', tokens: state.corrupt || '' }) };
 }
 
@@ -84,12 +85,12 @@ function resolveTrained(state, m) {
 function resolveOpened(state, m) {
   const enc = m.encode(state.tokens), L = enc.ids.length, cor = state.corrupt ? m.encode(state.corrupt) : null;
   return { tokens: enc.labels, ids: enc.ids, L: L, d: m.d, dff: m.dff, heads: m.heads, kvHeads: m.kvHeads,
-    dk: m.headDim, ffnBias: m.ffnBias, counts: m.counts, name: m.name,
+    dk: m.headDim, ffnBias: m.ffnBias, oBias: m.oBias, counts: m.counts, name: m.name,
     act: m.act, gated: isGated(m.act), causal: true, scale: true, seed: state.seed, sel: Math.min(state.sel, L - 1),
     pert: Math.min(state.pert, L - 1), pval: state.pval, init: 'trained', ln: 'pre', norm: m.norm,
     masks: 'one', experts: state.experts || 8, topk: Math.min(state.topk || 2, state.experts || 8), weights: 'model',
     model: m.serial, layer: Math.min(state.layer || 1, m.layers), layers: m.layers, ablate: state.ablate,
-    abltok: state.abltok, sweep: state.sweep,
+    abltok: state.abltok, sweep: state.sweep, neuron: state.neuron || '',
     // (activation patching's corrupted text, through the same tokenizer: stages/patching.js)
     corrupt: state.corrupt || '', corruptIds: cor ? cor.ids : [], corruptTokens: cor ? cor.labels : [] };
 }
@@ -185,7 +186,8 @@ function create(engine, assets) {
     const keys = keysOf(s), absent = ORDER.filter((n) => !has(n, keys[n]));
     const val = (n) => (absent.includes(n) ? null : get(n)), w = val('weights');
     const r = { tokens: s.tokens, L: s.L, d: s.d, dff: s.dff, heads: s.heads, dk: s.dk || s.d / s.heads,
-      kvHeads: s.kvHeads || s.heads, norm: s.norm || 'layer', ffnBias: s.ffnBias !== false, modelName: s.name || '',
+      kvHeads: s.kvHeads || s.heads, norm: s.norm || 'layer', ffnBias: s.ffnBias !== false,
+      oBias: s.oBias !== false, modelName: s.name || '',
       act: s.act, gated: s.gated, causal: s.causal, scale: s.scale, seed: s.seed, sel: s.sel,
       init: s.init, ln: s.ln, masks: s.masks, experts: s.experts, topk: s.topk,
       trained: s.weights === 'poems' || s.weights === 'model' ? s.weights : '', layer: s.layer || 0,

@@ -1,6 +1,7 @@
 /* params.js - the page state as ONE declarative list of parameters, mirrored to the URL hash.
    Pure functions, no DOM: the page, the browser tests and a later embed page share this list. */
 import { parseAblate } from './stages/ablation.js';
+import { parseNeuron } from './stages/neurons.js';
 
 // Page limits (tighter than the engine's): keep a redraw interactive on a laptop.
 const LIMITS = { tokens: 128, tokenText: 8000, dModel: 1024, dFF: 4096, heads: 64, experts: 64, layers: 48 };
@@ -48,6 +49,10 @@ const PARAMS = [
   { key: 'corrupt', kind: 'text', def: '', maxLength: LIMITS.tokenText },
   { key: 'answer', kind: 'int', def: -1, min: -1, max: 16777215 },
   { key: 'wrong', kind: 'int', def: -1, min: -1, max: 16777215 },
+  // FFN neurons: the neuron shown ("2.97", 1-based; '' = the text's most active in the last layer)
+  // and the poem model's held-out search (run only when asked).
+  { key: 'neuron', kind: 'text', def: '', maxLength: 40, check: (v) => parseNeuron(v).error },
+  { key: 'nsearch', kind: 'enum', def: 'off', options: ['off', 'on'] },
   { key: 'lang', kind: 'enum', def: 'auto', options: ['auto', 'zh', 'en'] },
   { key: 'theme', kind: 'enum', def: 'auto', options: ['auto', 'light', 'dark'] }
 ];
@@ -161,6 +166,16 @@ function switchWeights(s, to) {
   return { weights: to, sel: at(s.sel), pert: at(s.pert) };
 }
 
+// Where a folder just opened starts (with no link's view): layer 1, head 1, row 0 perturbed and,
+// selected, the text's last token. The first reads only itself under the causal mask (figure 3's
+// attention links would be just the FFN's self-link) and, with Llama's or Mistral's tokenizer, is
+// the <s> the tokenizer adds, an attention sink: the poem view never starts on its <s> either.
+// m: the opened model (its encode), text: the state's tokens.
+function openedStart(m, text) {
+  const L = m.encode(String(text)).ids.length;
+  return { layer: 1, sel: Math.max(0, Math.min(LIMITS.tokens, L) - 1), pert: 0, head: 1 };
+}
+
 // Tokens as the figures label them: the page's tokenizer for random weights; for a trained
 // model <s> and then every character but whitespace.
 function tokensFor(s) {
@@ -202,6 +217,8 @@ function validate(s) {
   }
   const abl = trained && s.ablate ? parseAblate(s.ablate, trained.layers, trained.heads).error : null;
   if (abl) errors.push({ key: 'ablate', code: abl.code, vars: abl.vars });
+  const neu = trained && s.neuron ? parseNeuron(s.neuron, trained.layers, trained.dff).error : null;
+  if (neu) errors.push({ key: 'neuron', code: neu.code, vars: neu.vars });
   if (!trained && s.d % s.heads !== 0) {
     errors.push({ key: 'heads', code: 'divisible', vars: { d: s.d, heads: s.heads } });
   }
@@ -258,5 +275,5 @@ function toHash(s) {
 function isGated(act) { return act === 'swiglu' || act === 'geglu'; }
 
 export { LIMITS, ACTIVATIONS, MODELS, BOS, POEM, setOpened, getOpened, modelOf,
-  inert, poemDefaults, switchWeights, tokensFor, tokenCount, PARAMS,
+  inert, poemDefaults, switchWeights, openedStart, tokensFor, tokenCount, PARAMS,
   BY_KEY as byKey, defaults, coerce, tokenize, validate, parseHash, toHash, isGated, quote };

@@ -52,6 +52,8 @@ export function nextchars() {
     cap.hidden = !b.caption;
     list.textContent = '';
     list.hidden = !b.items.length;
+    // A real vocabulary's pieces are often words ("␣understanding"): a wider column for them.
+    list.classList.toggle('next-long', b.items.some((it) => Array.from(it.ch).length > 3));
     // Bars on an absolute scale (0 to 100 %): scaled to the top item, 0.7 % looked like 77 %.
     b.items.forEach((it, i) => {
       const li = el('li'), btn = el('button', 'next-item'), bar = el('span', 'next-bar'), fill = el('i');

@@ -20,6 +20,7 @@ import { pertAttn, pertFfn } from './positionwise.js';
 import saturation from './saturation.js';
 import { attnWeights, weights } from './weights.js';
 import patching from './patching.js';
+import { neurons, nsearch } from './neurons.js';
 import wide from './wide.js';
 
 export default [
@@ -37,5 +38,6 @@ export default [
   modelview,                          // the model view
   lens,                               // the logit lens
   ablation, ablsweep,                 // ablation
-  patching                            // activation patching
+  patching,                           // activation patching
+  neurons, nsearch                    // FFN neurons
 ];

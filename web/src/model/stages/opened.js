@@ -14,6 +14,7 @@ import norms from './norms.js';
 import { presets } from './paramsplit.js';
 import lens from './lens.js';
 import patching from './patching.js';
+import { neurons } from './neurons.js';
 import wide from './wide.js';
 import { diff } from './positionwise.js';
 
@@ -111,4 +112,4 @@ const split = (engine, s) => [{ cost: 0, run: () => ({ attention: s.counts.atten
 export const OPENED_STEPS = { weights, attnw, ffn, glu, zeros: zeros.steps, attn, attnstats, attnmean,
   headroles: headroles.steps, norms: norms.steps, split, presets: presets.steps, blocka, block, pertf, perta,
   wide: wide.steps, modelview: modelview.steps, lens: lens.steps, ablation: ablation.steps, ablsweep: ablsweep.steps,
-  patching: patching.steps };
+  patching: patching.steps, neurons: neurons.steps };
