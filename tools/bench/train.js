@@ -445,7 +445,7 @@ async function run() {
    web/dist/blocklens.js, tfjs-core's and tfjs-backend-wasm's browser bundles, the gradients
    (bundled by esbuild as in Node), the weights, the batches, the text. */
 async function chromiumPart(dir, V, decayed) {
-  const { chromium } = require('playwright-core');
+  const bench = require('./browser.js');
   const nm = (p) => path.join(root, 'node_modules', p), ORIGIN = 'http://bench.invalid';
   const grads = require('esbuild').buildSync({ entryPoints: [require.resolve('@tensorflow/tfjs-core/dist/register_all_gradients.js')],
     bundle: true, platform: 'browser', format: 'iife', write: false, logLevel: 'error' }).outputFiles[0].text;
@@ -457,13 +457,10 @@ async function chromiumPart(dir, V, decayed) {
   const PAGE = '<!doctype html><meta charset="utf-8"><title>train bench</title><script src="/blocklens.js"></script>' +
     '<script src="/tf-core.min.js"></script><script src="/tfwasm/tf-backend-wasm.min.js"></script><script src="/grads.js"></script>';
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-trainbench-chromium-'));
-  const browser = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  const browser = await bench.launch({ profile });
   try {
     const page = await browser.newPage();
-    page.on('pageerror', (e) => log(`page error: ${e.message}`));
-    page.on('crash', () => log('the page crashed'));
+    bench.watch(page, log);
     page.on('console', (m) => log(`[page] ${m.text()}`));
     await page.route('**/*', (route) => {
       const url = new URL(route.request().url());
