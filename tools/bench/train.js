@@ -387,6 +387,7 @@ const nodeCpu = async () => cpuMs();
 async function run() {
   const text = fs.readFileSync(path.join(root, 'web', 'models', 'poems', 'train.txt'), 'utf8');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blocklens-trainbench-'));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));   /* also when a step throws */
   const impls = [], trainers = await blockLens(text), t0 = trainers[0].t;
   /* The trainer's vocabulary and initial weights (t.save() before any step) for every peer, and
      its batches drawn again from the same seed. */
