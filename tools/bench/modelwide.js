@@ -113,7 +113,7 @@ function textOf(model, r) {
 
 /* Before the page's scripts: recorders of long tasks, long animation frames, the page's
    blocklens:* User Timing, the Worker's messages (the forward's answer arrives as parts), input
-   events, and attribute changes that say a figure drew: a model-view canvas's data-rows (set by
+   and click events, and attribute changes that say a figure drew: a model-view canvas's data-rows (set by
    every map's draw before the grid drew its own maps), the grid's data-maps ("drawn/total",
    after them), the lens figure's data-top, the ablation figure's data-sweep. */
 function instrument() {
@@ -139,6 +139,7 @@ function instrument() {
     }
   };
   document.addEventListener('input', () => W.inputs.push(performance.now()), true);
+  document.addEventListener('click', () => W.inputs.push(performance.now()), true);
   document.addEventListener('DOMContentLoaded', () => {
     new MutationObserver((recs) => {
       const t = performance.now();
@@ -258,11 +259,10 @@ async function sweepRun(p) {
   await p.page.waitForTimeout(500);
   await clear(p.page);
   await p.page.click('#fig-ablation .fig-controls button[data-mode="on"]');
-  const t0 = await p.page.evaluate(() => performance.now());
   await p.page.waitForFunction(() => document.querySelector('#fig-ablation').dataset.sweep === 'done' && document.body.dataset.status === 'ready',
     null, { timeout: 20 * 60000, polling: 200 });
   await p.page.waitForTimeout(AFTER);
-  const w = await take(p.page);
+  const w = await take(p.page), t0 = w.inputs[0];   // (the click's event)
   const done = w.muts.filter((m) => m.what === 'fig-ablation:data-sweep' && m.v === 'done').map((m) => m.t).pop();
   const res = { done: done - t0, tasks: tasksIn(w, t0, done + AFTER), progress: w.msgs.filter((m) => m.type === 'progress').length };
   await p.page.click('#fig-ablation .fig-controls button[data-mode="off"]');
