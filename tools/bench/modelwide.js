@@ -14,7 +14,7 @@
                                          [--web DIR] [--vs DIR] [--out FILE] [--keep]
      --web DIR  the web/ tree to measure (default this checkout's web/)
      --vs DIR   a second web/ tree (e.g. the code before a change, with its dist/): both are
-                opened side by side and measured in alternate order round by round (paired)
+                opened side by side and measured in turn, run by run (paired)
      --out FILE the Markdown report (e.g. tools/bench/REPORT-modelwide.md; default: print only)
      --keep     keep the SmolLM2-shaped folder (else deleted at the end)
      --sweep-models M  the models whose sweep is timed (default both; SmolLM2's takes minutes)
@@ -216,7 +216,7 @@ function traceTasks(file) {
 
 /* One run: a new text; the model view's cells, the lens table, the tasks around them. */
 async function viewRun(p, model, r, NL, H, traceFile) {
-  await p.page.waitForTimeout(500);
+  await p.page.waitForTimeout(2000);
   if (traceFile) await p.page.context().browser().startTracing(p.page, { path: traceFile, categories: CATEGORIES });
   await clear(p.page);
   await p.page.fill('#ctl-tokens', textOf(model, r));
@@ -282,8 +282,9 @@ async function main() {
       for (const web of WEBS) pages.push(await openPage(browser, web, model));
       const rec = pages.map((p, i) => ({ web: WEBS[i], load: p.load, runs: [], sweeps: [], errors: p.errors }));
       for (let r = 0; r <= RUNS; r++) {   /* run 0 is a warm-up */
-        const order = r % 2 ? pages.map((_, i) => i).reverse() : pages.map((_, i) => i);
-        for (const i of order) {
+        // (Strictly in turn: with ABBA order the page measured twice in a row was the slower one,
+        // whichever tree it was: its own Worker's work after a run overlaps the next.)
+        for (let i = 0; i < pages.length; i++) {
           const x = await viewRun(pages[i], model, r, NL, H);
           log(`${model} ${path.basename(path.dirname(WEBS[i]))}/${path.basename(WEBS[i])} run ${r}: first cell ${x.first.toFixed(0)} ms after the input ` +
             `(${x.firstAfterWide.toFixed(0)} after the forward's answer), all ${x.all.toFixed(0)}, lens ${x.lens.toFixed(0)}; ` +
@@ -335,7 +336,7 @@ function writeReport(out, info) {
 Written by \`node tools/bench/modelwide.js${args.filter((a) => a !== OUT && a !== '--out').map((a) => ' ' + a).join('')}\` on ${info.started.toISOString().slice(0, 16).replace('T', ' ')} UTC,
 ${info.ua} (headless, --disable-gpu), 1280 x 900, web/index.html from file://; ${os.cpus().length} cores (shared), load
 average ${info.load0.map((x) => x.toFixed(1)).join(' / ')} at the start, ${info.load1.map((x) => x.toFixed(1)).join(' / ')} at the end.
-${L} tokens (<s> and ${L - 1} characters, a new text each run: a new forward), ${RUNS} runs after a warm-up${WEBS.length > 1 ? ', the two trees in alternate order run by run' : ''}.
+${L} tokens (<s> and ${L - 1} characters, a new text each run: a new forward), ${RUNS} runs after a warm-up${WEBS.length > 1 ? ', the two trees in turn (A B A B ...)' : ''}, 2 s apart.
 Times in ms from the text's input event: *answer* is the Worker's first message with the wide
 stage (the forward of every layer), *first cell* / *all cells* the first / the last of the
 model view's maps drawn (a canvas's data-rows set), *lens* the logit lens figure's data. Tasks:
