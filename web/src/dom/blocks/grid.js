@@ -4,11 +4,31 @@
    block.target; block.table is its data table (dom/table.js, built only while open). The maps
    are drawn a few per animation frame (BUDGET ms), and a map already showing the same weights is
    left as it is, so 30 x 9 maps of 64 tokens never make a long task (each frame's share is timed
-   as the performance measure 'blocklens:grid:frame'). The export draws it in draw/svg/grid.js. */
+   as the performance measure 'blocklens:grid:frame'; the grid's data-maps counts the maps of
+   the latest update drawn so far, "drawn/total"). The export draws it in draw/svg/grid.js. */
 import * as colors from '../../draw/colors.js';
+import { layout, paint } from '../../draw/heatmap.js';
 import { el, setText } from '../el.js';
-import { dpr, draw as drawHeatmap } from '../heatmap-canvas.js';
+import { dpr } from '../heatmap-canvas.js';
 import * as tables from '../table.js';
+
+// One map into its canvas. The backing store is sized only when the map's size changes (a
+// resize reallocates and clears it: at 270 canvases, resizing each one on every redraw made
+// the frames that showed them long); paint() covers the canvas with the background first.
+// The data-* hooks (tests, as heatmap-canvas.js writes them) are written only when they change.
+function drawMap(canvas, s, sc) {
+  const k = dpr(), ctx = canvas.getContext('2d'), g = layout(ctx, s);
+  const w = Math.round(g.w * k), h = Math.round(g.h * k);
+  if (canvas.width !== w || canvas.height !== h) {
+    canvas.width = w; canvas.height = h;
+    canvas.style.width = g.w + 'px'; canvas.style.height = g.h + 'px';
+  }
+  ctx.setTransform(k, 0, 0, k, 0, 0);
+  paint(ctx, s, sc, g, k);
+  const ds = canvas.dataset, hooks = { rows: s.rows, cols: s.cols, plotX: g.left, plotY: g.top, cellW: g.cw,
+    cellH: g.ch, cssW: g.w, cssH: g.h, maskRgb: sc.maskRGB.join(',') };
+  for (const key in hooks) if (ds[key] !== String(hooks[key])) ds[key] = hooks[key];
+}
 
 export function grid() {
   const box = el('div', 'mv'), scroll = el('div', 'mv-scroll'), table = el('div', 'mv-grid');
@@ -66,6 +86,8 @@ export function grid() {
     setText(hint, b.hint);
     data.update(b.table, ctx.t);
     const rgb = [0, 0, 0], n = ++gen;
+    let total = 0, done = 0;
+    const report = () => { if (n === gen) box.dataset.maps = done + '/' + total; };
     frames.cancel();
     b.cells.forEach((c, i) => {
       const btn = buttons[i];
@@ -80,19 +102,21 @@ export function grid() {
       const canvas = buttons[i].firstChild, had = shown.get(canvas);
       const want = [c.spec.offset, c.spec.rows, c.spec.maxCell, ctx.scheme.name, dpr()].join(' ');
       if (had && had.data === c.spec.data && had.key === want) return;
+      total++;
       frames.add(() => {
         if (n !== gen) return;
-        drawHeatmap(canvas, c.spec, ctx.scheme, null);
-        canvas.removeAttribute('role');
+        drawMap(canvas, c.spec, ctx.scheme);
         shown.set(canvas, { data: c.spec.data, key: want });
-      });
+        done++;
+      }, report);
     });
+    if (!total) report();
     if (box.contains(document.activeElement)) show(buttons.indexOf(document.activeElement));
   } };
 }
 
-// Jobs run at the animation frames, each frame's for BUDGET ms (at least one), timed;
-// cancel() drops those not run yet.
+// Jobs run at the animation frames, each frame's for BUDGET ms (at least one), timed; a job's
+// `after` runs once at the end of the frame it ran in. cancel() drops those not run yet.
 const BUDGET = 8;
 function frameQueue() {
   let queue = [], asked = false;
@@ -101,12 +125,19 @@ function frameQueue() {
     asked = false;
     const t0 = performance.now();
     let ran = 0;
-    while (queue.length && (!ran || performance.now() - t0 < BUDGET)) { queue.shift()(); ran++; }
+    const after = new Set();
+    while (queue.length && (!ran || performance.now() - t0 < BUDGET)) {
+      const job = queue.shift();
+      job.run();
+      if (job.after) after.add(job.after);
+      ran++;
+    }
+    after.forEach((f) => f());
     if (ran) performance.measure('blocklens:grid:frame', { start: t0, end: performance.now() });
     if (queue.length) { asked = true; next(run); }
   }
   return {
-    add(job) { queue.push(job); if (!asked) { asked = true; next(run); } },
+    add(job, after) { queue.push({ run: job, after }); if (!asked) { asked = true; next(run); } },
     cancel() { queue = []; }
   };
 }

@@ -1,0 +1,395 @@
+#!/usr/bin/env node
+/* tools/bench/modelwide.js - the whole-model views (issue 21) on the page in headless Chromium:
+   after the token text changes, how long until the model view (figure 12) shows its first cell
+   and all its cells, the logit lens (figure 13) its table, and, pressing "every head alone",
+   the ablation sweep (figure 14) its heatmap; the main thread's longest task during each (a
+   PerformanceObserver of 'longtask', with its attribution, and of 'long-animation-frame', whose
+   scripts and style/layout/paint split say where the time went) and the count of tasks over
+   50 ms. On the poem model (64 tokens, its whole context) and on a SmolLM2-135M-shaped BF16
+   checkpoint with random weights (30 layers, 9 / 3 heads of 64, d 576, d_ff 1536, vocab 49152;
+   llama.js's generator, written once into $TMPDIR/blocklens-modelwide-smollm2, not committed)
+   opened through the page's "Open a model folder…" input. Prints numbers, asserts nothing.
+
+   usage:  node tools/bench/modelwide.js [--runs 3] [--sweeps 1] [--models poems,smollm2[,mv30]]
+                                         [--web DIR] [--vs DIR] [--out FILE] [--keep]
+     --web DIR  the web/ tree to measure (default this checkout's web/)
+     --vs DIR   a second web/ tree (e.g. the code before a change, with its dist/): both are
+                opened side by side and measured in turn, run by run (paired)
+     --out FILE the Markdown report (e.g. tools/bench/REPORT-modelwide.md; default: print only)
+     --keep     keep the SmolLM2-shaped folder (else deleted at the end)
+     --sweep-models M  the models whose sweep is timed (default both; SmolLM2's takes minutes)
+     --trace    one more run per tree under Chromium tracing: each task over 50 ms by kind */
+'use strict';
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+const { checkpoint, SHAPE } = require('./llama.js');
+const { CHROMIUM_ARGS } = require('../screenshot.js');
+
+const root = path.join(__dirname, '..', '..');
+const args = process.argv.slice(2);
+const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
+const RUNS = Number(opt('--runs', 3)), SWEEPS = Number(opt('--sweeps', 1));
+const MODELS = opt('--models', 'poems,smollm2').split(',');
+const WEBS = [opt('--web', path.join(root, 'web')), opt('--vs', null)].filter(Boolean).map((d) => path.resolve(d));
+const SWEEP_MODELS = opt('--sweep-models', 'poems,smollm2').split(','), TRACE = args.includes('--trace');
+const OUT = opt('--out', null), L = 64, AFTER = 1000, LONG = 50;
+const DIR = path.join(os.tmpdir(), 'blocklens-modelwide-smollm2');
+const log = (m) => process.stderr.write(m + '\n');
+for (const m of MODELS) if (!['poems', 'smollm2', 'mv30'].includes(m)) throw new Error(`--models: poems, smollm2 or mv30, not ${m}`);
+
+/* The SmolLM2-shaped folder: llama.js's BF16 bytes, its config, and a vocab.json of one code
+   point per token (the page's vocabulary tokenizer maps n characters to <s> and n ids). */
+function smolFolder() {
+  const { D, H, KVH, F, V, NL } = SHAPE;
+  if (fs.existsSync(path.join(DIR, 'done'))) return DIR;
+  fs.mkdirSync(DIR, { recursive: true });
+  fs.writeFileSync(path.join(DIR, 'model.safetensors'), checkpoint('BF16'));
+  fs.writeFileSync(path.join(DIR, 'config.json'), JSON.stringify({ model_type: 'llama', hidden_size: D,
+    intermediate_size: F, num_hidden_layers: NL, num_attention_heads: H, num_key_value_heads: KVH, vocab_size: V,
+    max_position_embeddings: 8192, rms_norm_eps: 1e-5, rope_theta: 100000, tie_word_embeddings: true }));
+  const vocab = ['<unk>', '<s>', '</s>'];
+  for (let i = 3; i < V; i++) vocab.push(String.fromCodePoint(0x1000 + i + (0x1000 + i >= 0xd800 ? 0x800 : 0)));
+  fs.writeFileSync(path.join(DIR, 'vocab.json'), JSON.stringify(vocab));
+  fs.writeFileSync(path.join(DIR, 'done'), '');
+  return DIR;
+}
+
+/* --models mv30: the model view's grid at SmolLM2's 30 x 9 heads with a tiny width (d 72, 3 kv
+   heads of 8, d_ff 96, the llama fixture's tokenizer: one character per id), as the browser test
+   makes it: forwards take milliseconds, so runs time the grid, not the engine. */
+const MV30 = path.join(os.tmpdir(), 'blocklens-modelwide-mv30');
+function mv30Folder() {
+  if (fs.existsSync(path.join(MV30, 'done'))) return MV30;
+  const src = path.join(root, 'tests', 'fixtures', 'models', 'llama'), d = 72, f = 96, NL = 30, V = 64, H = 9, KV = 3, dk = 8;
+  const config = Object.assign(JSON.parse(fs.readFileSync(path.join(src, 'config.json'), 'utf8')),
+    { hidden_size: d, intermediate_size: f, num_hidden_layers: NL, num_attention_heads: H, num_key_value_heads: KV, head_dim: dk });
+  const shapes = { 'lm_head.weight': [V, d], 'model.embed_tokens.weight': [V, d], 'model.norm.weight': [d] };
+  for (let l = 0; l < NL; l++) {
+    const p = 'model.layers.' + l + '.';
+    Object.assign(shapes, { [p + 'input_layernorm.weight']: [d], [p + 'post_attention_layernorm.weight']: [d],
+      [p + 'mlp.down_proj.weight']: [d, f], [p + 'mlp.gate_proj.weight']: [f, d], [p + 'mlp.up_proj.weight']: [f, d],
+      [p + 'self_attn.q_proj.weight']: [H * dk, d], [p + 'self_attn.k_proj.weight']: [KV * dk, d],
+      [p + 'self_attn.v_proj.weight']: [KV * dk, d], [p + 'self_attn.o_proj.weight']: [d, H * dk] });
+  }
+  const header = { __metadata__: { format: 'pt' } }, parts = [];
+  let off = 0, x = 12345;
+  for (const [name, shape] of Object.entries(shapes)) {
+    const n = shape.reduce((a, b) => a * b, 1), a = new Float32Array(n);
+    for (let i = 0; i < n; i++) { x = (x * 48271) % 2147483647; a[i] = shape.length === 1 ? 1 : (x / 2147483647 - 0.5) * 0.6; }
+    header[name] = { dtype: 'F32', shape, data_offsets: [off, off + 4 * n] };
+    parts.push(Buffer.from(a.buffer)); off += 4 * n;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(json.length));
+  fs.mkdirSync(MV30, { recursive: true });
+  fs.writeFileSync(path.join(MV30, 'model.safetensors'), Buffer.concat([len, Buffer.from(json), ...parts]));
+  fs.writeFileSync(path.join(MV30, 'config.json'), JSON.stringify(config));
+  fs.copyFileSync(path.join(src, 'tokenizer.json'), path.join(MV30, 'tokenizer.json'));
+  fs.writeFileSync(path.join(MV30, 'done'), '');
+  return MV30;
+}
+
+/* Run r's text of L - 1 characters (with <s>, L tokens): held-out poem characters, or code
+   points of the synthetic vocabulary from an LCG. Each run's differs, so each is a new forward. */
+function textOf(model, r) {
+  if (model === 'mv30') return require('../tokenizer/fixtures.js').textOf(Array.from({ length: L }, (_, i) => (i * 7 + r * 5) % 64));
+  if (model === 'poems') {
+    const chars = Array.from(fs.readFileSync(path.join(root, 'web', 'models', 'poems', 'heldout.txt'), 'utf8'))
+      .filter((c) => !/\s/u.test(c));
+    return chars.slice(r * 97, r * 97 + L - 1).join('');
+  }
+  let s = 7 + r, out = '';
+  for (let i = 0; i < L - 1; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    const id = 3 + (s >>> 8) % (SHAPE.V - 3);
+    out += String.fromCodePoint(0x1000 + id + (0x1000 + id >= 0xd800 ? 0x800 : 0));
+  }
+  return out;
+}
+
+/* Before the page's scripts: recorders of long tasks, long animation frames, the page's
+   blocklens:* User Timing, the Worker's messages (the forward's answer arrives as parts), input
+   and click events, and attribute changes that say a figure drew: a model-view canvas's data-rows (set by
+   every map's draw before the grid drew its own maps), the grid's data-maps ("drawn/total",
+   after them), the lens figure's data-top, the ablation figure's data-sweep. */
+function instrument() {
+  const W = self.__mw = { long: [], loaf: [], marks: [], msgs: [], muts: [], inputs: [] };
+  const obs = (type, f) => { try { new PerformanceObserver((l) => l.getEntries().forEach(f)).observe({ type, buffered: true }); } catch (e) { /* unsupported */ } };
+  obs('longtask', (e) => W.long.push({ start: e.startTime, dur: e.duration,
+    attr: (e.attribution || []).map((a) => [a.name, a.containerType, a.containerName || a.containerSrc].filter(Boolean).join('/')).join(' ') }));
+  obs('long-animation-frame', (e) => W.loaf.push({ start: e.startTime, dur: e.duration, block: e.blockingDuration,
+    render: e.renderStart ? e.renderStart - e.startTime : 0, style: e.styleAndLayoutStart ? e.styleAndLayoutStart - e.startTime : 0,
+    scripts: e.scripts.map((s) => ({ inv: s.invoker, fn: s.sourceFunctionName, src: (s.sourceURL || '').split('/').pop(),
+      at: s.sourceCharPosition, dur: s.duration, forced: s.forcedStyleAndLayoutDuration })) }));
+  for (const type of ['mark', 'measure']) {
+    obs(type, (e) => { if (e.name.startsWith('blocklens:')) W.marks.push({ name: e.name, start: e.startTime, dur: e.duration }); });
+  }
+  const Native = self.Worker;
+  self.Worker = class extends Native {
+    constructor(...a) {
+      super(...a);
+      this.addEventListener('message', (e) => {
+        const m = e.data || {};
+        W.msgs.push({ t: performance.now(), type: m.type, stages: m.stages ? Object.keys(m.stages) : [] });
+      });
+    }
+  };
+  document.addEventListener('input', () => W.inputs.push(performance.now()), true);
+  document.addEventListener('click', () => W.inputs.push(performance.now()), true);
+  document.addEventListener('DOMContentLoaded', () => {
+    new MutationObserver((recs) => {
+      const t = performance.now();
+      for (const r of recs) {
+        const n = r.target;
+        if (n.tagName === 'CANVAS' && n.closest('#fig-heads .mv-cell')) W.muts.push({ t, what: 'cell', cell: n.parentNode.dataset.layer + '.' + n.parentNode.dataset.head, rows: +n.dataset.rows });
+        else if (n.classList.contains('mv') && n.closest('#fig-heads')) W.muts.push({ t, what: 'maps', v: n.dataset.maps });
+        else if (n.id === 'fig-lens' || n.id === 'fig-ablation') W.muts.push({ t, what: n.id + ':' + r.attributeName, v: n.getAttribute(r.attributeName) });
+      }
+    }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-rows', 'data-maps', 'data-top', 'data-sweep'] });
+  });
+}
+
+const ready = (page, timeout = 10 * 60000) => page.waitForFunction(() => document.body.dataset.status === 'ready', null, { timeout, polling: 50 });
+const clear = (page) => page.evaluate(() => { const W = self.__mw; for (const k of Object.keys(W)) W[k] = []; return performance.now(); });
+const take = (page) => page.evaluate(() => self.__mw);
+
+/* One page of web tree `web` on `model`, ready for runs. */
+async function openPage(browser, web, model) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(instrument);
+  const page = await context.newPage(), errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const hash = model === 'poems' ? 'lang=en&weights=poems&tokens=' + encodeURIComponent(textOf(model, 100)) : 'lang=en';
+  await page.goto(pathToFileURL(path.join(web, 'index.html')).href + '#' + hash);
+  await ready(page);
+  let load = null;
+  if (model !== 'poems') {
+    const t0 = Date.now();
+    await page.setInputFiles('#open-dir-input', model === 'mv30' ? mv30Folder() : smolFolder());
+    await page.waitForFunction(() => ['opened', 'failed'].includes(document.body.dataset.open), null, { timeout: 10 * 60000, polling: 100 });
+    if (await page.evaluate(() => document.body.dataset.open) !== 'opened') throw new Error(web + ': the folder did not open');
+    load = Date.now() - t0;
+    await ready(page);
+  }
+  return { context, page, errors, load };
+}
+
+/* Tasks of the recorder w within [a, b] (ms, page clock): the longest, the count over 50 ms, and
+   the long animation frames overlapping the longest, split into script / style+layout / paint. */
+function tasksIn(w, a, b) {
+  const long = w.long.filter((e) => e.start + e.dur >= a && e.start <= b);
+  const top = long.reduce((m, e) => (e.dur > (m ? m.dur : 0) ? e : m), null);
+  const loafs = top ? w.loaf.filter((f) => f.start <= top.start + top.dur && f.start + f.dur >= top.start) : [];
+  const frame = loafs.sort((x, y) => y.dur - x.dur)[0] || null;
+  return { longest: top ? top.dur : 0, over: long.length, all: long.map((e) => Math.round(e.dur)), attr: top ? top.attr : '',
+    frame: frame && { dur: frame.dur, render: frame.render, style: frame.style,
+      scripts: frame.scripts.sort((x, y) => y.dur - x.dur).slice(0, 3).map((s) => `${s.inv || '?'}${s.fn ? ' ' + s.fn : ''} ${s.src}:${s.at} ${Math.round(s.dur)} ms` +
+        (s.forced ? ` (forced layout ${Math.round(s.forced)})` : '')) } };
+}
+
+/* --trace: the main thread's tasks over 50 ms in a Chromium trace of [from, to] (page clock,
+   ms), each with its time by kind (load.js's selfTimes: the innermost event with a kind claims
+   its self time) and its largest inner events. */
+const CATEGORIES = ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', 'v8', 'v8.execute'];
+function traceTasks(file) {
+  const { selfTimes } = require('./load.js');
+  const raw = JSON.parse(fs.readFileSync(file, 'utf8')), ev = raw.traceEvents || raw;
+  const mark = ev.find((e) => e.name === 'blocklens:request' && /user_timing/.test(e.cat || ''));
+  if (!mark) return [];
+  const mine = ev.filter((e) => e.pid === mark.pid && e.tid === mark.tid && e.ph === 'X');
+  const tasks = mine.filter((e) => (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask') && e.dur > LONG * 1000);
+  return tasks.sort((a, b) => b.dur - a.dur).slice(0, 6).map((t) => {
+    const kinds = Object.entries(selfTimes(mine, t.ts, t.ts + t.dur)).sort((a, b) => b[1].wall - a[1].wall).slice(0, 5)
+      .map(([k, v]) => `${k} ${v.wall.toFixed(0)}`);
+    const inner = mine.filter((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && e.dur > 5000 && e.name !== t.name)
+      .sort((a, b) => b.dur - a.dur).slice(0, 6).map((e) => {
+        const d = (e.args && e.args.data) || {};
+        return `${e.name}${d.functionName ? ' ' + d.functionName : ''}${d.type ? ' ' + d.type : ''} ${(e.dur / 1000).toFixed(0)}`;
+      });
+    return { dur: t.dur / 1000, kinds, inner };
+  });
+}
+
+/* One run: a new text; the model view's cells, the lens table, the tasks around them. */
+async function viewRun(p, model, r, NL, H, traceFile) {
+  await p.page.waitForTimeout(2000);
+  if (traceFile) await p.page.context().browser().startTracing(p.page, { path: traceFile, categories: CATEGORIES });
+  await clear(p.page);
+  await p.page.fill('#ctl-tokens', textOf(model, r));
+  await p.page.waitForFunction((n) => {
+    const W = self.__mw, cells = new Set(W.muts.filter((m) => m.what === 'cell' && m.rows === 64).map((m) => m.cell));
+    return (cells.size === n || W.muts.some((m) => m.what === 'maps' && m.v === n + '/' + n)) && W.muts.some((m) => m.what === 'fig-lens:data-top') && document.body.dataset.status === 'ready';
+  }, NL * H, { timeout: 10 * 60000, polling: 100 });
+  await p.page.waitForTimeout(AFTER);
+  const w = await take(p.page), t0 = w.inputs[0];
+  let traced = null;
+  if (traceFile) { await p.page.context().browser().stopTracing(); traced = traceTasks(traceFile); fs.unlinkSync(traceFile); }
+  const req = w.marks.find((m) => m.name === 'blocklens:request');
+  const part = (s) => (w.msgs.find((m) => m.stages.includes(s)) || {}).t;
+  // (Either kind of page: per-canvas data-rows, or the grid's count.)
+  const cells = w.muts.filter((m) => m.what === 'cell' && m.rows === 64);
+  const maps = w.muts.filter((m) => m.what === 'maps' && +m.v.split('/')[0] > 0);
+  let first, all = 0;
+  if (maps.length) {
+    first = maps[0].t;
+    all = maps.find((m) => m.v === NL * H + '/' + NL * H).t;
+  } else {
+    const seen = new Set();
+    first = cells[0].t;
+    for (const c of cells) { seen.add(c.cell); if (seen.size === NL * H) { all = c.t; break; } }
+  }
+  const lens = w.muts.find((m) => m.what === 'fig-lens:data-top').t;
+  const lensDraw = w.marks.filter((m) => m.name === 'blocklens:draw:lens').map((m) => m.start + m.dur).pop();
+  const wide = part('wide'), mv = part('modelview');
+  const end = Math.max(all, lens) + AFTER;
+  return { request: req ? req.start - t0 : null, wide: wide - t0, modelview: mv - t0, first: first - t0, all: all - t0,
+    firstAfterWide: first - wide, allAfterWide: all - wide, lens: lens - t0, lensDrawn: lensDraw ? lensDraw - t0 : null,
+    heads: tasksIn(w, wide, all + AFTER), lensTasks: tasksIn(w, wide, (lensDraw || lens) + 200), whole: tasksIn(w, t0, end),
+    gridFrames: w.marks.filter((m) => m.name === 'blocklens:grid:frame').map((m) => m.dur), traced,
+    msgs: w.msgs.map((m) => `${(m.t - t0).toFixed(0)} ${m.type} ${m.stages.join(',')}`) };
+}
+
+/* A sweep: press "every head alone", wait for its heatmap, then switch it off again. */
+async function sweepRun(p) {
+  await ready(p.page);
+  await p.page.waitForTimeout(500);
+  await clear(p.page);
+  await p.page.click('#fig-ablation .fig-controls button[data-mode="on"]');
+  await p.page.waitForFunction(() => document.querySelector('#fig-ablation').dataset.sweep === 'done' && document.body.dataset.status === 'ready',
+    null, { timeout: 20 * 60000, polling: 200 });
+  await p.page.waitForTimeout(AFTER);
+  const w = await take(p.page), t0 = w.inputs[0];   // (the click's event)
+  const done = w.muts.filter((m) => m.what === 'fig-ablation:data-sweep' && m.v === 'done').map((m) => m.t).pop();
+  const res = { done: done - t0, tasks: tasksIn(w, t0, done + AFTER), progress: w.msgs.filter((m) => m.type === 'progress').length };
+  await p.page.click('#fig-ablation .fig-controls button[data-mode="off"]');
+  await ready(p.page);
+  return res;
+}
+
+async function main() {
+  const { chromium } = require('playwright-core');
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const started = new Date(), load0 = os.loadavg(), cpu0 = process.cpuUsage(), out = [];
+  try {
+    for (const model of MODELS) {
+      const NL = model === 'poems' ? 2 : SHAPE.NL, H = model === 'poems' ? 4 : SHAPE.H;   // (mv30: 30 x 9 too)
+      log(`${model}: opening ${WEBS.length} page(s)`);
+      const pages = [];
+      for (const web of WEBS) pages.push(await openPage(browser, web, model));
+      const rec = pages.map((p, i) => ({ web: WEBS[i], load: p.load, runs: [], sweeps: [], errors: p.errors }));
+      for (let r = 0; r <= RUNS; r++) {   /* run 0 is a warm-up */
+        // (Strictly in turn: with ABBA order the page measured twice in a row was the slower one,
+        // whichever tree it was: its own Worker's work after a run overlaps the next.)
+        for (let i = 0; i < pages.length; i++) {
+          const x = await viewRun(pages[i], model, r, NL, H);
+          log(`${model} ${path.basename(path.dirname(WEBS[i]))}/${path.basename(WEBS[i])} run ${r}: first cell ${x.first.toFixed(0)} ms after the input ` +
+            `(${x.firstAfterWide.toFixed(0)} after the forward's answer), all ${x.all.toFixed(0)}, lens ${x.lens.toFixed(0)}; ` +
+            `longest task ${x.whole.longest.toFixed(0)} ms, ${x.whole.over} over 50 [${x.whole.all}]`);
+          if (r) rec[i].runs.push(x);
+        }
+      }
+      if (TRACE) {
+        for (let i = 0; i < pages.length; i++) {
+          const x = await viewRun(pages[i], model, RUNS + 1, NL, H, path.join(os.tmpdir(), `blocklens-modelwide-${process.pid}.json`));
+          log(`${model} traced run, ${WEBS[i]}: tasks over 50 ms: ${JSON.stringify(x.traced, null, 1)}`);
+          rec[i].traced = x.traced;
+        }
+      }
+      for (let s = 0; s < (SWEEP_MODELS.includes(model) ? SWEEPS : 0); s++) {
+        const order = s % 2 ? pages.map((_, i) => i).reverse() : pages.map((_, i) => i);
+        for (const i of order) {
+          const x = await sweepRun(pages[i]);
+          log(`${model} sweep ${s}: ${x.done.toFixed(0)} ms, longest task ${x.tasks.longest.toFixed(0)} ms, ${x.tasks.over} over 50`);
+          rec[i].sweeps.push(x);
+        }
+      }
+      for (const p of pages) await p.context.close();
+      out.push({ model, NL, H, rec });
+    }
+  } finally {
+    await browser.close();
+    if (!args.includes('--keep')) for (const d of [DIR, MV30]) fs.rmSync(d, { recursive: true, force: true });
+  }
+  const cpu = process.cpuUsage(cpu0);
+  const report = writeReport(out, { started, load0, load1: os.loadavg(), cpu, ua: (await chromiumVersion()) });
+  console.log(report);
+  if (OUT) fs.writeFileSync(OUT, report);
+  fs.writeFileSync(path.join(os.tmpdir(), 'blocklens-modelwide.json'), JSON.stringify(out, null, 1));
+}
+
+async function chromiumVersion() {
+  const { execFileSync } = require('node:child_process');
+  try { return execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim().split(' built')[0]; } catch (e) { return 'Chromium'; }
+}
+
+const med = (a) => { const b = a.filter((x) => x !== null && Number.isFinite(x)).sort((x, y) => x - y); return b.length ? b[b.length >> 1] : NaN; };
+const ms = (a) => { const b = a.filter(Number.isFinite); return b.length ? `${med(b).toFixed(0)} (${Math.min(...b).toFixed(0)}-${Math.max(...b).toFixed(0)})` : '-'; };
+
+function writeReport(out, info) {
+  const name = (w) => path.relative(root, w) || '.';
+  const lines = [`# The whole-model views on the page: model view, logit lens, ablation sweep
+
+Written by \`node tools/bench/modelwide.js${args.filter((a) => a !== OUT && a !== '--out').map((a) => ' ' + a).join('')}\` on ${info.started.toISOString().slice(0, 16).replace('T', ' ')} UTC,
+${info.ua} (headless, --disable-gpu), 1280 x 900, web/index.html from file://; ${os.cpus().length} cores (shared), load
+average ${info.load0.map((x) => x.toFixed(1)).join(' / ')} at the start, ${info.load1.map((x) => x.toFixed(1)).join(' / ')} at the end.
+${L} tokens (<s> and ${L - 1} characters, a new text each run: a new forward), ${RUNS} runs after a warm-up${WEBS.length > 1 ? ', the two trees in turn (A B A B ...)' : ''}, 2 s apart.
+Times in ms from the text's input event: *answer* is the Worker's first message with the wide
+stage (the forward of every layer), *first cell* / *all cells* the first / the last of the
+model view's maps drawn (a canvas's data-rows set), *lens* the logit lens figure's data. Tasks:
+PerformanceObserver 'longtask' (> 50 ms) from the answer to 1 s after the last cell ("model
+view") and from the input to 1 s after everything ("whole update"); the longest one's long
+animation frame says where its time went (script / from the start to style and layout / to
+render). Median (min-max) over the runs.
+`];
+  for (const m of out) {
+    lines.push(`## ${{ poems: 'The poem model (GPT-2, 2 layers x 4 heads, d 64)', smollm2: 'SmolLM2-135M shapes, random BF16 (30 layers x 9 heads, 3 kv heads, d 576, d_ff 1536, vocab 49152)',
+      mv30: 'The grid alone: 30 layers x 9 heads (3 kv) at d 72, vocab 64, F32 (the browser test\'s folder)' }[m.model]}
+`);
+    lines.push(`| tree | answer | first cell | first cell after the answer | all cells | all after the answer | lens | longest task, model view | tasks > 50 ms, model view | longest task, whole update | tasks > 50 ms, whole | grid frame share, median / max |`);
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const r of m.rec) {
+      const R = r.runs, f = (k) => ms(R.map((x) => x[k]));
+      const frames = R.flatMap((x) => x.gridFrames);
+      lines.push(`| ${name(r.web)} | ${f('wide')} | ${f('first')} | ${f('firstAfterWide')} | ${f('all')} | ${f('allAfterWide')} | ${f('lens')} | ` +
+        `${ms(R.map((x) => x.heads.longest))} | ${R.map((x) => x.heads.over).join(', ')} | ${ms(R.map((x) => x.whole.longest))} | ` +
+        `${R.map((x) => x.whole.over).join(', ')} | ${frames.length ? med(frames).toFixed(1) + ' / ' + Math.max(...frames).toFixed(1) : '-'} |`);
+    }
+    lines.push('');
+    for (const r of m.rec) {
+      const worst = r.runs.reduce((a, x) => (x.whole.longest > a.whole.longest ? x : a), r.runs[0]);
+      if (worst && worst.whole.longest) {
+        const fr = worst.whole.frame;
+        lines.push(`- ${name(r.web)}: the longest task of all runs, ${worst.whole.longest.toFixed(0)} ms (attribution "${worst.whole.attr}")` +
+          (fr ? `; its frame ${fr.dur.toFixed(0)} ms, style and layout from ${fr.style.toFixed(0)} ms, render from ${fr.render.toFixed(0)} ms; scripts: ${fr.scripts.join('; ') || 'none'}` : '') + '.');
+      }
+      if (r.load) lines.push(`- ${name(r.web)}: the folder opened in ${(r.load / 1000).toFixed(1)} s.`);
+      if (r.errors.length) lines.push(`- ${name(r.web)}: page errors: ${r.errors.slice(0, 3).join(' | ')}`);
+    }
+    const sw = m.rec.filter((r) => r.sweeps.length);
+    if (sw.length) {
+      lines.push(`
+Ablation sweep ("every head alone": ${m.NL * m.H} heads and ${m.NL} FFNs, each a forward), from the press to the heatmap:
+
+| tree | sweep | longest task | tasks > 50 ms | Worker progress messages |
+|---|---:|---:|---:|---:|`);
+      for (const r of sw) {
+        lines.push(`| ${name(r.web)} | ${ms(r.sweeps.map((x) => x.done))} | ${ms(r.sweeps.map((x) => x.tasks.longest))} | ` +
+          `${r.sweeps.map((x) => x.tasks.over).join(', ')} | ${r.sweeps.map((x) => x.progress).join(', ')} |`);
+      }
+      for (const r of sw) {
+        const x = r.sweeps.reduce((a, s) => (s.tasks.longest > a.tasks.longest ? s : a), r.sweeps[0]);
+        if (x.tasks.frame) lines.push(`\n- ${name(r.web)}: the sweep's longest task ${x.tasks.longest.toFixed(0)} ms; its frame's scripts: ${x.tasks.frame.scripts.join('; ') || 'none'}.`);
+      }
+    }
+    lines.push('');
+  }
+  lines.push(`The bench process's own CPU time: ${((info.cpu.user + info.cpu.system) / 1e6).toFixed(1)} s (Chromium's is not in it).
+`);
+  return lines.join('\n');
+}
+
+main().catch((e) => { log(e.stack || String(e)); process.exit(1); });
