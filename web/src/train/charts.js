@@ -48,15 +48,14 @@ export function drawLoss(g, o) {
   g.fillStyle = css.fg; g.textBaseline = 'alphabetic';
   g.textAlign = 'left'; g.fillText(o.labels.y, 0, 13);
   g.textAlign = 'right'; g.fillText(o.labels.x, R, o.h - 3);
-  // The baseline: dashed, its name at the left end above it (where the curve starts high).
-  if (Number.isFinite(o.baseline)) {
-    const yy = y(o.baseline);
+  // The baseline: dashed; its name (drawn last, on a halo of the background: the curves cross
+  // it somewhere at any width) at the right end above it.
+  const base = Number.isFinite(o.baseline) ? y(o.baseline) : null;
+  if (base !== null) {
     g.strokeStyle = css.muted;
     g.beginPath();
-    for (let xx = L; xx < R; xx += 7) { g.moveTo(xx, yy); g.lineTo(Math.min(R, xx + 4), yy); }
+    for (let xx = L; xx < R; xx += 7) { g.moveTo(xx, base); g.lineTo(Math.min(R, xx + 4), base); }
     g.stroke();
-    g.fillStyle = css.muted; g.textAlign = 'left'; g.textBaseline = 'bottom';
-    g.fillText(o.labels.baseline, L + 6, yy - 2);
   }
   const line = (pts, color, width) => {
     if (!pts.length) return;
@@ -69,6 +68,12 @@ export function drawLoss(g, o) {
   line(o.held, css.focus, 2);
   g.fillStyle = css.focus;
   o.held.forEach((p) => { g.beginPath(); g.arc(x(p[0]), y(p[1]), 3, 0, 2 * Math.PI); g.fill(); });
+  if (base !== null) {
+    g.textAlign = 'right'; g.textBaseline = 'bottom';
+    g.lineWidth = 4; g.lineJoin = 'round'; g.strokeStyle = css.bg;
+    g.strokeText(o.labels.baseline, R - 6, base - 3);
+    g.fillStyle = css.muted; g.fillText(o.labels.baseline, R - 6, base - 3);
+  }
   g.lineWidth = 1;
   return { left: L, right: R, top: T, bottom: B };
 }
