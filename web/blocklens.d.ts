@@ -356,7 +356,7 @@ export interface TrainerOptions {
       skipped), each "<s>" + the line cut to n_positions characters (code points). With 20 lines
       or more, every 20th (line i with i % 20 == 19) is held out for evaluate(). The vocabulary:
       "<s>" (id 0), "<unk>" (id 1), then the training lines' characters by count, ties by code
-      point. Fewer than 2 training characters throws naming `text`. */
+      point, as many as `coverage` asks. Fewer than 2 training characters throws naming `text`. */
   text: string;
   config: TrainConfig;
   seed?: number;         // integer in [0, 2^32): initialisation and batch order; default 1234
@@ -367,6 +367,10 @@ export interface TrainerOptions {
   /** Total steps: with it, after the warm-up a cosine from lr down to lr / 10 at step `steps`
       (lr / 10 after it), as tools/train/train.py; without it, constant lr. */
   steps?: number;
+  /** In [0, 1], default 1 (every character): the vocabulary keeps the most frequent characters
+      until they cover this share of the training lines' characters (tools/train/train.py uses
+      0.99); the others become "<unk>" (id 1) in training, evaluate() and the saved tokenizer. */
+  coverage?: number;
 }
 
 /** What the last step() did. */
@@ -392,6 +396,8 @@ export interface Trainer {
   readonly trainLines: number;
   readonly heldOutLines: number;
   readonly batch: number;
+  /** The share of the training lines' characters the vocabulary covers (1 without <unk> targets). */
+  readonly coverage: number;
   /** Steps taken. */
   readonly steps: number;
   /** The last step's numbers; null before the first. */

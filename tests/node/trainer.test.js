@@ -32,6 +32,55 @@ test('trainer_builds_the_character_vocabulary_by_count_and_holds_out_every_20th_
   u.free();
 });
 
+test('coverage_keeps_the_most_frequent_characters_and_maps_the_rest_to_unk', () => {
+  /* counts a 4, c 3, b 3, d 1 (total 11; b before c on the tie) */
+  const text = 'aaaab\nbbcc\ncd\n';
+  const want = [[1, ['a', 'b', 'c', 'd'], 1], [0.5, ['a', 'b'], 7 / 11], [4 / 11, ['a'], 4 / 11],
+    [0.3, ['a'], 4 / 11], [0.95, ['a', 'b', 'c', 'd'], 1], [0, [], 0]];
+  for (const [coverage, chars, covered] of want) {
+    const t = bl.trainer({ text, config: CONFIG, coverage });
+    assert.deepEqual(t.vocab, ['<s>', '<unk>'].concat(chars), `coverage ${coverage}`);
+    assert.ok(Math.abs(t.coverage - covered) < 1e-12, `coverage ${coverage}: covers ${t.coverage}, want ${covered}`);
+    t.free();
+  }
+  /* the dropped c and d are <unk> targets: 4 of the 11, so "d" alone costs -ln(4 / 11) */
+  const t = bl.trainer({ text, config: CONFIG, coverage: 0.5 });
+  assert.ok(Math.abs(t.unigramLoss('d') - -Math.log(4 / 11)) < 1e-12, `unigram of d ${t.unigramLoss('d')}`);
+  assert.ok(Math.abs(t.unigramLoss('a') - -Math.log(4 / 11)) < 1e-12, `unigram of a ${t.unigramLoss('a')}`);
+  assert.ok(Math.abs(t.unigramLoss('b') - -Math.log(3 / 11)) < 1e-12, `unigram of b ${t.unigramLoss('b')}`);
+  const files = t.save().files, tok = JSON.parse(new TextDecoder().decode(files['tokenizer.json']));
+  assert.deepEqual(Object.keys(tok.model.vocab), ['<s>', '<unk>', 'a', 'b']);
+  t.free();
+});
+
+test('coverage_0_99_on_the_shipped_poems_cuts_as_a_plain_count_does', () => {
+  const fs = require('node:fs'), path = require('node:path');
+  const text = fs.readFileSync(path.join(__dirname, '..', '..', 'web', 'models', 'poems', 'train.txt'), 'utf8');
+  /* the reference: the lines as trainer() splits them (cut to 64, every 20th held out), counted plainly */
+  const lines = text.split('\n').map((l) => Array.from(l.replace(/\r$/, '')).slice(0, 64)).filter((l) => l.length);
+  const counts = {};
+  let total = 0;
+  lines.forEach((l, i) => {
+    if (i % 20 === 19) return;
+    for (const ch of l) { counts[ch] = (counts[ch] || 0) + 1; total++; }
+  });
+  const order = Object.keys(counts).sort((a, b) => counts[b] - counts[a] || a.codePointAt(0) - b.codePointAt(0));
+  let seen = 0, k = 0;
+  while (seen < 0.99 * total) seen += counts[order[k++]];
+  const poemConfig = { n_embd: 16, n_layer: 1, n_head: 2, n_positions: 64 };
+  const all = bl.trainer({ text, config: poemConfig }), cut = bl.trainer({ text, config: poemConfig, coverage: 0.99 });
+  try {
+    assert.equal(all.vocab.length, order.length + 2);
+    assert.deepEqual(cut.vocab, ['<s>', '<unk>'].concat(order.slice(0, k)));
+    assert.ok(cut.coverage >= 0.99 && (seen - counts[order[k - 1]]) / total < 0.99, `covers ${cut.coverage}`);
+    console.log(`# poems: ${all.vocab.length} tokens at coverage 1, ${cut.vocab.length} at 0.99 ` +
+      `(covers ${cut.coverage.toFixed(4)}); parameters ${all.parameters} -> ${cut.parameters}`);
+  } finally {
+    all.free();
+    cut.free();
+  }
+});
+
 test('trainer_steps_lower_the_loss_and_evaluate_scores_any_text', () => {
   const t = bl.trainer({ text: TEXT, config: CONFIG, seed: 3, batch: 8, lr: 1e-2, warmup: 5 });
   assert.equal(t.steps, 0);
@@ -154,6 +203,8 @@ test('bad_options_throw_naming_the_option', () => {
     [{ text: TEXT, config: CONFIG, weightDecay: -0.1 }, /weightDecay \(-0.1\)/],
     [{ text: TEXT, config: CONFIG, warmup: 2.5 }, /warmup \(2.5\)/],
     [{ text: TEXT, config: CONFIG, steps: 0 }, /steps \(0\)/],
+    [{ text: TEXT, config: CONFIG, coverage: 1.5 }, /coverage \(1.5\) must be a number between 0 and 1/],
+    [{ text: TEXT, config: CONFIG, coverage: '0.99' }, /coverage must be a number/],
     [{ text: TEXT, config: CONFIG, Batch: 4 }, /no option "Batch"/],
     [{ text: TEXT, config: { ...CONFIG, n_positions: 70000 } }, /config.n_positions \(70000\)/]
   ];

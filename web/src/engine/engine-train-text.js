@@ -16,15 +16,23 @@
     }).filter(function (cs) { return cs.length > 0; });
   }
 
-  /* "<s>", "<unk>", then the training lines' characters by count (most first), ties by code point. */
-  function buildVocab(lines) {
+  /* "<s>", "<unk>", then the training lines' most frequent characters (ties by code point) until
+     they cover `coverage` of the lines' characters (tools/train/train.py's cut; 1: all of them).
+     -> { list, covered (the share they cover) } */
+  function buildVocab(lines, coverage) {
     const counts = new Map();
-    lines.forEach(function (cs) { cs.forEach(function (ch) { counts.set(ch, (counts.get(ch) || 0) + 1); }); });
+    let total = 0;
+    lines.forEach(function (cs) {
+      cs.forEach(function (ch) { counts.set(ch, (counts.get(ch) || 0) + 1); });
+      total += cs.length;
+    });
     const chars = Array.from(counts.keys()).filter(function (ch) { return ch !== BOS && ch !== UNK; });
     chars.sort(function (a, b) {
       return counts.get(b) - counts.get(a) || a.codePointAt(0) - b.codePointAt(0);
     });
-    return [BOS, UNK].concat(chars);
+    let seen = 0, k = 0;
+    while (k < chars.length && seen < coverage * total) seen += counts.get(chars[k++]);
+    return { list: [BOS, UNK].concat(chars.slice(0, k)), covered: total ? seen / total : 1 };
   }
 
   /* A line as token ids: <s>, then one id per character (<unk> where unknown). */

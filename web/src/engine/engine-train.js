@@ -6,10 +6,10 @@
   /* global buildVocab, linesOf, outOfMemory, rowOf, safetensorsBytes, show, tokenizerJson, UTF8_OUT */
   /* exported Trainer */
 
-  const TRAINER_ARGS = optionNames(['text', 'config', 'seed', 'batch', 'lr', 'weightDecay', 'warmup', 'steps'],
-    function (o) {
+  const TRAINER_ARGS = optionNames(['text', 'config', 'seed', 'batch', 'lr', 'weightDecay', 'warmup', 'steps',
+    'coverage'], function (o) {
       return { text: o.text, config: o.config, seed: o.seed, batch: o.batch, lr: o.lr, weightDecay: o.weightDecay,
-        warmup: o.warmup, steps: o.steps };
+        warmup: o.warmup, steps: o.steps, coverage: o.coverage };
     });
   const TRAIN_KEYS = ['n_embd', 'n_layer', 'n_head', 'n_positions', 'n_inner', 'activation_function',
     'layer_norm_epsilon'];
@@ -80,6 +80,7 @@
     const weightDecay = numberOpt(o.weightDecay, 'weightDecay', 0.01, 0, 10);
     const warmup = numberOpt(o.warmup, 'warmup', 0, 0, 1e9, true);
     const steps = numberOpt(o.steps, 'steps', 0, 1, 1e9, true);
+    const coverage = numberOpt(o.coverage, 'coverage', 1, 0, 1);
     const P = trainConfig(o.config, 0).n_positions;   /* the config checked before the text is read */
     const all = linesOf(o.text, P), held = [], train = [];
     all.forEach(function (cs, i) {
@@ -88,10 +89,10 @@
     const nchars = train.reduce(function (a, cs) { return a + cs.length; }, 0);
     if (nchars < 2) fail('trainer: text has ' + nchars + ' character' + (nchars === 1 ? '' : 's') +
       ' outside the held-out lines; it needs at least 2 to train on');
-    const list = buildVocab(train), config = trainConfig(o.config, list.length);
+    const vocab = buildVocab(train, coverage), list = vocab.list, config = trainConfig(o.config, list.length);
     const ids = new Map(list.map(function (s, i) { return [s, i]; }));
     return new Trainer(this, { config: config, list: list, ids: ids, batch: batch, lr: lr, weightDecay: weightDecay,
-      warmup: warmup, total: steps, seed: seed,
+      warmup: warmup, total: steps, seed: seed, covered: vocab.covered,
       train: train.map(function (cs) { return rowOf(ids, cs); }),
       held: held.map(function (cs) { return rowOf(ids, cs); }) });
   };
@@ -147,7 +148,7 @@
       throw e;
     }
     const fields = { vocab: Object.freeze(s.list.slice()), config: Object.freeze(Object.assign({}, c)),
-      parameters: n, trainLines: s.train.length, heldOutLines: s.held.length, batch: s.batch };
+      parameters: n, trainLines: s.train.length, heldOutLines: s.held.length, batch: s.batch, coverage: s.covered };
     for (const k in fields) Object.defineProperty(this, k, { value: fields[k], enumerable: true });
   }
 

@@ -22,13 +22,14 @@ export function createSession(engine, post) {
     try { r.t.free(); } catch (e) { /* already freed */ }
   }
 
-  // m: { text, heldout, probe, config, seed, batch, lr, weightDecay, warmup, steps, every }
+  // m: { text, heldout, probe, config, seed, batch, lr, weightDecay, warmup, steps, every, coverage? }
+  // (coverage: bl.trainer's; absent keeps every character)
   function start(m) {
     free();
     let t;
     try {
       t = engine.trainer({ text: m.text, config: m.config, seed: m.seed, batch: m.batch, lr: m.lr,
-        weightDecay: m.weightDecay, warmup: m.warmup, steps: m.steps });
+        weightDecay: m.weightDecay, warmup: m.warmup, steps: m.steps, coverage: m.coverage });
     } catch (err) { post({ type: 'trainFailed', message: message(err) }); return; }
     const vocab = Array.from(t.vocab);
     const r = run = { t, m, vocab, paused: false, done: false, ms: 0, wall: 0, tokens: 0, steps: 0, timer: 0,
