@@ -35,6 +35,7 @@ test('causal_mask_empties_the_upper_triangle', async () => {
     }
     // The data table says the same: masked cells are a dash, each row of weights sums to 1.
     await page.click('#fig-attention .head[data-head="0"] summary');
+    await page.waitForSelector('#fig-attention .head[data-head="0"] tbody tr');   // built on the toggle event
     const rows = await page.$$eval('#fig-attention .head[data-head="0"] tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent)));
     rows.forEach((cells, r) => cells.forEach((v, c) => { if (c > r) assert.strictEqual(v, '\u2014'); else assert.notStrictEqual(v, '\u2014'); }));
     rows.forEach((cells, r) => {

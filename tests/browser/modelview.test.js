@@ -60,6 +60,7 @@ test('every_cell_of_the_poem_models_grid_is_drawn_and_badged_with_the_stages_mea
     assert.equal(c.masked.join(','), c.mask, 'masked cell in the mask colour');
   });
   await o.page.click('#fig-heads details.table-alt summary');
+  await o.page.waitForSelector('#fig-heads table.data tbody th');   // built on the toggle event
   const rows = await o.page.$$eval('#fig-heads table.data tbody th', (ths) => ths.map((th) => th.textContent));
   assert.equal(rows.length, 8, 'the summary table: a row per head');
   // Another measure: badges and the table's order follow it.

@@ -65,6 +65,7 @@ test('the_figure_and_its_tables_equal_the_torch_reference', async () => {
     });
     // The activation table (in the bars' details): one row per token with the reference's value.
     await page.click('#fig-neurons .chart-bars details summary');
+    await page.waitForSelector('#fig-neurons .chart-bars details tr');   // built on the toggle event
     const rows = await page.$$eval('#fig-neurons .chart-bars details tr', (trs) => trs.slice(1).map((tr) =>
       Array.from(tr.children, (x) => x.textContent)));
     assert.strictEqual(rows.length, c.activation.length);

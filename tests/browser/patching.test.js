@@ -35,6 +35,7 @@ test('the_heatmap_and_its_table_hold_the_torch_references_recovery', async () =>
     cells.forEach((c, i) => assert.ok(Math.abs(c - want[i]) < 5e-4, `cell ${i}: ${c} vs ${want[i]}`));
     // The data table: a row per block, a column per position, the clean->corrupted token marked.
     await page.click('#fig-patching details summary');
+    await page.waitForSelector('#fig-patching details table tr');   // built on the toggle event, a task later
     const table = await page.$$eval('#fig-patching details table tr', (trs) => trs.map((tr) =>
       Array.from(tr.children, (c) => c.textContent)));
     assert.deepStrictEqual(table[0].slice(1), ['<s>', '床', '前', '明', '月\u2192日', '光']);
