@@ -5,8 +5,10 @@
    Node tests drive it with fakes (tests/node/redraw.test.js). */
 import { toHash } from '../model/params.js';
 
-// L x max(d_ff, L) cells from which figures are drawn in slices (7 tokens at BERT widths: 21,504).
-export const BIG_DRAW = 16384;
+// L x max(d_ff, L) cells from which figures are drawn in slices, each heatmap in bands (7 tokens
+// at BERT widths: 21,504). At 64 tokens x d_ff 96 (6,144: a small opened model) a figure drawn
+// whole was one job of 35-58 ms of the main thread's CPU time (tools/bench/REPORT-modelwide.md).
+export const BIG_DRAW = 4096;
 
 // opts: {
 //   ctl: the controller (model/controller.js); host: dom/host.js's createHost(ctl);
