@@ -21,6 +21,12 @@ void bl__ok(bl_error *err);
 bl_status bl__check_dim(bl_error *err, const char *name, int value);
 bl_status bl__check_elems(bl_error *err, const char *what, uint64_t a, uint64_t b);
 bl_status bl__check_ptr(bl_error *err, const char *name, const void *p);
+/* A GPT-2 decoder's sizes (decoder.c and train.c; batch 1 where there is none): each dim in
+   range, in this order, then d_model % n_heads == 0 and L <= n_positions. */
+typedef struct bl__gpt2_sizes {
+    int n_layers, d_model, n_heads, d_ff, vocab, n_positions, batch, L;
+} bl__gpt2_sizes;
+bl_status bl__check_gpt2_sizes(bl_error *err, const bl__gpt2_sizes *s);
 /* every ids[i] (i < L) in [0, vocab): the decoders' token check, one message */
 bl_status bl__check_ids(bl_error *err, const int32_t *ids, int L, int vocab);
 /* Activation checks, one wording for every entry point: act is one of the enum and, where

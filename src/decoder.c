@@ -14,19 +14,9 @@ enum { WS_H0, WS_H1, WS_NORM1, WS_Q, WS_K, WS_V, WS_CONCAT, WS_ATTN, WS_RESID1, 
 
 /* Every check that needs only the sizes, in the order the header documents. */
 static bl_status check_sizes(const bl_decoder_desc *d, bl_error *err) {
-    BL__CHECK(bl__check_dim(err, "n_layers", d->n_layers));
-    BL__CHECK(bl__check_dim(err, "d_model", d->d_model));
-    BL__CHECK(bl__check_dim(err, "n_heads", d->n_heads));
-    BL__CHECK(bl__check_dim(err, "d_ff", d->d_ff));
-    BL__CHECK(bl__check_dim(err, "vocab", d->vocab));
-    BL__CHECK(bl__check_dim(err, "n_positions", d->n_positions));
-    BL__CHECK(bl__check_dim(err, "L", d->L));
-    if (d->d_model % d->n_heads != 0)
-        return bl__fail(err, BL_ERR_SHAPE, "d_model (%d) must be divisible by n_heads (%d)",
-                        d->d_model, d->n_heads);
-    if (d->L > d->n_positions)
-        return bl__fail(err, BL_ERR_SHAPE, "L (%d) must be at most n_positions (%d)", d->L,
-                        d->n_positions);
+    bl__gpt2_sizes sz = {d->n_layers, d->d_model, d->n_heads, d->d_ff, d->vocab, d->n_positions,
+                         1, d->L};
+    BL__CHECK(bl__check_gpt2_sizes(err, &sz));
     BL__CHECK(bl__check_activation(err, d->activation, "the decoder's FFN (GPT-2's c_fc, c_proj)"));
     float eps = d->eps == 0.0f ? 1e-5f : d->eps;
     if (!(eps > 0.0f) || isinf(eps))

@@ -56,6 +56,24 @@ bl_status bl__check_ptr(bl_error *err, const char *name, const void *p) {
     return BL_OK;
 }
 
+bl_status bl__check_gpt2_sizes(bl_error *err, const bl__gpt2_sizes *s) {
+    BL__CHECK(bl__check_dim(err, "n_layers", s->n_layers));
+    BL__CHECK(bl__check_dim(err, "d_model", s->d_model));
+    BL__CHECK(bl__check_dim(err, "n_heads", s->n_heads));
+    BL__CHECK(bl__check_dim(err, "d_ff", s->d_ff));
+    BL__CHECK(bl__check_dim(err, "vocab", s->vocab));
+    BL__CHECK(bl__check_dim(err, "n_positions", s->n_positions));
+    BL__CHECK(bl__check_dim(err, "batch", s->batch));
+    BL__CHECK(bl__check_dim(err, "L", s->L));
+    if (s->d_model % s->n_heads != 0)
+        return bl__fail(err, BL_ERR_SHAPE, "d_model (%d) must be divisible by n_heads (%d)",
+                        s->d_model, s->n_heads);
+    if (s->L > s->n_positions)
+        return bl__fail(err, BL_ERR_SHAPE, "L (%d) must be at most n_positions (%d)", s->L,
+                        s->n_positions);
+    return BL_OK;
+}
+
 bl_status bl__check_ids(bl_error *err, const int32_t *ids, int L, int vocab) {
     for (int i = 0; i < L; i++)
         if (ids[i] < 0 || ids[i] >= vocab)

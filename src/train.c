@@ -29,20 +29,9 @@ size_t bl_train_param_size(const bl_train_desc *d, bl_train_part part) {
 
 bl_status bl__train_check(const bl_train_desc *d, bl_error *err) {
     BL__CHECK(bl__check_ptr(err, "desc", d));
-    BL__CHECK(bl__check_dim(err, "n_layers", d->n_layers));
-    BL__CHECK(bl__check_dim(err, "d_model", d->d_model));
-    BL__CHECK(bl__check_dim(err, "n_heads", d->n_heads));
-    BL__CHECK(bl__check_dim(err, "d_ff", d->d_ff));
-    BL__CHECK(bl__check_dim(err, "vocab", d->vocab));
-    BL__CHECK(bl__check_dim(err, "n_positions", d->n_positions));
-    BL__CHECK(bl__check_dim(err, "batch", d->batch));
-    BL__CHECK(bl__check_dim(err, "L", d->L));
-    if (d->d_model % d->n_heads != 0)
-        return bl__fail(err, BL_ERR_SHAPE, "d_model (%d) must be divisible by n_heads (%d)",
-                        d->d_model, d->n_heads);
-    if (d->L > d->n_positions)
-        return bl__fail(err, BL_ERR_SHAPE, "L (%d) must be at most n_positions (%d)", d->L,
-                        d->n_positions);
+    bl__gpt2_sizes sz = {d->n_layers, d->d_model, d->n_heads, d->d_ff, d->vocab, d->n_positions,
+                         d->batch, d->L};
+    BL__CHECK(bl__check_gpt2_sizes(err, &sz));
     if (d->activation != BL_ACT_RELU && d->activation != BL_ACT_GELU &&
         d->activation != BL_ACT_GELU_TANH)
         return bl__fail(err, BL_ERR_ACTIVATION, "activation (%d) must be relu (0), gelu (1) or "

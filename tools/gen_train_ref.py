@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # The training references (tests/fixtures/train/gpt2_tiny.json) for src/train.c and src/adamw.c:
-# a tiny GPT-2 (tools/train/train.py's maths: pre-LN, causal, tied embeddings), its mean loss
+# a tiny GPT-2 (tools/train/gpt2.py's forward, as train.py: pre-LN, causal, tied embeddings), its mean loss
 # and every gradient by torch autograd, and 20 steps of clip_grad_norm_(1.0) + torch.optim.AdamW
 # (weight decay on the 2-D weights only, as train.py), for gelu_new and relu. The references are
 # float64; each tolerance is the same computation in float32 against float64, times 16
@@ -13,12 +13,15 @@
 # Usage: /usr/bin/python3 tools/gen_train_ref.py   (Debian's python3-torch 1.13, python3-numpy)
 import base64
 import json
-import math
 import os
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "train"))
+import gpt2  # noqa: E402  (tools/train/gpt2.py: the forward train.py trains)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "fixtures", "train", "gpt2_tiny.json")
@@ -90,25 +93,10 @@ def initial(s):
 
 
 def forward_loss(P, tokens, s, act):
-    D, H, eps = s["d_model"], s["n_heads"], s["eps"]
     rows = torch.from_numpy(tokens)
     idx, y = rows[:, :-1].clamp(min=0), rows[:, 1:]
-    B, T = idx.shape
-    dk = D // H
-    mask = torch.ones(T, T, dtype=torch.bool).triu(1)
-    x = P["wte.weight"][idx] + P["wpe.weight"][:T]
-    for i in range(s["n_layers"]):
-        h = "h.%d." % i
-        a = F.layer_norm(x, (D,), P[h + "ln_1.weight"], P[h + "ln_1.bias"], eps)
-        qkv = a @ P[h + "attn.c_attn.weight"] + P[h + "attn.c_attn.bias"]
-        q, k, v = (t.view(B, T, H, dk).transpose(1, 2) for t in qkv.split(D, dim=2))
-        w = ((q @ k.transpose(-2, -1)) / math.sqrt(dk)).masked_fill(mask, float("-inf")).softmax(-1)
-        x = x + (w @ v).transpose(1, 2).reshape(B, T, D) @ P[h + "attn.c_proj.weight"] + P[h + "attn.c_proj.bias"]
-        m = F.layer_norm(x, (D,), P[h + "ln_2.weight"], P[h + "ln_2.bias"], eps)
-        f = m @ P[h + "mlp.c_fc.weight"] + P[h + "mlp.c_fc.bias"]
-        f = torch.relu(f) if act == "relu" else F.gelu(f, approximate="tanh")
-        x = x + f @ P[h + "mlp.c_proj.weight"] + P[h + "mlp.c_proj.bias"]
-    x = F.layer_norm(x, (D,), P["ln_f.weight"], P["ln_f.bias"], eps)
+    fn = torch.relu if act == "relu" else (lambda f: F.gelu(f, approximate="tanh"))
+    x = gpt2.forward(P, idx, s["n_layers"], s["n_heads"], s["eps"], fn)
     real = y >= 0
     return F.cross_entropy(x[real] @ P["wte.weight"].T, y[real])
 

@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { setup, open, settle, FILE_URL } = require('./helpers.js');
 const { textOf } = require('../../tools/tokenizer/fixtures.js');
+const { writeGridFolder } = require('../node/grid_folder.js');
 const BlockLens = require('../../web/dist/blocklens.js');
 
 const SRC = path.join(__dirname, '..', '..', 'web', 'src');
@@ -123,39 +124,8 @@ test('an_opened_qwen3_folder_gives_a_grid_of_its_layers_by_heads_and_random_weig
   await o.close();
 });
 
-// A llama folder of 30 layers x 9 query heads (3 key/value heads), random small weights, the
-// fixtures' tokenizer (one character per id): the size the page must draw without long tasks.
-function bigFolder() {
-  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'mv30-')), src = path.join(MODELS, 'llama');
-  const d = 72, f = 96, NL = 30, V = 64, H = 9, KV = 3, dk = 8;
-  const config = Object.assign(JSON.parse(fs.readFileSync(path.join(src, 'config.json'), 'utf8')),
-    { hidden_size: d, intermediate_size: f, num_hidden_layers: NL, num_attention_heads: H, num_key_value_heads: KV,
-      head_dim: dk });
-  const shapes = { 'lm_head.weight': [V, d], 'model.embed_tokens.weight': [V, d], 'model.norm.weight': [d] };
-  for (let l = 0; l < NL; l++) {
-    const p = 'model.layers.' + l + '.';
-    Object.assign(shapes, { [p + 'input_layernorm.weight']: [d], [p + 'post_attention_layernorm.weight']: [d],
-      [p + 'mlp.down_proj.weight']: [d, f], [p + 'mlp.gate_proj.weight']: [f, d], [p + 'mlp.up_proj.weight']: [f, d],
-      [p + 'self_attn.q_proj.weight']: [H * dk, d], [p + 'self_attn.k_proj.weight']: [KV * dk, d],
-      [p + 'self_attn.v_proj.weight']: [KV * dk, d], [p + 'self_attn.o_proj.weight']: [d, H * dk] });
-  }
-  const header = { __metadata__: { format: 'pt' } }, parts = [];
-  let off = 0, x = 12345;
-  for (const [name, shape] of Object.entries(shapes)) {
-    const n = shape.reduce((a, b) => a * b, 1), a = new Float32Array(n);
-    const norm = shape.length === 1;
-    for (let i = 0; i < n; i++) { x = (x * 48271) % 2147483647; a[i] = norm ? 1 : (x / 2147483647 - 0.5) * 0.6; }
-    header[name] = { dtype: 'F32', shape, data_offsets: [off, off + 4 * n] };
-    parts.push(Buffer.from(a.buffer)); off += 4 * n;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const len = Buffer.alloc(8); len.writeBigUInt64LE(BigInt(json.length));
-  fs.writeFileSync(path.join(dir, 'model.safetensors'), Buffer.concat([len, Buffer.from(json), ...parts]));
-  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config));
-  fs.copyFileSync(path.join(src, 'tokenizer.json'), path.join(dir, 'tokenizer.json'));
-  return dir;
-}
+// tests/node/grid_folder.js's 30 x 9 llama: the size the page must draw without long tasks.
+const bigFolder = () => writeGridFolder(fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'mv30-')));
 
 test('the_grid_of_30_layers_by_9_heads_at_64_tokens_draws_without_a_long_task', async () => {
   const dir = bigFolder(), o = await open(env.browser, FILE_URL, 'lang=en');

@@ -133,6 +133,11 @@ test('bad_input_shows_a_message_and_keeps_the_last_good_state', async () => {
     assert.match(await page.textContent('#train-err-heads'), /divisible/);
     await page.fill('#train-lr', 'fast');
     await page.waitForFunction(() => /lr:number/.test(document.getElementById('train-view').dataset.errors));
+    // The character coverage: its own message under its field.
+    await page.fill('#train-coverage', '0.5');
+    await page.waitForFunction(() => /coverage:range/.test(document.getElementById('train-view').dataset.errors));
+    assert.ok(await page.isVisible('#train-err-coverage'));
+    assert.match(await page.textContent('#train-err-coverage'), /0\.5 is outside 0\.9 … 1/);
     await page.click('#train-start');
     await page.waitForTimeout(200);
     assert.strictEqual(await phase(page), 'idle');
@@ -165,6 +170,28 @@ test('bad_input_shows_a_message_and_keeps_the_last_good_state', async () => {
     });
     await page.waitForFunction(() => /18 lines/.test(document.getElementById('train-data-info').textContent));
     assert.notStrictEqual(await page.$eval('body', (b) => b.dataset.open || ''), 'opening', 'no model folder opened');
+  } finally { await close(); }
+});
+
+test('character_coverage_setting_reaches_the_trainer', async () => {
+  // The reference: bl.trainer in Node on the same text and config (its vocabulary: <s>, <unk> and
+  // the characters covering that share); a smaller coverage must give a smaller vocabulary.
+  const SRC = path.join(__dirname, '..', '..', 'web', 'src', 'train');
+  const { ENGLISH } = require(path.join(SRC, 'english.js')), data = require(path.join(SRC, 'data.js'));
+  const bl = await BlockLens.load(), config = data.configOf(TINY);
+  const ref = (coverage) => { const t = bl.trainer({ text: ENGLISH.train, config, coverage }); const n = t.vocab.length; t.free(); return n; };
+  const want = ref(0.9);
+  assert.ok(want < ref(1), want + ' < ' + ref(1));
+  const { page, log, close } = await open(env.browser, FILE_URL, 'lang=en');
+  try {
+    await page.check('#train-data-english');
+    await page.waitForFunction(() => document.getElementById('train-view').dataset.data === 'english');
+    await fill(page, Object.assign({}, TINY, { steps: 5, every: 5, coverage: 0.9 }));
+    await page.click('#train-start');
+    await waitPhase(page, 'done');
+    const line = await page.textContent('#train-status');
+    assert.match(line, new RegExp('vocabulary ' + want + '$'), line);
+    assert.deepStrictEqual(log.errors, []);
   } finally { await close(); }
 });
 

@@ -4,6 +4,17 @@
 #include <string.h>
 #include "harness.h"
 
+float bl_test_uniform(uint32_t *state, float scale) {
+    *state = *state * 1664525u + 1013904223u;
+    return ((float)(*state >> 8) / 16777216.0f * 2.0f - 1.0f) * scale;
+}
+
+float *bl_test_rnd(uint32_t *state, size_t n, float scale) {
+    float *p = malloc(n * sizeof(float));
+    for (size_t i = 0; i < n; i++) p[i] = bl_test_uniform(state, scale);
+    return p;
+}
+
 int bl_test_failures = 0;
 static int passed = 0, failed = 0;
 

@@ -18,6 +18,11 @@ extern int bl_test_failures;
 void bl_run(const char *name, void (*fn)(void));
 int bl_summary(void);            /* prints "N passed, M failed"; exit code for main */
 
+/* Test data from a 32-bit LCG whose state the caller owns (each file keeps its own sequence):
+   one value in [-scale, scale), or a malloc'd array of n of them. */
+float bl_test_uniform(uint32_t *state, float scale);
+float *bl_test_rnd(uint32_t *state, size_t n, float scale);
+
 #ifndef BL_HARNESS_NO_FIXTURES   /* defined for the 32-bit build, which has no 32-bit cJSON */
 #include "cJSON.h"
 

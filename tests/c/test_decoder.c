@@ -12,15 +12,7 @@
 
 /* ---- a small random model ------------------------------------------------------------------ */
 static uint32_t lcg = 12345u;
-static float uniform(float scale) {   /* in [-scale, scale) */
-    lcg = lcg * 1664525u + 1013904223u;
-    return ((float)(lcg >> 8) / 16777216.0f * 2.0f - 1.0f) * scale;
-}
-static float *rnd(size_t n, float scale) {
-    float *p = malloc(n * sizeof(float));
-    for (size_t i = 0; i < n; i++) p[i] = uniform(scale);
-    return p;
-}
+static float *rnd(size_t n, float scale) { return bl_test_rnd(&lcg, n, scale); }
 static float *around_one(size_t n) {   /* a layer norm's gamma */
     float *p = rnd(n, 0.2f);
     for (size_t i = 0; i < n; i++) p[i] += 1.0f;

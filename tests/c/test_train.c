@@ -11,15 +11,8 @@
 #include "bl_internal.h"
 
 static uint32_t lcg = 4242u;
-static float uniform(float scale) {   /* in [-scale, scale) */
-    lcg = lcg * 1664525u + 1013904223u;
-    return ((float)(lcg >> 8) / 16777216.0f * 2.0f - 1.0f) * scale;
-}
-static float *rnd(size_t n, float scale) {
-    float *p = malloc(n * sizeof(float));
-    for (size_t i = 0; i < n; i++) p[i] = uniform(scale);
-    return p;
-}
+static float uniform(float scale) { return bl_test_uniform(&lcg, scale); }
+static float *rnd(size_t n, float scale) { return bl_test_rnd(&lcg, n, scale); }
 
 /* max |a - b| / (atol + rtol |b|) over n: <= 1 passes; prints the worst */
 static int close_to(const char *what, const float *got, const double *want, size_t n,

@@ -83,6 +83,18 @@ test('settings_are_checked_with_a_message_code_per_field', () => {
   assert.deepEqual(data.checkSettings({ d: '9999', heads: '3' }).errors.map((e) => e.key), ['d']);
 });
 
+test('character_coverage_is_a_setting_from_0_9_to_1_default_1', () => {
+  assert.equal(data.checkSettings({}).values.coverage, 1);
+  assert.equal(data.checkSettings({ coverage: ' 0.95 ' }).values.coverage, 0.95);
+  assert.deepEqual(data.checkSettings({ coverage: '0.9' }).errors, [], 'the lower end');
+  for (const [v, code] of [['0.5', 'range'], ['1.01', 'range'], ['all', 'number'], ['', 'empty']]) {
+    const r = data.checkSettings({ coverage: v });
+    assert.deepEqual(r.errors.map((e) => e.key + ':' + e.code), ['coverage:' + code], JSON.stringify(v));
+    assert.equal(r.values.coverage, 1, 'a bad value keeps the default: ' + JSON.stringify(v));
+  }
+  assert.deepEqual(data.checkSettings({ coverage: '2' }).errors[0].vars, { value: '2', min: 0.9, max: 1 });
+});
+
 test('param_count_matches_the_shipped_poem_model', () => {
   // README: d 64, 2 layers, context 64, d_ff 256, 3,436 characters -> 324,096 parameters.
   const cfg = JSON.parse(fs.readFileSync(path.join(WEB, 'models', 'poems', 'config.json'), 'utf8'));

@@ -842,4 +842,4 @@ async function main() {
 }
 
 if (require.main === module) main().catch((e) => { console.error(e); process.exit(1); });
-module.exports = { analyseTrace, selfTimes, median, probe, collect, summarise, playwrightDriver, cdpDriver, VIEWS };
+module.exports = { analyseTrace, selfTimes, busyTime, median, probe, collect, summarise, playwrightDriver, cdpDriver, VIEWS };

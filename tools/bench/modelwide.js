@@ -18,14 +18,15 @@
      --out FILE the Markdown report (e.g. tools/bench/REPORT-modelwide.md; default: print only)
      --keep     keep the SmolLM2-shaped folder (else deleted at the end)
      --sweep-models M  the models whose sweep is timed (default both; SmolLM2's takes minutes)
-     --trace    one more run per tree under Chromium tracing: each task over 50 ms by kind */
+     --trace    one more run per tree under Chromium tracing: the main thread's busy time, wall
+                and CPU, and each task over 50 ms by kind (wall / CPU) */
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { pathToFileURL } = require('node:url');
 const { checkpoint, SHAPE } = require('./llama.js');
-const { CHROMIUM_ARGS } = require('../screenshot.js');
+const { launch, fileUrl, watch, CHROMIUM, DESKTOP } = require('./browser.js');
+const { writeGridFolder } = require('../../tests/node/grid_folder.js');
 
 const root = path.join(__dirname, '..', '..');
 const args = process.argv.slice(2);
@@ -56,39 +57,12 @@ function smolFolder() {
   return DIR;
 }
 
-/* --models mv30: the model view's grid at SmolLM2's 30 x 9 heads with a tiny width (d 72, 3 kv
-   heads of 8, d_ff 96, the llama fixture's tokenizer: one character per id), as the browser test
-   makes it: forwards take milliseconds, so runs time the grid, not the engine. */
+/* --models mv30: the model view's grid at SmolLM2's 30 x 9 heads with a tiny width, the browser
+   test's folder (tests/node/grid_folder.js): forwards take milliseconds, so runs time the grid. */
 const MV30 = path.join(os.tmpdir(), 'blocklens-modelwide-mv30');
 function mv30Folder() {
   if (fs.existsSync(path.join(MV30, 'done'))) return MV30;
-  const src = path.join(root, 'tests', 'fixtures', 'models', 'llama'), d = 72, f = 96, NL = 30, V = 64, H = 9, KV = 3, dk = 8;
-  const config = Object.assign(JSON.parse(fs.readFileSync(path.join(src, 'config.json'), 'utf8')),
-    { hidden_size: d, intermediate_size: f, num_hidden_layers: NL, num_attention_heads: H, num_key_value_heads: KV, head_dim: dk });
-  const shapes = { 'lm_head.weight': [V, d], 'model.embed_tokens.weight': [V, d], 'model.norm.weight': [d] };
-  for (let l = 0; l < NL; l++) {
-    const p = 'model.layers.' + l + '.';
-    Object.assign(shapes, { [p + 'input_layernorm.weight']: [d], [p + 'post_attention_layernorm.weight']: [d],
-      [p + 'mlp.down_proj.weight']: [d, f], [p + 'mlp.gate_proj.weight']: [f, d], [p + 'mlp.up_proj.weight']: [f, d],
-      [p + 'self_attn.q_proj.weight']: [H * dk, d], [p + 'self_attn.k_proj.weight']: [KV * dk, d],
-      [p + 'self_attn.v_proj.weight']: [KV * dk, d], [p + 'self_attn.o_proj.weight']: [d, H * dk] });
-  }
-  const header = { __metadata__: { format: 'pt' } }, parts = [];
-  let off = 0, x = 12345;
-  for (const [name, shape] of Object.entries(shapes)) {
-    const n = shape.reduce((a, b) => a * b, 1), a = new Float32Array(n);
-    for (let i = 0; i < n; i++) { x = (x * 48271) % 2147483647; a[i] = shape.length === 1 ? 1 : (x / 2147483647 - 0.5) * 0.6; }
-    header[name] = { dtype: 'F32', shape, data_offsets: [off, off + 4 * n] };
-    parts.push(Buffer.from(a.buffer)); off += 4 * n;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const len = Buffer.alloc(8);
-  len.writeBigUInt64LE(BigInt(json.length));
-  fs.mkdirSync(MV30, { recursive: true });
-  fs.writeFileSync(path.join(MV30, 'model.safetensors'), Buffer.concat([len, Buffer.from(json), ...parts]));
-  fs.writeFileSync(path.join(MV30, 'config.json'), JSON.stringify(config));
-  fs.copyFileSync(path.join(src, 'tokenizer.json'), path.join(MV30, 'tokenizer.json'));
+  writeGridFolder(MV30);
   fs.writeFileSync(path.join(MV30, 'done'), '');
   return MV30;
 }
@@ -141,6 +115,9 @@ function instrument() {
   document.addEventListener('input', () => W.inputs.push(performance.now()), true);
   document.addEventListener('click', () => W.inputs.push(performance.now()), true);
   document.addEventListener('DOMContentLoaded', () => {
+    // The whole-model figures as if on screen (they are computed only once scrolled near them
+    // otherwise), as tests/browser/helpers.js's open() does: the runs time them without scrolling.
+    document.documentElement.dataset.wide = 'eager';
     new MutationObserver((recs) => {
       const t = performance.now();
       for (const r of recs) {
@@ -159,12 +136,12 @@ const take = (page) => page.evaluate(() => self.__mw);
 
 /* One page of web tree `web` on `model`, ready for runs. */
 async function openPage(browser, web, model) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({ viewport: DESKTOP });
   await context.addInitScript(instrument);
   const page = await context.newPage(), errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  watch(page, (m) => errors.push(m));
   const hash = model === 'poems' ? 'lang=en&weights=poems&tokens=' + encodeURIComponent(textOf(model, 100)) : 'lang=en';
-  await page.goto(pathToFileURL(path.join(web, 'index.html')).href + '#' + hash);
+  await page.goto(fileUrl(web) + '#' + hash);
   await ready(page);
   let load = null;
   if (model !== 'poems') {
@@ -191,27 +168,34 @@ function tasksIn(w, a, b) {
         (s.forced ? ` (forced layout ${Math.round(s.forced)})` : '')) } };
 }
 
-/* --trace: the main thread's tasks over 50 ms in a Chromium trace of [from, to] (page clock,
-   ms), each with its time by kind (load.js's selfTimes: the innermost event with a kind claims
-   its self time) and its largest inner events. */
+/* --trace: the main thread in a Chromium trace of one run: its busy time over the trace, wall and
+   CPU (load.js's busyTime: the thread's own clock; wall well above CPU means it waited for a
+   core), and its tasks over 50 ms, each with its wall and CPU time, its time by kind (load.js's
+   selfTimes: the innermost event with a kind claims its self time; wall / CPU ms) and its
+   largest inner events. */
 const CATEGORIES = ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', 'v8', 'v8.execute'];
 function traceTasks(file) {
-  const { selfTimes } = require('./load.js');
+  const { selfTimes, busyTime } = require('./load.js');
   const raw = JSON.parse(fs.readFileSync(file, 'utf8')), ev = raw.traceEvents || raw;
   const mark = ev.find((e) => e.name === 'blocklens:request' && /user_timing/.test(e.cat || ''));
-  if (!mark) return [];
+  if (!mark) return null;
   const mine = ev.filter((e) => e.pid === mark.pid && e.tid === mark.tid && e.ph === 'X');
-  const tasks = mine.filter((e) => (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask') && e.dur > LONG * 1000);
-  return tasks.sort((a, b) => b.dur - a.dur).slice(0, 6).map((t) => {
+  const t0 = Math.min(...mine.map((e) => e.ts)), t1 = Math.max(...mine.map((e) => e.ts + e.dur));
+  const busy = busyTime(mine, t0, t1);
+  const ms1 = (us) => (us === undefined ? null : +(us / 1000).toFixed(1));
+  const long = mine.filter((e) => (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask') && e.dur > LONG * 1000);
+  // (a RunTask inside another is one task: only the outermost counts)
+  const tasks = long.filter((t) => !long.some((o) => o !== t && o.ts <= t.ts && o.ts + o.dur >= t.ts + t.dur));
+  return { span: ms1(t1 - t0), busy: +busy.wall.toFixed(1), busyCpu: +busy.cpu.toFixed(1), tasks: tasks.sort((a, b) => b.dur - a.dur).slice(0, 6).map((t) => {
     const kinds = Object.entries(selfTimes(mine, t.ts, t.ts + t.dur)).sort((a, b) => b[1].wall - a[1].wall).slice(0, 5)
-      .map(([k, v]) => `${k} ${v.wall.toFixed(0)}`);
+      .map(([k, v]) => `${k} ${v.wall.toFixed(0)} / ${v.cpu.toFixed(0)}`);
     const inner = mine.filter((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && e.dur > 5000 && e.name !== t.name)
       .sort((a, b) => b.dur - a.dur).slice(0, 6).map((e) => {
         const d = (e.args && e.args.data) || {};
         return `${e.name}${d.functionName ? ' ' + d.functionName : ''}${d.type ? ' ' + d.type : ''} ${(e.dur / 1000).toFixed(0)}`;
       });
-    return { dur: t.dur / 1000, kinds, inner };
-  });
+    return { dur: ms1(t.dur), cpu: ms1(t.tdur), kinds, inner };
+  }) };
 }
 
 /* One run: a new text; the model view's cells, the lens table, the tasks around them. */
@@ -271,8 +255,7 @@ async function sweepRun(p) {
 }
 
 async function main() {
-  const { chromium } = require('playwright-core');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await launch();
   const started = new Date(), load0 = os.loadavg(), cpu0 = process.cpuUsage(), out = [];
   try {
     for (const model of MODELS) {
@@ -295,7 +278,9 @@ async function main() {
       if (TRACE) {
         for (let i = 0; i < pages.length; i++) {
           const x = await viewRun(pages[i], model, RUNS + 1, NL, H, path.join(os.tmpdir(), `blocklens-modelwide-${process.pid}.json`));
-          log(`${model} traced run, ${WEBS[i]}: tasks over 50 ms: ${JSON.stringify(x.traced, null, 1)}`);
+          const tr = x.traced || {};
+          log(`${model} traced run, ${WEBS[i]}: main thread busy ${tr.busy} ms wall, ${tr.busyCpu} ms CPU over ${tr.span} ms; ` +
+            `tasks over 50 ms (wall / CPU, kinds wall / CPU): ${JSON.stringify(tr.tasks, null, 1)}`);
           rec[i].traced = x.traced;
         }
       }
@@ -323,7 +308,7 @@ async function main() {
 
 async function chromiumVersion() {
   const { execFileSync } = require('node:child_process');
-  try { return execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim().split(' built')[0]; } catch (e) { return 'Chromium'; }
+  try { return execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8' }).trim().split(' built')[0]; } catch (e) { return 'Chromium'; }
 }
 
 const med = (a) => { const b = a.filter((x) => x !== null && Number.isFinite(x)).sort((x, y) => x - y); return b.length ? b[b.length >> 1] : NaN; };
@@ -367,6 +352,8 @@ render). Median (min-max) over the runs.
           (fr ? `; its frame ${fr.dur.toFixed(0)} ms, style and layout from ${fr.style.toFixed(0)} ms, render from ${fr.render.toFixed(0)} ms; scripts: ${fr.scripts.join('; ') || 'none'}` : '') + '.');
       }
       if (r.load) lines.push(`- ${name(r.web)}: the folder opened in ${(r.load / 1000).toFixed(1)} s.`);
+      if (r.traced) lines.push(`- ${name(r.web)}: traced run: the main thread busy ${r.traced.busy} ms wall, ${r.traced.busyCpu} ms CPU ` +
+        `over ${r.traced.span} ms; tasks over 50 ms (wall / CPU): ${r.traced.tasks.map((t) => `${t.dur} / ${t.cpu}`).join(', ') || 'none'}.`);
       if (r.errors.length) lines.push(`- ${name(r.web)}: page errors: ${r.errors.slice(0, 3).join(' | ')}`);
     }
     const sw = m.rec.filter((r) => r.sweeps.length);

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """train_torch.py - the PyTorch CPU peer of tools/bench/train.js: the poem config's GPT-2 (pre-LN,
-ReLU, tied embeddings; the model of tools/train/train.py in plain torch ops) trained with AdamW on
+ReLU, tied embeddings; tools/train/gpt2.py's forward, which train.py trains) trained with AdamW on
 one thread, started by train.js as a child process and driven over stdin / stdout, one JSON object
 a line, so its steps can be interleaved with the wasm peers' in one run.
 
@@ -14,7 +14,7 @@ layer_norm_epsilon, vocab_size, lr, warmup, weight_decay, beta1, beta2, eps, cli
 """
 import argparse
 import json
-import math
+import os
 import struct
 import sys
 import time
@@ -22,6 +22,9 @@ import time
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "train"))
+import gpt2  # noqa: E402  (tools/train/gpt2.py: train.py's forward)
 
 
 def read_safetensors(path):
@@ -49,33 +52,11 @@ def read_safetensors(path):
     return out
 
 
-def forward(P, C, idx):
-    """idx (B, T) -> final-norm output (B, T, d); logits are that @ wte^T (tools/train/train.py)."""
-    d, nh, eps = C["n_embd"], C["n_head"], C["layer_norm_epsilon"]
-    B, T = idx.shape
-    dk = d // nh
-    mask = torch.ones(T, T, dtype=torch.bool).triu(1)
-    x = P["wte.weight"][idx] + P["wpe.weight"][:T]
-    for i in range(C["n_layer"]):
-        h = "h.%d." % i
-        a = F.layer_norm(x, (d,), P[h + "ln_1.weight"], P[h + "ln_1.bias"], eps)
-        qkv = a @ P[h + "attn.c_attn.weight"] + P[h + "attn.c_attn.bias"]
-        q, k, v = (t.view(B, T, nh, dk).transpose(1, 2) for t in qkv.split(d, dim=2))
-        s = (q @ k.transpose(-2, -1)) / math.sqrt(dk)
-        w = s.masked_fill(mask, float("-inf")).softmax(-1)
-        ctxv = (w @ v).transpose(1, 2).reshape(B, T, d)
-        x = x + ctxv @ P[h + "attn.c_proj.weight"] + P[h + "attn.c_proj.bias"]
-        m = F.layer_norm(x, (d,), P[h + "ln_2.weight"], P[h + "ln_2.bias"], eps)
-        f = torch.relu(m @ P[h + "mlp.c_fc.weight"] + P[h + "mlp.c_fc.bias"])
-        x = x + f @ P[h + "mlp.c_proj.weight"] + P[h + "mlp.c_proj.bias"]
-    return F.layer_norm(x, (d,), P["ln_f.weight"], P["ln_f.bias"], eps)
-
-
 def batch_loss(P, C, rows):
     """Mean cross-entropy (nats) over the scored targets of rows (B, L + 1): -1 is no token (an
     input -1 reads as id 0, a target -1 is not scored), as bl.trainer's engine."""
     x, y = rows[:, :-1].clamp(min=0), rows[:, 1:]
-    logits = forward(P, C, x) @ P["wte.weight"].T
+    logits = gpt2.forward(P, x, C["n_layer"], C["n_head"], C["layer_norm_epsilon"]) @ P["wte.weight"].T
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-1)
 
 

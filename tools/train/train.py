@@ -20,6 +20,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+import gpt2   # this folder's: the shared forward
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPUS = {"name": "chinese-poetry", "version": "2.0.1", "licence": "MIT",
           "source": "https://www.npmjs.com/package/chinese-poetry",
@@ -105,7 +107,7 @@ def encode(poems, stoi, ctx):
     return out
 
 
-# ---- model: GPT-2 with plain torch ops; parameters keyed by GPT-2's names -------------------
+# ---- model: GPT-2 with plain torch ops (gpt2.py); parameters keyed by GPT-2's names -------------------
 def init_params(vocab_size, gen):
     d, dff, nl, ctx = (CONFIG[k] for k in ("n_embd", "n_inner", "n_layer", "n_positions"))
 
@@ -132,24 +134,7 @@ def init_params(vocab_size, gen):
 
 def forward(P, idx):
     """idx (B, T) -> final-norm output (B, T, d); logits are that @ wte^T."""
-    d, nh, eps = CONFIG["n_embd"], CONFIG["n_head"], CONFIG["layer_norm_epsilon"]
-    B, T = idx.shape
-    dk = d // nh
-    mask = torch.ones(T, T, dtype=torch.bool).triu(1)
-    x = P["wte.weight"][idx] + P["wpe.weight"][:T]                         # (B, T, d)
-    for i in range(CONFIG["n_layer"]):
-        h = "h.%d." % i
-        a = F.layer_norm(x, (d,), P[h + "ln_1.weight"], P[h + "ln_1.bias"], eps)
-        qkv = a @ P[h + "attn.c_attn.weight"] + P[h + "attn.c_attn.bias"]  # (B, T, 3d)
-        q, k, v = (t.view(B, T, nh, dk).transpose(1, 2) for t in qkv.split(d, dim=2))
-        s = (q @ k.transpose(-2, -1)) / math.sqrt(dk)                     # (B, nh, T, T)
-        w = s.masked_fill(mask, float("-inf")).softmax(-1)
-        ctxv = (w @ v).transpose(1, 2).reshape(B, T, d)
-        x = x + ctxv @ P[h + "attn.c_proj.weight"] + P[h + "attn.c_proj.bias"]
-        m = F.layer_norm(x, (d,), P[h + "ln_2.weight"], P[h + "ln_2.bias"], eps)
-        f = torch.relu(m @ P[h + "mlp.c_fc.weight"] + P[h + "mlp.c_fc.bias"])  # (B, T, dff)
-        x = x + f @ P[h + "mlp.c_proj.weight"] + P[h + "mlp.c_proj.bias"]
-    return F.layer_norm(x, (d,), P["ln_f.weight"], P["ln_f.bias"], eps)
+    return gpt2.forward(P, idx, CONFIG["n_layer"], CONFIG["n_head"], CONFIG["layer_norm_epsilon"])
 
 
 def batch_loss(P, rows):

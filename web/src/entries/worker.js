@@ -12,7 +12,7 @@
    n, message } (meta.pieces: every id's label and text, model/pieces.js).
    Training (train/session.js; the page's Train view starts a Worker of its own for it):
    page -> { type: 'train', text, heldout, probe, config (GPT-2 keys), seed, batch, lr, weightDecay,
-   warmup, steps, every } (a new run; the last one is freed), { type: 'trainPause' },
+   warmup, steps, every, coverage? } (a new run; the last one is freed), { type: 'trainPause' },
    { type: 'trainResume', steps? } (steps: a larger total continues a finished run),
    { type: 'trainReset' } (frees it), { type: 'trainSave', purpose }. Worker -> { type: 'trainStarted',
    vocabSize, params, unigram, unseen, probe, heldChars, trainLines }, { type: 'trainProgress',

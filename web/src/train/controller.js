@@ -105,7 +105,7 @@ export function mount(root, opts) {
       run: { values: v, kind: s.data.kind } });
     worker.post({ type: 'train', text: s.data.train, heldout: s.data.heldout, probe: s.data.probe || '', config: cfg,
       seed: v.seed, batch: v.batch, lr: v.lr, weightDecay: 0.01, warmup: Math.min(50, Math.floor(v.steps / 10)),
-      steps: v.steps, every: v.every });
+      steps: v.steps, every: v.every, coverage: v.coverage });
     paint('all');
   }
   function pause() {

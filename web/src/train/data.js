@@ -18,7 +18,10 @@ export const SETTINGS = [
   { key: 'lr', kind: 'float', def: 0.003, min: 1e-5, max: 1 },
   { key: 'steps', kind: 'int', def: 2000, min: 1, max: 100000 },
   { key: 'every', kind: 'int', def: 50, min: 1, max: 10000 },
-  { key: 'seed', kind: 'int', def: 1, min: 0, max: 4294967295 }
+  { key: 'seed', kind: 'int', def: 1, min: 0, max: 4294967295 },
+  // bl.trainer's coverage: the vocabulary's characters cover this share of the training text's
+  // (the rarest others read as <unk>); 1 keeps every character.
+  { key: 'coverage', kind: 'float', def: 1, min: 0.9, max: 1 }
 ];
 export const defaults = () => Object.fromEntries(SETTINGS.map((p) => [p.key, p.def]));
 
