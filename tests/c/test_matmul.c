@@ -75,7 +75,7 @@ static double run_case(int M, int K, int N, bl_dtype dt, int trans, bl_activatio
 }
 
 static void every_path_dtype_and_odd_shape_matches_a_double_reference(void) {
-    /* M 1-9 (small path and packed), K below and above the small path's 16 and not a multiple
+    /* M 1-9 (small path and packed; F16 small up to 4 rows), K below and above the small path's 16 and not a multiple
        of 4, N with column tails of 1-3, and products past 2^20 multiply-adds (3 x 12 tile) */
     static const int shapes[][3] = {{1, 17, 5}, {2, 33, 7}, {3, 16, 9}, {4, 19, 6}, {5, 65, 11},
                                     {7, 130, 13}, {8, 771, 37}, {9, 35, 10}, {1, 15, 4},
