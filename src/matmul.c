@@ -6,7 +6,9 @@
    activation are applied in the epilogue of the last K slice, so the hidden layer is
    written once and never re-read. B may also be F16 or BF16 (a checkpoint's own weights): it
    is up-cast exactly to float32 while it is packed (four values at a time), so the
-   micro-kernels and every float32 path stay as they are. Measurements: tools/bench/REPORT-kernels.md. */
+   micro-kernels and every float32 path stay as they are. Products of a few rows with B transposed
+   skip packing (gemm_small: dot products from the weights as stored). Measurements:
+   tools/bench/REPORT-kernels.md. */
 #include <math.h>
 #include "bl_internal.h"
 #include "kernel_simd.h"
