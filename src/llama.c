@@ -28,7 +28,8 @@ static dims dims_of(const bl_llama_desc *d) {
 }
 
 /* The workspace, one table for its size and its use: buffers of (L, d_model), (L, Q), (L, KV),
-   (L, d_ff), then the attention scratch (qb, L), the RoPE tables (L, head_dim), and one vector
+   (L, d_ff), then the attention scratch (group qb, L) (and, with GQA, the stacked queries and
+   contexts, 2 (group qb, head_dim)), the RoPE tables (L, head_dim), and one vector
    for an up-cast bias or norm weight (the longest of d_model, Q, KV, d_ff). */
 enum { WS_H0, WS_H1, WS_NORM1, WS_ATTN, WS_RESID1, WS_NORM2, WS_FFN, WS_LD };
 enum { WS_Q, WS_QROT, WS_CONCAT, WS_LQ };
@@ -42,11 +43,13 @@ static uint64_t vec_len(const dims *z) {
     return m;   /* KV <= Q */
 }
 
-/* Workspace floats as a 64-bit count (the sizes checked: every factor below 2^17). */
+/* Workspace floats as a 64-bit count (the sizes checked: every factor below 2^23). */
 static uint64_t ws_floats(const dims *z) {
     uint64_t L = (uint64_t)z->L;
+    uint64_t group = (uint64_t)(z->H / z->KVH), qs = group * (uint64_t)z->qb;
     return L * (WS_LD * (uint64_t)z->D + WS_LQ * (uint64_t)z->Q + WS_LKV * (uint64_t)z->KV +
-                WS_LF * (uint64_t)z->F + (uint64_t)z->qb + (uint64_t)z->hd) + vec_len(z);
+                WS_LF * (uint64_t)z->F + qs + (uint64_t)z->hd) + vec_len(z) +
+           (group > 1 ? 2 * qs * (uint64_t)z->hd : 0);
 }
 
 static bl_status check_positive(bl_error *err, const char *name, float v) {
@@ -171,36 +174,90 @@ static void rms(float *out, float *rstd, const float *x, const void *g, bl_dtype
     bl_rmsnorm_forward(out, rstd, x, as_f32(g, dt, d, vec), rows, d, eps, NULL);
 }
 
-/* Causal grouped-query attention of one layer: per query head h (kv head h / group) and block
-   of query rows, logits q k^T (one GEMM, only the visible keys unless scores are kept), the
-   scaled causal softmax in place, the context (one GEMM) straight into concat. */
-static void attend(const dims *z, const float *q, const float *k, const float *v, float *concat,
-                   float *scores, float *weights, float *context, float *scratch) {
+/* Causal grouped-query attention of one layer, `stack` query heads of a key / value group at a
+   time (1..group): their query rows of a block stacked head-major (stack * rows, hd), so k_g and
+   v_g are packed once for them and the micro-kernel gets stack times the rows. Logits q k^T (one
+   GEMM, only the visible keys unless scores are kept), the scaled causal softmax in place, the
+   context (one GEMM), scattered into concat. Each GEMM rounds as one head's product would (its
+   FMA choice), and every output sums the same terms in the same order as with stack 1: results
+   are bit-identical for any stack. Scratch: bl__gqa_scratch floats. */
+static void attend_stacked(const dims *z, const float *q, const float *k, const float *v,
+                           float *concat, float *scores, float *weights, float *context,
+                           float *scratch, int stack) {
     int L = z->L, hd = z->hd, Q = z->Q, KV = z->KV, group = z->H / z->KVH;
     float scale = 1.0f / sqrtf((float)hd);
-    for (int h = 0; h < z->H; h++) {
-        int g = h / group;
+    /* scratch: logits / weights (stack qb, L), stacked queries and contexts (stack qb, hd) */
+    float *sw = scratch, *qs = sw + (size_t)stack * z->qb * L, *cs = qs + (size_t)stack * z->qb * hd;
+    for (int h0 = 0, n_h; h0 < z->H; h0 += n_h) {
+        /* n_h heads from h0, all of kv head g: a stack, or what is left of the group */
+        int g = h0 / group;
+        n_h = group - h0 % group < stack ? group - h0 % group : stack;
         for (int i0 = 0; i0 < L; i0 += z->qb) {
-            int rows = L - i0 < z->qb ? L - i0 : z->qb, seen = i0 + rows;
-            size_t at = ((size_t)h * L + i0) * L;
-            float *w = weights ? weights + at : scratch;
-            float *s = scores ? scores + at : w;
-            /* s (rows, L or seen) = q_h[i0:i0+rows] (rows, hd) @ k_g^T (hd, .) */
-            bl__gemm(s, L, NULL, q + (size_t)i0 * Q + (size_t)h * hd, Q, k + (size_t)g * hd, KV, 1,
-                     NULL, rows, hd, scores ? L : seen, BL_ACT_IDENTITY);
-            for (int r = 0; r < rows; r++)
-                bl__softmax_row(w + (size_t)r * L, s + (size_t)r * L, L, i0 + r, NULL, scale);
-            /* concat[i0:i0+rows, h*hd:(h+1)*hd] = w (rows, seen) @ v_g[0:seen] (seen, hd):
-               the weights after `seen` are zeros */
-            float *ctx = concat + (size_t)i0 * Q + (size_t)h * hd;
-            bl__gemm(ctx, Q, NULL, w, L, v + (size_t)g * hd, KV, 0, NULL, rows, seen, hd,
-                     BL_ACT_IDENTITY);
-            if (context)
-                for (int r = 0; r < rows; r++)
-                    memcpy(context + ((size_t)h * L + i0 + r) * hd, ctx + (size_t)r * Q,
-                           (size_t)hd * sizeof(float));
+            int rows = L - i0 < z->qb ? L - i0 : z->qb, seen = i0 + rows, M = n_h * rows;
+            int n = scores ? L : seen;
+            /* one head alone reads q and writes concat in place; a stack goes through qs, cs */
+            const float *a = q + (size_t)i0 * Q + (size_t)h0 * hd;
+            float *ctx = concat + (size_t)i0 * Q + (size_t)h0 * hd;
+            int lda = Q, ldc = Q;
+            if (n_h > 1) {
+                for (int hh = 0; hh < n_h; hh++)
+                    for (int r = 0; r < rows; r++)
+                        memcpy(qs + ((size_t)hh * rows + r) * hd, a + (size_t)r * Q + (size_t)hh * hd,
+                               (size_t)hd * sizeof(float));
+                a = qs;
+                ctx = cs;
+                lda = ldc = hd;
+            }
+            /* sw (M, n) = q stack (M, hd) @ k_g^T (hd, n) */
+            bl__gemm_typed_as(sw, L, NULL, a, lda, k + (size_t)g * hd, BL_DTYPE_F32, KV, 1, NULL,
+                              M, hd, n, BL_ACT_IDENTITY, (uint64_t)rows * hd * n);
+            for (int hh = 0; hh < n_h; hh++)
+                for (int r = 0; r < rows; r++) {
+                    float *row = sw + ((size_t)hh * rows + r) * L;
+                    size_t at = ((size_t)(h0 + hh) * L + i0 + r) * L;
+                    if (scores) memcpy(scores + at, row, (size_t)L * sizeof(float));
+                    bl__softmax_row(row, row, L, i0 + r, NULL, scale);
+                    if (weights) memcpy(weights + at, row, (size_t)L * sizeof(float));
+                }
+            /* ctx (M, hd) = weights (M, seen) @ v_g[0:seen] (seen, hd): the weights after
+               `seen` are zeros */
+            bl__gemm_typed_as(ctx, ldc, NULL, sw, L, v + (size_t)g * hd, BL_DTYPE_F32, KV, 0, NULL,
+                              M, seen, hd, BL_ACT_IDENTITY, (uint64_t)rows * seen * hd);
+            for (int hh = 0; hh < n_h; hh++)
+                for (int r = 0; r < rows; r++) {
+                    float *dst = concat + (size_t)(i0 + r) * Q + (size_t)(h0 + hh) * hd;
+                    const float *src = n_h > 1 ? cs + ((size_t)hh * rows + r) * hd : dst;
+                    if (n_h > 1) memcpy(dst, src, (size_t)hd * sizeof(float));
+                    if (context)
+                        memcpy(context + ((size_t)(h0 + hh) * L + i0 + r) * hd, src,
+                               (size_t)hd * sizeof(float));
+                }
         }
     }
+}
+
+/* The whole group stacked: the forward's path. */
+static void attend(const dims *z, const float *q, const float *k, const float *v, float *concat,
+                   float *scores, float *weights, float *context, float *scratch) {
+    attend_stacked(z, q, k, v, concat, scores, weights, context, scratch, z->H / z->KVH);
+}
+
+static dims attend_dims(int L, int H, int KVH, int hd) {
+    dims z = {.L = L, .H = H, .KVH = KVH, .hd = hd, .Q = H * hd, .KV = KVH * hd,
+              .qb = L < QB ? L : QB};
+    return z;
+}
+
+uint64_t bl__gqa_scratch(int L, int H, int KVH, int hd, int stack) {
+    dims z = attend_dims(L, H, KVH, hd);
+    return (uint64_t)stack * (uint64_t)z.qb * ((uint64_t)L + 2 * (uint64_t)hd);
+}
+
+void bl__gqa_attend(float *concat, float *scores, float *weights, float *context, const float *q,
+                    const float *k, const float *v, int L, int H, int KVH, int hd, int stack,
+                    float *scratch) {
+    dims z = attend_dims(L, H, KVH, hd);
+    attend_stacked(&z, q, k, v, concat, scores, weights, context, scratch, stack);
 }
 
 /* q or k (L, heads * hd) normed per head in place (Qwen3's q_norm / k_norm), weight g (hd). */
@@ -245,7 +302,8 @@ bl_status bl_llama_forward(const bl_llama_desc *d, const bl_llama_out *o, float 
     for (int i = 0; i < WS_LQ; i++, p += nq) bq[i] = p;
     for (int i = 0; i < WS_LKV; i++, p += nkv) bkv[i] = p;
     for (int i = 0; i < WS_LF; i++, p += nf) bf[i] = p;
-    float *scratch = p, *cos_t = scratch + (size_t)z.qb * L, *sin_t = cos_t + (size_t)L * hd / 2;
+    size_t n_scratch = (size_t)(z.H / z.KVH) * z.qb * ((size_t)L + (z.H > z.KVH ? 2u * hd : 0u));
+    float *scratch = p, *cos_t = scratch + n_scratch, *sin_t = cos_t + (size_t)L * hd / 2;
     float *vec = sin_t + (size_t)L * hd / 2;
 
     /* h (L, D) = embed[ids], up-cast row by row */
