@@ -28,8 +28,7 @@ static dims dims_of(const bl_llama_desc *d) {
 }
 
 /* The workspace, one table for its size and its use: buffers of (L, d_model), (L, Q), (L, KV),
-   (L, d_ff), then the attention scratch (group qb, L) (and, with GQA, the stacked queries and
-   contexts, 2 (group qb, head_dim)), the RoPE tables (L, head_dim), and one vector
+   (L, d_ff), then the attention scratch (qb, L), the RoPE tables (L, head_dim), and one vector
    for an up-cast bias or norm weight (the longest of d_model, Q, KV, d_ff). */
 enum { WS_H0, WS_H1, WS_NORM1, WS_ATTN, WS_RESID1, WS_NORM2, WS_FFN, WS_LD };
 enum { WS_Q, WS_QROT, WS_CONCAT, WS_LQ };
@@ -43,13 +42,11 @@ static uint64_t vec_len(const dims *z) {
     return m;   /* KV <= Q */
 }
 
-/* Workspace floats as a 64-bit count (the sizes checked: every factor below 2^23). */
+/* Workspace floats as a 64-bit count (the sizes checked: every factor below 2^17). */
 static uint64_t ws_floats(const dims *z) {
     uint64_t L = (uint64_t)z->L;
-    uint64_t group = (uint64_t)(z->H / z->KVH), qs = group * (uint64_t)z->qb;
     return L * (WS_LD * (uint64_t)z->D + WS_LQ * (uint64_t)z->Q + WS_LKV * (uint64_t)z->KV +
-                WS_LF * (uint64_t)z->F + qs + (uint64_t)z->hd) + vec_len(z) +
-           (group > 1 ? 2 * qs * (uint64_t)z->hd : 0);
+                WS_LF * (uint64_t)z->F + (uint64_t)z->qb + (uint64_t)z->hd) + vec_len(z);
 }
 
 static bl_status check_positive(bl_error *err, const char *name, float v) {
@@ -178,9 +175,11 @@ static void rms(float *out, float *rstd, const float *x, const void *g, bl_dtype
    time (1..group): their query rows of a block stacked head-major (stack * rows, hd), so k_g and
    v_g are packed once for them and the micro-kernel gets stack times the rows. Logits q k^T (one
    GEMM, only the visible keys unless scores are kept), the scaled causal softmax in place, the
-   context (one GEMM), scattered into concat. Each GEMM rounds as one head's product would (its
-   FMA choice), and every output sums the same terms in the same order as with stack 1: results
-   are bit-identical for any stack. Scratch: bl__gqa_scratch floats. */
+   context (one GEMM), scattered into concat. Each GEMM rounds as the group's whole product
+   would (its FMA choice: the FMA build fuses from 2^20 multiply-adds, which a head alone at
+   L 64 never reaches but a group of 4 does) and every output sums the same terms in the same
+   order for any stack: results are bit-identical for stack 1..group. Scratch (stack > 1):
+   bl__gqa_scratch floats; stack 1 needs only (qb, L). */
 static void attend_stacked(const dims *z, const float *q, const float *k, const float *v,
                            float *concat, float *scores, float *weights, float *context,
                            float *scratch, int stack) {
@@ -210,7 +209,7 @@ static void attend_stacked(const dims *z, const float *q, const float *k, const 
             }
             /* sw (M, n) = q stack (M, hd) @ k_g^T (hd, n) */
             bl__gemm_typed_as(sw, L, NULL, a, lda, k + (size_t)g * hd, BL_DTYPE_F32, KV, 1, NULL,
-                              M, hd, n, BL_ACT_IDENTITY, (uint64_t)rows * hd * n);
+                              M, hd, n, BL_ACT_IDENTITY, (uint64_t)group * rows * hd * n);
             for (int hh = 0; hh < n_h; hh++)
                 for (int r = 0; r < rows; r++) {
                     float *row = sw + ((size_t)hh * rows + r) * L;
@@ -222,7 +221,7 @@ static void attend_stacked(const dims *z, const float *q, const float *k, const 
             /* ctx (M, hd) = weights (M, seen) @ v_g[0:seen] (seen, hd): the weights after
                `seen` are zeros */
             bl__gemm_typed_as(ctx, ldc, NULL, sw, L, v + (size_t)g * hd, BL_DTYPE_F32, KV, 0, NULL,
-                              M, seen, hd, BL_ACT_IDENTITY, (uint64_t)rows * seen * hd);
+                              M, seen, hd, BL_ACT_IDENTITY, (uint64_t)group * rows * seen * hd);
             for (int hh = 0; hh < n_h; hh++)
                 for (int r = 0; r < rows; r++) {
                     float *dst = concat + (size_t)(i0 + r) * Q + (size_t)(h0 + hh) * hd;
@@ -236,10 +235,12 @@ static void attend_stacked(const dims *z, const float *q, const float *k, const 
     }
 }
 
-/* The whole group stacked: the forward's path. */
+/* The forward's path: one head at a time, in place (no copies, scratch (qb, L)). Stacking the
+   group measured 3-8% slower in tools/bench/attention.js (REPORT-attention.md): packing k_g, v_g
+   is ~1/64 of the work, the copies and the taller weights block cost more than that. */
 static void attend(const dims *z, const float *q, const float *k, const float *v, float *concat,
                    float *scores, float *weights, float *context, float *scratch) {
-    attend_stacked(z, q, k, v, concat, scores, weights, context, scratch, z->H / z->KVH);
+    attend_stacked(z, q, k, v, concat, scores, weights, context, scratch, 1);
 }
 
 static dims attend_dims(int L, int H, int KVH, int hd) {
@@ -302,8 +303,7 @@ bl_status bl_llama_forward(const bl_llama_desc *d, const bl_llama_out *o, float 
     for (int i = 0; i < WS_LQ; i++, p += nq) bq[i] = p;
     for (int i = 0; i < WS_LKV; i++, p += nkv) bkv[i] = p;
     for (int i = 0; i < WS_LF; i++, p += nf) bf[i] = p;
-    size_t n_scratch = (size_t)(z.H / z.KVH) * z.qb * ((size_t)L + (z.H > z.KVH ? 2u * hd : 0u));
-    float *scratch = p, *cos_t = scratch + n_scratch, *sin_t = cos_t + (size_t)L * hd / 2;
+    float *scratch = p, *cos_t = scratch + (size_t)z.qb * L, *sin_t = cos_t + (size_t)L * hd / 2;
     float *vec = sin_t + (size_t)L * hd / 2;
 
     /* h (L, D) = embed[ids], up-cast row by row */
