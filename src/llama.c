@@ -236,8 +236,8 @@ static void attend_stacked(const dims *z, const float *q, const float *k, const 
 }
 
 /* The forward's path: one head at a time, in place (no copies, scratch (qb, L)). Stacking the
-   group measured 3-8% slower in tools/bench/attention.js (REPORT-attention.md): packing k_g, v_g
-   is ~1/64 of the work, the copies and the taller weights block cost more than that. */
+   group measured 5-11% slower in the SIMD build (tools/bench/REPORT-attention.md): packing k_g
+   and v_g is ~1/64 of the work, the copies and the taller weights block cost more. */
 static void attend(const dims *z, const float *q, const float *k, const float *v, float *concat,
                    float *scores, float *weights, float *context, float *scratch) {
     attend_stacked(z, q, k, v, concat, scores, weights, context, scratch, 1);
