@@ -482,6 +482,71 @@ static void llama_logits_do_not_depend_on_later_tokens(void) {
 
 /* rope.c's own exp, cos and sin (no libm in the page's wasm) against libm's, over the range
    they serve: exponents of theta^(-2c/hd) for theta up to 1e9, angles up to position 65535. */
+/* The attention core with a group's query heads stacked per GEMM gives the bits of each head
+   on its own (stack 1), kept outputs included, on odd shapes: L past one 64-row block and not a
+   multiple of it, groups of 1, 2 and 7, a stack that does not divide its group; and concat is
+   causal softmax(q k^T / sqrt(hd)) v in double within 1e-5. */
+static void gqa_stacked_heads_give_the_bits_of_one_head_at_a_time(void) {
+    static const int shapes[][4] = {{70, 3, 3, 8}, {70, 4, 2, 6}, {131, 7, 1, 4}, {5, 14, 2, 10},
+                                    {64, 14, 2, 64}};
+    for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
+        int L = shapes[c][0], H = shapes[c][1], KVH = shapes[c][2], hd = shapes[c][3];
+        int group = H / KVH, Q = H * hd, KV = KVH * hd;
+        size_t nq = (size_t)L * Q, ns = (size_t)H * L * L, nc = (size_t)H * L * hd;
+        float *q = rnd(nq, 1.0f, 0), *k = rnd((size_t)L * KV, 1.0f, 0), *v = rnd((size_t)L * KV, 1.0f, 0);
+        float *ws = out_buf((size_t)bl__gqa_scratch(L, H, KVH, hd, group));
+        int stacks[] = {1, 2, group};
+        float *o[3][4];   /* per stack: concat, scores, weights, context (all kept) */
+        float *plain[3];  /* per stack: concat with nothing else kept */
+        for (int t = 0; t < 3; t++) {
+            int st = stacks[t] > group ? group : stacks[t];
+            o[t][0] = out_buf(nq); o[t][1] = out_buf(ns); o[t][2] = out_buf(ns); o[t][3] = out_buf(nc);
+            plain[t] = out_buf(nq);
+            bl__gqa_attend(o[t][0], o[t][1], o[t][2], o[t][3], q, k, v, L, H, KVH, hd, st, ws);
+            bl__gqa_attend(plain[t], NULL, NULL, NULL, q, k, v, L, H, KVH, hd, st, ws);
+        }
+        size_t sizes[4] = {nq, ns, ns, nc};
+        int same = 1;
+        for (int t = 1; t < 3; t++) {
+            for (int j = 0; j < 4; j++) same &= memcmp(o[0][j], o[t][j], sizes[j] * sizeof(float)) == 0;
+            same &= memcmp(plain[0], plain[t], nq * sizeof(float)) == 0;
+        }
+        same &= memcmp(plain[0], o[0][0], nq * sizeof(float)) == 0;
+        CHECK(same);
+        /* concat against plain double loops */
+        double maxd = 0, scale = 1.0 / sqrt((double)hd);
+        double *p = malloc((size_t)L * sizeof(double));
+        for (int h = 0; h < H; h++) {
+            int g = h / group;
+            for (int i = 0; i < L; i++) {
+                double m = -INFINITY, sum = 0;
+                for (int j = 0; j <= i; j++) {
+                    double dot = 0;
+                    for (int e = 0; e < hd; e++)
+                        dot += (double)q[(size_t)i * Q + h * hd + e] * k[(size_t)j * KV + g * hd + e];
+                    p[j] = dot * scale;
+                    if (p[j] > m) m = p[j];
+                }
+                for (int j = 0; j <= i; j++) sum += p[j] = exp(p[j] - m);
+                for (int e = 0; e < hd; e++) {
+                    double acc = 0;
+                    for (int j = 0; j <= i; j++) acc += p[j] / sum * v[(size_t)j * KV + g * hd + e];
+                    double diff = fabs(acc - o[0][0][(size_t)i * Q + h * hd + e]);
+                    if (!(diff <= maxd)) maxd = diff;
+                }
+            }
+        }
+        printf("       L %d, %d q / %d kv heads, hd %d: stacks 1, 2, %d bit-identical: %s; concat max "
+               "diff %.3g (tol 1e-5)\n", L, H, KVH, hd, group, same ? "yes" : "NO", maxd);
+        CHECK(maxd <= 1e-5);
+        free(p); free(q); free(k); free(v); free(ws);
+        for (int t = 0; t < 3; t++) {
+            for (int j = 0; j < 4; j++) free(o[t][j]);
+            free(plain[t]);
+        }
+    }
+}
+
 static void rope_math_matches_libm(void) {
     double worst_e = 0, worst_t = 0;
     for (double x = -48.0; x <= 0.0; x += 0.00731) {
@@ -597,6 +662,8 @@ int main(void) {
     bl_run("llama_logits_do_not_depend_on_later_tokens", llama_logits_do_not_depend_on_later_tokens);
     bl_run("llama_past_one_attention_block_matches_plain_double_loops",
            llama_past_one_attention_block_matches_plain_double_loops);
+    bl_run("gqa_stacked_heads_give_the_bits_of_one_head_at_a_time",
+           gqa_stacked_heads_give_the_bits_of_one_head_at_a_time);
     bl_run("rope_math_matches_libm", rope_math_matches_libm);
     bl_run("llama_refuses_bad_arguments_naming_them", llama_refuses_bad_arguments_naming_them);
     return bl_summary();

@@ -7,7 +7,9 @@
    usage:  node tools/bench/llama.js [--runs 5] [--out FILE]
            node --experimental-wasm-relaxed-simd tools/bench/llama.js ...   (the FMA build)
      --runs N    timed forwards per length and dtype (default 5), interleaved; median, min, max
-     --out FILE  also write the report as Markdown (tools/bench/REPORT-llama.md) */
+     --out FILE  also write the report as Markdown (tools/bench/REPORT-llama.md)
+     --before DIR  also another checkout's built engine (DIR/web/dist), its forwards interleaved
+                   with this tree's, and the ratio before / after of CPU times */
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
@@ -16,7 +18,7 @@ const BlockLens = require(path.join(__dirname, '..', '..'));
 
 const argv = process.argv.slice(2);
 const opt = (name, fallback) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : fallback; };
-const RUNS = Number(opt('--runs', 5)), OUT = opt('--out', null);
+const RUNS = Number(opt('--runs', 5)), OUT = opt('--out', null), BEFORE = opt('--before', null);
 const D = 576, H = 9, KVH = 3, HD = 64, F = 1536, V = 49152, NL = 30, LENGTHS = [8, 64, 256];
 
 /* The safetensors bytes of the model in dtype (values uniform in [-0.05, 0.05), as float32 rounded). */
@@ -59,26 +61,31 @@ module.exports = { checkpoint, SHAPE: { D, H, KVH, HD, F, V, NL } };
 
 if (require.main === module) (async () => {
   const bl = await BlockLens.load();
+  const trees = [['', bl]];
+  if (BEFORE) trees.push(['before ', await require(path.resolve(BEFORE)).load()]);
   const config = { model_type: 'llama', hidden_size: D, intermediate_size: F, num_hidden_layers: NL,
     num_attention_heads: H, num_key_value_heads: KVH, vocab_size: V, max_position_embeddings: 8192,
     rms_norm_eps: 1e-5, rope_theta: 100000, tie_word_embeddings: true };
   const vocab = Array.from({ length: V }, (_, i) => 't' + i), rows = [], models = {};
   for (const dtype of ['BF16', 'F32']) {
     const bytes = checkpoint(dtype), t0 = performance.now();
-    models[dtype] = bl.loadModel({ weights: bytes, config, vocab });
+    for (const [tn, b] of trees) models[tn + dtype] = b.loadModel({ weights: bytes, config, vocab });
     rows.push(`| loadModel, ${dtype} | ${(performance.now() - t0).toFixed(0)} ms | file ${bytes.length} bytes, ` +
       `heap ${models[dtype].heapBytes} bytes |`);
   }
   const times = {};
   for (const L of LENGTHS) {
     const ids = Array.from({ length: L }, (_, i) => (i * 7919) % V);
-    for (const dtype of ['BF16', 'F32']) models[dtype].forward(ids, { layers: [] });   /* warm-up */
+    for (const m of Object.values(models)) m.forward(ids, { layers: [] });   /* warm-up */
     for (let r = 0; r < RUNS; r++)
-      for (const dtype of ['BF16', 'F32']) {
-        const t0 = performance.now(), out = models[dtype].forward(ids, { layers: [] });
-        (times[L + dtype] = times[L + dtype] || []).push(performance.now() - t0);
-        if (!out.logits.every(Number.isFinite)) throw new Error('non-finite logits');
-      }
+      for (const [tn] of trees)
+        for (const dtype of ['BF16', 'F32']) {
+          const c0 = process.cpuUsage(), t0 = performance.now(), out = models[tn + dtype].forward(ids, { layers: [] });
+          const c = process.cpuUsage(c0);
+          (times[tn + L + dtype] = times[tn + L + dtype] || []).push(performance.now() - t0);
+          (times['cpu ' + tn + L + dtype] = times['cpu ' + tn + L + dtype] || []).push((c.user + c.system) / 1000);
+          if (!out.logits.every(Number.isFinite)) throw new Error('non-finite logits');
+        }
   }
   const table = ['| forward (logits only) | BF16 median (min-max) ms | F32 median (min-max) ms | BF16 / F32 |',
     '|---|---:|---:|---:|'];
@@ -86,6 +93,14 @@ if (require.main === module) (async () => {
     const b = times[L + 'BF16'], f = times[L + 'F32'];
     const cell = (a) => `${median(a).toFixed(0)} (${Math.min(...a).toFixed(0)}-${Math.max(...a).toFixed(0)})`;
     table.push(`| L ${L} | ${cell(b)} | ${cell(f)} | ${(median(b) / median(f)).toFixed(2)} |`);
+  }
+  /* CPU times (ms, medians) per tree, and before / after where a before tree ran */
+  table.push('', '| forward, CPU time | ' + trees.map(([tn]) => `${tn || 'this tree '}BF16 | ${tn || 'this tree '}F32`).join(' | ') +
+    (BEFORE ? ' | before / after BF16 | before / after F32 |' : ' |'), '|---|' + '---:|'.repeat(2 * trees.length + (BEFORE ? 2 : 0)));
+  for (const L of LENGTHS) {
+    const m = (k) => median(times['cpu ' + k]);
+    table.push(`| L ${L} | ` + trees.map(([tn]) => `${m(tn + L + 'BF16').toFixed(0)} | ${m(tn + L + 'F32').toFixed(0)}`).join(' | ') +
+      (BEFORE ? ` | ${(m('before ' + L + 'BF16') / m(L + 'BF16')).toFixed(3)} | ${(m('before ' + L + 'F32') / m(L + 'F32')).toFixed(3)} |` : ' |'));
   }
   for (const m of Object.values(models)) m.free();
   const report = ['# A Llama-family model of SmolLM2-135M\'s shapes in Node', '',
