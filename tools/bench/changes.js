@@ -92,10 +92,16 @@ function traceCpu(file) {
         (d && d.functionName ? ' ' + d.functionName : '');
       sum.set(name, (sum.get(name) || 0) + cpu(e));
     });
-    return 'task ' + cpu(t).toFixed(1) + ' ms: ' + Array.from(sum, ([name, ms]) => ({ name, ms })).sort((a, b) => b.ms - a.ms).slice(0, 4)
+    // (what posted the task, e.g. FormControlDidChange for the change itself, and how many
+    // layouts it forced: a sum of many small ones reads differently from one large one)
+    const src = t.args && t.args.src_func ? ' (' + t.args.src_func + ')' : '';
+    const n = main.filter((e) => e.name === 'Layout' && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur).length;
+    return 'task ' + cpu(t).toFixed(1) + ' ms' + src + ', ' + n + ' layouts: ' + Array.from(sum, ([name, ms]) => ({ name, ms })).sort((a, b) => b.ms - a.ms).slice(0, 4)
       .map((p) => p.name + ' ' + p.ms.toFixed(1)).join(', ');
   });
-  return { cpu: tasks.reduce((t, e) => t + cpu(e), 0), longest: top ? cpu(top) : 0, wall: top ? top.dur / 1000 : 0, parts };
+  const lay = main.filter((e) => e.name === 'Layout' || e.name === 'UpdateLayoutTree');
+  return { cpu: tasks.reduce((t, e) => t + cpu(e), 0), layouts: lay.filter((e) => e.name === 'Layout').length,
+    layoutCpu: lay.reduce((t, e) => t + cpu(e), 0), jsCpu: main.filter((e) => e.name === 'FunctionCall').reduce((t, e) => t + cpu(e), 0), longest: top ? cpu(top) : 0, wall: top ? top.dur / 1000 : 0, parts };
 }
 
 async function one(browser, base, size, change) {
@@ -150,7 +156,8 @@ async function one(browser, base, size, change) {
           if (TRACE) {
             const tr = runs.map((r) => r.trace).filter(Boolean), mt = (k) => med(tr.map((t) => t[k]));
             if (tr.length) {
-              console.log('    trace: main-thread CPU ' + mt('cpu').toFixed(0) + ' ms, longest task CPU ' + mt('longest').toFixed(1) +
+              console.log('    trace: main-thread CPU ' + mt('cpu').toFixed(0) + ' ms (style + layout ' + mt('layoutCpu').toFixed(0) + ' ms in ' +
+                mt('layouts') + ' layouts, JS ' + mt('jsCpu').toFixed(0) + ' ms), longest task CPU ' + mt('longest').toFixed(1) +
                 ' ms (runs: ' + tr.map((t) => t.longest.toFixed(1) + '/' + t.wall.toFixed(1)).join(', ') + ' CPU/wall)');
               const worst = tr.slice().sort((a, b) => b.longest - a.longest)[0];
               worst.parts.forEach((p) => console.log('      ' + p));
