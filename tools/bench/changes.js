@@ -9,18 +9,22 @@
    moved by the host's load than the wall-clock times). Headless Chromium, served page.
    A benchmark: prints numbers, asserts nothing.
    Usage: node tools/bench/changes.js [--runs 3] [--size bert|classic|both] [--only TEXT]
-          [--web DIR,DIR...]
+          [--web DIR,DIR...] [--trace]
    --only: the changes whose name contains TEXT. --web: other builds' web/ folders (e.g. an
    older commit's, bundled), run in turn with each change, one row each: on a shared host,
-   paired runs are the way to tell two builds apart. */
+   paired runs are the way to tell two builds apart. --trace: a Chromium trace of each change
+   too: the main thread's CPU time over the change (the tasks' thread time, less moved by the
+   host's load than wall time) and the longest task in CPU time, with its largest parts. */
 'use strict';
 const path = require('path');
+const fs = require('fs');
+const os = require('os');
 const bench = require('./browser.js');
 
 const args = process.argv.slice(2);
 const opt = (name, def) => { const i = args.indexOf('--' + name); return i >= 0 ? args[i + 1] : def; };
 const RUNS = Number(opt('runs', 3)), SIZE = opt('size', 'both'), ONLY = opt('only', '');
-const WEBS = opt('web', bench.WEB).split(',');
+const WEBS = opt('web', bench.WEB).split(','), TRACE = args.includes('--trace');
 const WORDS64 = Array.from({ length: 64 }, (_, i) => 'tok' + i).join(' ');
 const START = {
   classic: 'lang=en',
@@ -70,6 +74,36 @@ function observe() {
     .observe({ type: 'measure', buffered: true });
 }
 
+// The page's main thread (the one that has the user-timing draws) from the change's mark on:
+// its tasks' CPU (thread time, tdur) summed, the longest in CPU, and that task's largest
+// direct-or-nested events (function calls, layout, GC) by CPU.
+function traceCpu(file) {
+  const raw = JSON.parse(fs.readFileSync(file, 'utf8')), ev = raw.traceEvents || raw;
+  const t0 = ev.find((e) => e.name === 'blocklens:change' && e.cat && e.cat.includes('user_timing'));
+  if (!t0) return null;
+  const main = ev.filter((e) => e.pid === t0.pid && e.tid === t0.tid && e.ph === 'X' && e.ts >= t0.ts);
+  const tasks = main.filter((e) => e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask');
+  const cpu = (e) => (e.tdur === undefined ? e.dur : e.tdur) / 1000;
+  const tops = tasks.slice().sort((a, b) => cpu(b) - cpu(a)).slice(0, 3), top = tops[0];
+  const parts = tops.map((t) => {
+    const sum = new Map();   // (nested events counted in each of their ancestors' names too)
+    main.filter((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur).forEach((e) => {
+      const d = e.args && e.args.data, name = e.name + (d && d.url ? ' ' + String(d.url).split('/').pop() + ':' + d.lineNumber : '') +
+        (d && d.functionName ? ' ' + d.functionName : '');
+      sum.set(name, (sum.get(name) || 0) + cpu(e));
+    });
+    // (what posted the task, e.g. FormControlDidChange for the change itself, and how many
+    // layouts it forced: a sum of many small ones reads differently from one large one)
+    const src = t.args && t.args.src_func ? ' (' + t.args.src_func + ')' : '';
+    const n = main.filter((e) => e.name === 'Layout' && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur).length;
+    return 'task ' + cpu(t).toFixed(1) + ' ms' + src + ', ' + n + ' layouts: ' + Array.from(sum, ([name, ms]) => ({ name, ms })).sort((a, b) => b.ms - a.ms).slice(0, 4)
+      .map((p) => p.name + ' ' + p.ms.toFixed(1)).join(', ');
+  });
+  const lay = main.filter((e) => e.name === 'Layout' || e.name === 'UpdateLayoutTree');
+  return { cpu: tasks.reduce((t, e) => t + cpu(e), 0), layouts: lay.filter((e) => e.name === 'Layout').length,
+    layoutCpu: lay.reduce((t, e) => t + cpu(e), 0), jsCpu: main.filter((e) => e.name === 'FunctionCall').reduce((t, e) => t + cpu(e), 0), longest: top ? cpu(top) : 0, wall: top ? top.dur / 1000 : 0, parts };
+}
+
 async function one(browser, base, size, change) {
   const context = await browser.newContext({ viewport: bench.DESKTOP });
   await context.addInitScript(observe);
@@ -81,7 +115,9 @@ async function one(browser, base, size, change) {
   await cdp.send('Performance.enable');
   const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
   const m0 = await metrics();
-  const t0 = await page.evaluate(() => { window.__long = []; window.__draws = []; window.__t0 = performance.now(); return window.__t0; });
+  const traceFile = path.join(os.tmpdir(), `blocklens-changes-trace-${process.pid}.json`);
+  if (TRACE) await browser.startTracing(page, { path: traceFile, categories: ['toplevel', 'devtools.timeline', 'blink.user_timing'] });
+  const t0 = await page.evaluate(() => { window.__long = []; window.__draws = []; window.__t0 = performance.now(); performance.mark('blocklens:change'); return window.__t0; });
   await change[1](page);
   await page.waitForTimeout(300);    // typing debounce, then the answer
   await page.waitForFunction(() => document.body.dataset.status === 'ready', null, { timeout: 60000 });
@@ -89,11 +125,13 @@ async function one(browser, base, size, change) {
   const r = await page.evaluate(() => ({ draws: window.__draws, long: window.__long, t0: window.__t0,
     ready: performance.now(), compute: document.body.dataset.compute }));
   const m1 = await metrics(), ms = (k) => (m1[k] - m0[k]) * 1000;
+  let trace = null;
+  if (TRACE) { await browser.stopTracing(); trace = traceCpu(traceFile); fs.unlinkSync(traceFile); }
   await context.close();
   const last = r.draws.length ? Math.max(...r.draws.map((d) => d.end)) - t0 : NaN;
   const first = r.draws.length ? Math.min(...r.draws.map((d) => d.end)) - t0 : NaN;
   return { last, first, n: new Set(r.draws.map((d) => d.name)).size, longest: Math.max(0, ...r.long.map((e) => e.dur)), compute: r.compute,
-    busy: ms('TaskDuration'), style: ms('RecalcStyleDuration') + ms('LayoutDuration') };
+    busy: ms('TaskDuration'), style: ms('RecalcStyleDuration') + ms('LayoutDuration'), trace };
 }
 
 (async () => {
@@ -115,6 +153,16 @@ async function one(browser, base, size, change) {
           console.log(ch[0].padEnd(32) + cell(m('first'), 14) + cell(m('last'), 14) + String(m('n')).padStart(9) +
             (m('longest') ? cell(m('longest'), 14) : '< 50 ms'.padStart(14)) + cell(m('busy'), 11) + cell(m('style'), 14) +
             (WEBS.length > 1 ? '  ' + WEBS[j] : ''));
+          if (TRACE) {
+            const tr = runs.map((r) => r.trace).filter(Boolean), mt = (k) => med(tr.map((t) => t[k]));
+            if (tr.length) {
+              console.log('    trace: main-thread CPU ' + mt('cpu').toFixed(0) + ' ms (style + layout ' + mt('layoutCpu').toFixed(0) + ' ms in ' +
+                mt('layouts') + ' layouts, JS ' + mt('jsCpu').toFixed(0) + ' ms), longest task CPU ' + mt('longest').toFixed(1) +
+                ' ms (runs: ' + tr.map((t) => t.longest.toFixed(1) + '/' + t.wall.toFixed(1)).join(', ') + ' CPU/wall)');
+              const worst = tr.slice().sort((a, b) => b.longest - a.longest)[0];
+              worst.parts.forEach((p) => console.log('      ' + p));
+            }
+          }
         });
       }
     }
