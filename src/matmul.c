@@ -342,10 +342,15 @@ static inline __attribute__((always_inline)) v4 load_w4(const void *b, bl_dtype 
     if (bt == BL_DTYPE_BF16) return v4_load_bf16((const uint16_t *)b + i);
     return v4_load_f16((const uint16_t *)b + i);
 }
+/* The last n (1-3) weights from i, zeros after: out of line, as it runs once per tile. */
+static __attribute__((noinline)) v4 tail_w4(const void *b, bl_dtype bt, size_t i, int n) {
+    v4 w = v4_splat(0.0f);
+    for (int q = 0; q < n; q++) w[q] = bl__weight_at(b, bt, i + q);
+    return w;
+}
 static inline __attribute__((always_inline)) void dot_tile(
         float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
-        int ldb, const float *bias, int K, bl_activation act, const int R, const int C,
-        const int fused) {
+        int ldb, const float *bias, int K, const int R, const int C, const int fused) {
     v4 s[4][4];
     for (int r = 0; r < R; r++)
         for (int j = 0; j < C; j++) s[r][j] = v4_splat(0.0f);
@@ -360,10 +365,7 @@ static inline __attribute__((always_inline)) void dot_tile(
     }
     if (k < K) {   /* the last 1-3 k: zeros in both operands' missing lanes add exact zeros */
         v4 w[4], x[4];
-        for (int j = 0; j < C; j++) {
-            w[j] = v4_splat(0.0f);
-            for (int q = 0; k + q < K; q++) w[j][q] = bl__weight_at(b, bt, (size_t)j * ldb + k + q);
-        }
+        for (int j = 0; j < C; j++) w[j] = tail_w4(b, bt, (size_t)j * ldb + k, K - k);
         for (int r = 0; r < R; r++) {
             x[r] = v4_splat(0.0f);
             for (int q = 0; k + q < K; q++) x[r][q] = a[(size_t)r * lda + k + q];
@@ -377,7 +379,7 @@ static inline __attribute__((always_inline)) void dot_tile(
             float v = v4_hsum(s[r][j]);
             if (bias) v += bias[j];
             if (pre) pre[(size_t)r * ldc + j] = v;
-            c[(size_t)r * ldc + j] = bl__act(v, act);
+            c[(size_t)r * ldc + j] = v;   /* the activation: once, in gemm_small */
         }
 }
 
@@ -385,7 +387,7 @@ static inline __attribute__((always_inline)) void dot_tile(
    and 2 B vectors: V8 loads them all first, and this fits its 15 registers) and fours else. */
 static inline __attribute__((always_inline)) void gemm_small_dt(
         float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
-        int ldb, const float *bias, int M, int K, int N, bl_activation act, const int fused) {
+        int ldb, const float *bias, int M, int K, int N, const int fused) {
     size_t wsz = bt == BL_DTYPE_F32 ? 4 : 2;
     int j = 0;
     for (; j + 4 <= N; j += 4) {
@@ -395,20 +397,19 @@ static inline __attribute__((always_inline)) void gemm_small_dt(
         for (; i + 4 <= M; i += 4) {
             size_t o = (size_t)i * ldc + j;
             const float *ai = a + (size_t)i * lda;
-            dot_tile(c + o, ldc, pre ? pre + o : NULL, ai, lda, bj, bt, ldb, bias_j, K, act, 4, 2,
-                     fused);
+            dot_tile(c + o, ldc, pre ? pre + o : NULL, ai, lda, bj, bt, ldb, bias_j, K, 4, 2, fused);
             dot_tile(c + o + 2, ldc, pre ? pre + o + 2 : NULL, ai, lda, bj + 2 * ldb * wsz, bt,
-                     ldb, bias ? bias_j + 2 : NULL, K, act, 4, 2, fused);
+                     ldb, bias ? bias_j + 2 : NULL, K, 4, 2, fused);
         }
         for (; i + 2 <= M; i += 2) {
             size_t o = (size_t)i * ldc + j;
             dot_tile(c + o, ldc, pre ? pre + o : NULL, a + (size_t)i * lda, lda, bj, bt, ldb,
-                     bias_j, K, act, 2, 4, fused);
+                     bias_j, K, 2, 4, fused);
         }
         for (; i < M; i++) {
             size_t o = (size_t)i * ldc + j;
             dot_tile(c + o, ldc, pre ? pre + o : NULL, a + (size_t)i * lda, lda, bj, bt, ldb,
-                     bias_j, K, act, 1, 4, fused);
+                     bias_j, K, 1, 4, fused);
         }
     }
     for (; j < N; j++)
@@ -416,7 +417,7 @@ static inline __attribute__((always_inline)) void gemm_small_dt(
             size_t o = (size_t)i * ldc + j;
             dot_tile(c + o, ldc, pre ? pre + o : NULL, a + (size_t)i * lda, lda,
                      (const char *)b + (size_t)j * ldb * wsz, bt, ldb, bias ? bias + j : NULL, K,
-                     act, 1, 1, fused);
+                     1, 1, fused);
         }
 }
 
@@ -424,8 +425,8 @@ static inline __attribute__((always_inline)) void gemm_small_dt(
 static __attribute__((noinline)) void gemm_small(
         float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
         int ldb, const float *bias, int M, int K, int N, bl_activation act, int fused) {
-#define BL_SMALL(dt, f) gemm_small_dt(c, ldc, pre, a, lda, b, dt, ldb, bias, M, K, N, act, f)
-    if (fused) {
+#define BL_SMALL(dt, f) gemm_small_dt(c, ldc, pre, a, lda, b, dt, ldb, bias, M, K, N, f)
+    if (BL_HAS_FMA && fused) {   /* (no fused copies where the build cannot fuse) */
         if (bt == BL_DTYPE_F32) BL_SMALL(BL_DTYPE_F32, 1);
         else if (bt == BL_DTYPE_BF16) BL_SMALL(BL_DTYPE_BF16, 1);
         else BL_SMALL(BL_DTYPE_F16, 1);
@@ -435,6 +436,11 @@ static __attribute__((noinline)) void gemm_small(
         else BL_SMALL(BL_DTYPE_F16, 0);
     }
 #undef BL_SMALL
+    /* The activation in one pass, not in every tile's epilogue: inlined there, its formulas
+       made this path 358 kB of wasm (10x the rest of the file) per build. */
+    if (act != BL_ACT_IDENTITY)
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) c[(size_t)i * ldc + j] = bl__act(c[(size_t)i * ldc + j], act);
 }
 
 void bl__gemm_typed(float *c, int ldc, float *pre, const float *a, int lda, const void *b,

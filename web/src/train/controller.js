@@ -285,15 +285,18 @@ export function mount(root, opts) {
     root.dataset.msg = m ? m.code : '';
   }
 
-  // The Worker starts when the view comes near the screen, so that its start (a Blob of the
-  // engine's text from file://) is not a task in the middle of training.
+  // The Worker starts, and the poem sample (a 582 kB script) loads, when the view comes near the
+  // screen: the Worker's start (a Blob of the engine's text from file://) is then not a task in the
+  // middle of training, and neither is on the page's first load, ahead of the first figure.
+  const near = () => { worker.warm(); if (!s.data && s.kind === 'poems') choose('poems'); };
   if (typeof IntersectionObserver === 'function') {
     const io = new IntersectionObserver((es) => {
-      if (es.some((e) => e.isIntersecting)) { io.disconnect(); worker.warm(); }
+      if (es.some((e) => e.isIntersecting)) { io.disconnect(); near(); }
     }, { rootMargin: '800px' });
     io.observe(root);
+  } else {
+    near();
   }
-  choose('poems');
   paint('all');
   return { update: () => paint('all'), state: () => s, stop: () => worker.stop() };
 }
