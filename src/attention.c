@@ -185,9 +185,9 @@ bl_status bl_attention_forward(const bl_attention_desc *d, const bl_attention_ou
     int L = d->L, D = d->d_model, H = d->n_heads, dk = D / H;
     float scale = d->no_scale ? 1.0f : 1.0f / sqrtf((float)dk);
 
-    bl__matmul_act_small(o->q, NULL, d->x, d->wq, d->bq, L, D, D, BL_ACT_IDENTITY);
-    bl__matmul_act_small(o->k, NULL, d->x, d->wk, d->bk, L, D, D, BL_ACT_IDENTITY);
-    bl__matmul_act_small(o->v, NULL, d->x, d->wv, d->bv, L, D, D, BL_ACT_IDENTITY);
+    bl__matmul(o->q, d->x, d->wq, d->bq, L, D, D);
+    bl__matmul(o->k, d->x, d->wk, d->bk, L, D, D);
+    bl__matmul(o->v, d->x, d->wv, d->bv, L, D, D);
 
     /* Without a weights output, a block's weights live in o->out (L x D floats, written
        only by the final projection): up to D rows of L at a time, so no (L, L) temporary. */
@@ -201,7 +201,7 @@ bl_status bl_attention_forward(const bl_attention_desc *d, const bl_attention_ou
         for (int i0 = 0; i0 < L; i0 += qb)
             attend_block(d, o, h, i0, L - i0 < qb ? L - i0 : qb, o->out, scale);
     }
-    bl__matmul_act_small(o->out, NULL, o->concat, d->wo, d->bo, L, D, D, BL_ACT_IDENTITY);
+    bl__matmul(o->out, o->concat, d->wo, d->bo, L, D, D);
     bl__ok(err);
     return BL_OK;
 }

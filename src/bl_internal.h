@@ -41,10 +41,6 @@ void bl__matmul(float *out, const float *x, const float *w, const float *b, int 
 /* out (M, N) = act(x (M, K) @ w (K, N) + b (N)); pre (optional) receives the pre-activation. */
 void bl__matmul_act(float *out, float *pre, const float *x, const float *w, const float *b,
                     int M, int K, int N, bl_activation act);
-/* bl__matmul_act, bit for bit, with products of at most 4096 multiply-adds done in place
-   (ffn.c): the small calls' path. */
-void bl__matmul_act_small(float *out, float *pre, const float *x, const float *w, const float *b,
-                          int M, int K, int N, bl_activation act);
 float bl__act(float v, bl_activation act);
 /* Lets bl__gemm use fused multiply-add (only where compiled in: the wasm SIMD build). */
 void bl__set_fma(int on);

@@ -6,9 +6,7 @@
    activation are applied in the epilogue of the last K slice, so the hidden layer is
    written once and never re-read. B may also be F16 or BF16 (a checkpoint's own weights): it
    is up-cast exactly to float32 while it is packed (four values at a time), so the
-   micro-kernels and every float32 path stay as they are. Products of a few rows with B transposed
-   skip packing (gemm_small: dot products from the weights as stored). Measurements:
-   tools/bench/REPORT-kernels.md. */
+   micro-kernels and every float32 path stay as they are. Measurements: tools/bench/REPORT-kernels.md. */
 #include <math.h>
 #include "bl_internal.h"
 #include "kernel_simd.h"
@@ -323,126 +321,6 @@ static __attribute__((noinline)) void gemm_3x12(
 }
 #endif
 
-/* Small products with B transposed (a checkpoint's (N, K) rows, M <= SMALL_M_MAX as in
-   one-token decoding or a short prompt): no packing. Each output is a dot product of an A row
-   and a B row, both k-contiguous, summed four k at a time in the lanes of one vector and then
-   (l0 + l1) + (l2 + l3): 16-bit weights are up-cast in registers straight from the
-   checkpoint's array (2 bytes of traffic per weight, no transposes, no packed copy), which at
-   small M costs more than the multiplies. R rows x C columns per pass (R * C accumulators;
-   constants): the C B rows stay in L1 while every row group of A passes over them. The sum
-   order is not the packed path's: which path runs is decided by the whole product's rows
-   (`macs`), so that a row block gives its rows' values bit for bit, whatever the block. */
-#define SMALL_M_MAX 8
-/* F16's up-cast (9 ops per 4 values) is redone for each 4-row group: one group at most, as
-   at 8 rows packing once measured faster (SIMD build 15.1 vs 8.6 GFLOPS at 8 x 896 x 4864) */
-#define SMALL_M_F16 4
-#define SMALL_K_MIN 16   /* below, the horizontal sums outweigh the packing they save */
-static inline __attribute__((always_inline)) v4 load_w4(const void *b, bl_dtype bt, size_t i) {
-    if (bt == BL_DTYPE_F32) return v4_load((const float *)b + i);
-    if (bt == BL_DTYPE_BF16) return v4_load_bf16((const uint16_t *)b + i);
-    return v4_load_f16((const uint16_t *)b + i);
-}
-/* The last n (1-3) weights from i, zeros after: out of line, as it runs once per tile. */
-static __attribute__((noinline)) v4 tail_w4(const void *b, bl_dtype bt, size_t i, int n) {
-    v4 w = v4_splat(0.0f);
-    for (int q = 0; q < n; q++) w[q] = bl__weight_at(b, bt, i + q);
-    return w;
-}
-static inline __attribute__((always_inline)) void dot_tile(
-        float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
-        int ldb, const float *bias, int K, const int R, const int C, const int fused) {
-    v4 s[4][4];
-    for (int r = 0; r < R; r++)
-        for (int j = 0; j < C; j++) s[r][j] = v4_splat(0.0f);
-    int k = 0;
-    for (; k + 4 <= K; k += 4) {
-        v4 w[4], x[4];
-        for (int j = 0; j < C; j++) w[j] = load_w4(b, bt, (size_t)j * ldb + k);
-        for (int r = 0; r < R; r++) x[r] = v4_load(a + (size_t)r * lda + k);
-        for (int r = 0; r < R; r++)
-            for (int j = 0; j < C; j++)
-                s[r][j] = fused ? v4_fma(x[r], w[j], s[r][j]) : s[r][j] + x[r] * w[j];
-    }
-    if (k < K) {   /* the last 1-3 k: zeros in both operands' missing lanes add exact zeros */
-        v4 w[4], x[4];
-        for (int j = 0; j < C; j++) w[j] = tail_w4(b, bt, (size_t)j * ldb + k, K - k);
-        for (int r = 0; r < R; r++) {
-            x[r] = v4_splat(0.0f);
-            for (int q = 0; k + q < K; q++) x[r][q] = a[(size_t)r * lda + k + q];
-        }
-        for (int r = 0; r < R; r++)
-            for (int j = 0; j < C; j++)
-                s[r][j] = fused ? v4_fma(x[r], w[j], s[r][j]) : s[r][j] + x[r] * w[j];
-    }
-    for (int r = 0; r < R; r++)
-        for (int j = 0; j < C; j++) {
-            float v = v4_hsum(s[r][j]);
-            if (bias) v += bias[j];
-            if (pre) pre[(size_t)r * ldc + j] = v;
-            c[(size_t)r * ldc + j] = v;   /* the activation: once, in gemm_small */
-        }
-}
-
-/* Rows in groups of 4 (then 2, 1), columns in pairs for 4-row groups (8 accumulators + 4 A
-   and 2 B vectors: V8 loads them all first, and this fits its 15 registers) and fours else. */
-static inline __attribute__((always_inline)) void gemm_small_dt(
-        float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
-        int ldb, const float *bias, int M, int K, int N, const int fused) {
-    size_t wsz = bt == BL_DTYPE_F32 ? 4 : 2;
-    int j = 0;
-    for (; j + 4 <= N; j += 4) {
-        const char *bj = (const char *)b + (size_t)j * ldb * wsz;
-        const float *bias_j = bias ? bias + j : NULL;
-        int i = 0;
-        for (; i + 4 <= M; i += 4) {
-            size_t o = (size_t)i * ldc + j;
-            const float *ai = a + (size_t)i * lda;
-            dot_tile(c + o, ldc, pre ? pre + o : NULL, ai, lda, bj, bt, ldb, bias_j, K, 4, 2, fused);
-            dot_tile(c + o + 2, ldc, pre ? pre + o + 2 : NULL, ai, lda, bj + 2 * ldb * wsz, bt,
-                     ldb, bias ? bias_j + 2 : NULL, K, 4, 2, fused);
-        }
-        for (; i + 2 <= M; i += 2) {
-            size_t o = (size_t)i * ldc + j;
-            dot_tile(c + o, ldc, pre ? pre + o : NULL, a + (size_t)i * lda, lda, bj, bt, ldb,
-                     bias_j, K, 2, 4, fused);
-        }
-        for (; i < M; i++) {
-            size_t o = (size_t)i * ldc + j;
-            dot_tile(c + o, ldc, pre ? pre + o : NULL, a + (size_t)i * lda, lda, bj, bt, ldb,
-                     bias_j, K, 1, 4, fused);
-        }
-    }
-    for (; j < N; j++)
-        for (int i = 0; i < M; i++) {
-            size_t o = (size_t)i * ldc + j;
-            dot_tile(c + o, ldc, pre ? pre + o : NULL, a + (size_t)i * lda, lda,
-                     (const char *)b + (size_t)j * ldb * wsz, bt, ldb, bias ? bias + j : NULL, K,
-                     1, 1, fused);
-        }
-}
-
-/* One copy per dtype and rounding (constants inside), not inlined into the callers. */
-static __attribute__((noinline)) void gemm_small(
-        float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
-        int ldb, const float *bias, int M, int K, int N, bl_activation act, int fused) {
-#define BL_SMALL(dt, f) gemm_small_dt(c, ldc, pre, a, lda, b, dt, ldb, bias, M, K, N, f)
-    if (BL_HAS_FMA && fused) {   /* (no fused copies where the build cannot fuse) */
-        if (bt == BL_DTYPE_F32) BL_SMALL(BL_DTYPE_F32, 1);
-        else if (bt == BL_DTYPE_BF16) BL_SMALL(BL_DTYPE_BF16, 1);
-        else BL_SMALL(BL_DTYPE_F16, 1);
-    } else {
-        if (bt == BL_DTYPE_F32) BL_SMALL(BL_DTYPE_F32, 0);
-        else if (bt == BL_DTYPE_BF16) BL_SMALL(BL_DTYPE_BF16, 0);
-        else BL_SMALL(BL_DTYPE_F16, 0);
-    }
-#undef BL_SMALL
-    /* The activation in one pass, not in every tile's epilogue: inlined there, its formulas
-       made this path 358 kB of wasm (10x the rest of the file) per build. */
-    if (act != BL_ACT_IDENTITY)
-        for (int i = 0; i < M; i++)
-            for (int j = 0; j < N; j++) c[(size_t)i * ldc + j] = bl__act(c[(size_t)i * ldc + j], act);
-}
-
 void bl__gemm_typed(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
                     bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
                     bl_activation act) {
@@ -452,16 +330,9 @@ void bl__gemm_typed(float *c, int ldc, float *pre, const float *a, int lda, cons
 
 /* (The 3 x 12 tile is the fused one in the FMA build: `macs` picks it as a product of that many
    multiply-adds would, so the lens's row blocks round as the forward's whole product.) */
-static void gemm_any(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
-                     bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
-                     bl_activation act, uint64_t macs, int small_ok) {
-    /* the whole product's rows (the lens passes row blocks of it) */
-    if (small_ok && trans_b && K >= SMALL_K_MIN &&
-        macs <= (uint64_t)(bt == BL_DTYPE_F16 ? SMALL_M_F16 : SMALL_M_MAX) * K * (uint64_t)N) {
-        gemm_small(c, ldc, pre, a, lda, b, bt, ldb, bias, M, K, N, act,
-                   BL_HAS_FMA && fma_on && macs >= FMA_MIN_MACS);
-        return;
-    }
+void bl__gemm_typed_as(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
+                       bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
+                       bl_activation act, uint64_t macs) {
 #if BL_TILE_3X12
     if ((fma_on || !BL_HAS_FMA) && macs >= FMA_MIN_MACS) {
         gemm_3x12(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act);
@@ -473,18 +344,9 @@ static void gemm_any(float *c, int ldc, float *pre, const float *a, int lda, con
     gemm_4x8(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act);
 }
 
-void bl__gemm_typed_as(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
-                       bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
-                       bl_activation act, uint64_t macs) {
-    gemm_any(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, macs, 1);
-}
-
-/* Activations times activations (attention's scores, the backward passes) keep the packed
-   path at every size: their row blocks vary with the sequence, and their sums stay as they were. */
 void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const float *b, int ldb,
               int trans_b, const float *bias, int M, int K, int N, bl_activation act) {
-    gemm_any(c, ldc, pre, a, lda, b, BL_DTYPE_F32, ldb, trans_b, bias, M, K, N, act,
-             (uint64_t)M * (uint64_t)K * (uint64_t)N, 0);
+    bl__gemm_typed(c, ldc, pre, a, lda, b, BL_DTYPE_F32, ldb, trans_b, bias, M, K, N, act);
 }
 
 void bl__matmul_act(float *out, float *pre, const float *x, const float *w, const float *b,

@@ -146,46 +146,10 @@ static void f16_and_bf16_weights_pack_to_their_exact_float32_values(void) {
     free(bt); free(bn); free(c); free(c1);
 }
 
-/* The small calls' in-place products (ffn.c) give bl__matmul_act's bits on every shape they
-   take: ragged widths (the scalar columns), every activation, with and without bias and pre.
-   Inputs span signs and magnitudes, with exact zeros (signed zeros are where a different
-   order or a missing + 0.0f would show). */
-static void small_products_are_the_gemm_bit_for_bit(void) {
-    bl_rng r;
-    bl_rng_seed(&r, 7);
-    int shapes = 0, bad = 0;
-    for (int M = 1; M <= 9; M += 2)
-        for (int K = 1; K <= 40; K += (K < 9 ? 1 : 7))
-            for (int N = 1; N <= 45; N += (N < 13 ? 1 : 5)) {
-                if ((long)M * K * N > 4096) continue;
-                float *x = randn(&r, (size_t)M * K, 2), *w = randn(&r, (size_t)K * N, 1),
-                      *b = randn(&r, (size_t)N, 1);
-                x[0] = 0.0f; w[0] = -0.0f; b[0] = -0.0f;
-                size_t n = (size_t)M * N;
-                float *o1 = malloc(4 * n), *o2 = malloc(4 * n), *p1 = malloc(4 * n), *p2 = malloc(4 * n);
-                for (int act = 0; act < BL_ACT_COUNT; act++)
-                    for (int v = 0; v < 4; v++) {
-                        const float *bias = v & 1 ? b : NULL;
-                        float *q1 = v & 2 ? p1 : NULL, *q2 = v & 2 ? p2 : NULL;
-                        memset(o1, 0x55, 4 * n); memset(o2, 0xaa, 4 * n);
-                        memset(p1, 0x55, 4 * n); memset(p2, 0xaa, 4 * n);
-                        bl__matmul_act(o1, q1, x, w, bias, M, K, N, (bl_activation)act);
-                        bl__matmul_act_small(o2, q2, x, w, bias, M, K, N, (bl_activation)act);
-                        bad += memcmp(o1, o2, 4 * n) != 0 || (q1 && memcmp(p1, p2, 4 * n) != 0);
-                    }
-                shapes++;
-                free(x); free(w); free(b); free(o1); free(o2); free(p1); free(p2);
-            }
-    printf("     %d shapes x 7 activations x 4 variants: %d differ\n", shapes, bad);
-    CHECK(shapes > 300);
-    CHECK(bad == 0);
-}
-
 int main(void) {
     bl_run("linear_matches_naive_reference_on_awkward_shapes", linear_matches_naive_reference_on_awkward_shapes);
     bl_run("attention_long_sequences_match_naive_reference", attention_long_sequences_match_naive_reference);
     bl_run("ffn_gelu_beyond_one_k_slice_matches_naive_reference", ffn_gelu_beyond_one_k_slice_matches_naive_reference);
     bl_run("f16_and_bf16_weights_pack_to_their_exact_float32_values", f16_and_bf16_weights_pack_to_their_exact_float32_values);
-    bl_run("small_products_are_the_gemm_bit_for_bit", small_products_are_the_gemm_bit_for_bit);
     return bl_summary();
 }

@@ -1,5 +1,4 @@
-/* test_matmul.c - bl__gemm_typed on the shapes where its paths part: small products with B
-   transposed (M <= 8 rows: dot products straight from the weights, no packing), the packed
+/* test_matmul.c - bl__gemm_typed on the shapes where its paths part: the packed
    4 x 8 and 3 x 12 tiles, edge tiles (odd M, N, K), every weight dtype, B transposed or not,
    bias, pre-activation and activation, all against a double-precision reference of the same
    operands; and row blocks (as the logit lens does them) bit-identical to the whole product. */
@@ -94,12 +93,12 @@ static void every_path_dtype_and_odd_shape_matches_a_double_reference(void) {
 
 /* The logit lens multiplies one forward's rows in blocks, as bl__gemm_typed_as with the whole
    product's size: every block's rows must equal the whole product's, bit for bit, whichever
-   path the whole product takes (8 rows: the small path, 12: packed). */
+   path the whole product takes. */
 static void row_blocks_give_the_whole_products_values_bit_for_bit(void) {
     enum { K = 203, N = 45 };
     int bad = 0;
     for (int dt = BL_DTYPE_F32; dt <= BL_DTYPE_BF16; dt++)
-        for (int M = 8; M <= 12; M += 4) {
+        for (int M = 4; M <= 12; M += 4) {
             float *a = malloc(sizeof(float) * M * K), *c = malloc(sizeof(float) * M * N),
                   *c1 = malloc(sizeof(float) * M * N);
             for (int i = 0; i < M * K; i++) a[i] = uniform();
@@ -115,7 +114,28 @@ static void row_blocks_give_the_whole_products_values_bit_for_bit(void) {
             bad += memcmp(c, c1, sizeof(float) * M * N) != 0;
             free(a); free(c); free(c1); free(b);
         }
-    printf("     %d of 6 products differ when done in row blocks\n", bad);
+    printf("     %d of 9 products differ when done in row blocks\n", bad);
+    CHECK(bad == 0);
+}
+
+/* F16 and BF16 weights give the bits of their float32 up-cast at every row count: the path a
+   product takes must not depend on the dtype (fuzz_llama caught a small-row path that did). */
+static void sixteen_bit_weights_give_their_f32_upcasts_bits_at_every_row_count(void) {
+    enum { K = 37, N = 13 };
+    int bad = 0;
+    for (int dt = BL_DTYPE_F16; dt <= BL_DTYPE_BF16; dt++)
+        for (int M = 1; M <= 10; M++) {
+            float *a = malloc(sizeof(float) * M * K), *c = malloc(sizeof(float) * M * N),
+                  *c32 = malloc(sizeof(float) * M * N), *b32 = malloc(sizeof(float) * K * N);
+            for (int i = 0; i < M * K; i++) a[i] = uniform();
+            void *b = make_weights((bl_dtype)dt, (size_t)K * N);
+            bl__weights_to_f32(b32, b, (bl_dtype)dt, 0, (size_t)K * N);
+            bl__gemm_typed(c, N, NULL, a, K, b, (bl_dtype)dt, K, 1, NULL, M, K, N, BL_ACT_GELU);
+            bl__gemm_typed(c32, N, NULL, a, K, b32, BL_DTYPE_F32, K, 1, NULL, M, K, N, BL_ACT_GELU);
+            bad += memcmp(c, c32, sizeof(float) * M * N) != 0;
+            free(a); free(c); free(c32); free(b32); free(b);
+        }
+    printf("     %d of 20 products differ from their F32 up-cast's\n", bad);
     CHECK(bad == 0);
 }
 
@@ -124,5 +144,7 @@ int main(void) {
            every_path_dtype_and_odd_shape_matches_a_double_reference);
     bl_run("row_blocks_give_the_whole_products_values_bit_for_bit",
            row_blocks_give_the_whole_products_values_bit_for_bit);
+    bl_run("sixteen_bit_weights_give_their_f32_upcasts_bits_at_every_row_count",
+           sixteen_bit_weights_give_their_f32_upcasts_bits_at_every_row_count);
     return bl_summary();
 }
