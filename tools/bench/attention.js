@@ -15,14 +15,9 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const crypto = require('node:crypto');
-const { execFileSync, spawnSync } = require('node:child_process');
+const { options, relaxedRestart, build: emcc, median, root } = require('./emcc.js');
 
-const root = path.join(__dirname, '..', '..');
-const args = process.argv.slice(2);
-const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
-const RELAXED = '--experimental-wasm-relaxed-simd';
-const runs = Number(opt('--runs', 7));
+const { args, opt, runs } = options();
 const Ls = opt('--L', '64,256').split(',').map(Number);
 const trees = [['after', root]];
 if (opt('--before')) trees.unshift(['before', path.resolve(opt('--before'))]);
@@ -36,36 +31,16 @@ args.forEach((a, i) => {
 const MODELS = [['SmolLM2-135M', 9, 3, 64], ['Qwen2.5-0.5B', 14, 2, 64], ['Llama-3.2-1B', 32, 8, 64]];
 
 function build(tree, flags = '', web = false) {
-  const cmake = fs.readFileSync(path.join(tree, 'CMakeLists.txt'), 'utf8');
-  const sources = cmake.match(/set\(BL_SOURCES([^)]*)\)/)[1].trim().split(/\s+/).map((s) => path.join(tree, s));
-  const llama = path.join(tree, 'src', 'llama.c');
-  const files = [...sources.filter((f) => f !== llama), path.join(__dirname, 'bench_attention.c')];
-  const hash = crypto.createHash('sha1').update(flags + (web ? 'web' : '') + [...files, llama, path.join(tree, 'src', 'bl_internal.h')].map((f) => fs.readFileSync(f)).join('')).digest('hex').slice(0, 10);
-  const dir = path.join(root, 'build', 'bench'), js = path.join(dir, `attention-${hash}${web ? '-web' : ''}.js`), wasm = js.replace(/\.js$/, '.wasm');
-  if (!fs.existsSync(js)) {
-    fs.mkdirSync(dir, { recursive: true });
-    execFileSync('emcc', ['-O3', '-msimd128', '-mrelaxed-simd', '-DBL_FMA', ...flags.split(/\s+/).filter(Boolean),
-      '-I', path.join(tree, 'include'), '-I', path.join(tree, 'src'), `-DBL_BENCH_LLAMA="${llama}"`,
-      ...files, '-o', js,
-      '-sMODULARIZE=1', `-sEXPORT_NAME=BA_${hash}`, '-sALLOW_MEMORY_GROWTH=1', '-sMAXIMUM_MEMORY=4294967296',
-      `-sENVIRONMENT=${web ? 'web' : 'node'}`, '-sFILESYSTEM=0',
-      '-sEXPORTED_FUNCTIONS=_ba_setup,_ba_run,_ba_flops,_ba_hash,_ba_err'],
-    { env: { ...process.env, NODE_PATH: '/usr/share/nodejs' }, stdio: 'inherit' });
-    execFileSync(process.execPath, [path.join(root, 'tools', 'relax.js'), wasm, wasm], { stdio: 'ignore' });
-  }
+  const { js, wasm, hash } = emcc({ tree, flags, web, bench: 'bench_attention.c', replaced: path.join('src', 'llama.c'),
+    define: 'BL_BENCH_LLAMA', hashed: [path.join('src', 'bl_internal.h')], prefix: 'attention', exportName: (h) => `BA_${h}`,
+    exports: ['_ba_setup', '_ba_run', '_ba_flops', '_ba_hash', '_ba_err'] });
   if (web) return { name: `BA_${hash}`, js: fs.readFileSync(js, 'utf8'), wasm: fs.readFileSync(wasm).toString('base64') };
   return require(js)({ wasmBinary: fs.readFileSync(wasm) });
 }
 
-const median = (a) => { const b = [...a].sort((x, y) => x - y); return b[b.length >> 1]; };
 
 async function main() {
-  if (!WebAssembly.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 6, 1, 96, 1, 123, 1, 123, 3, 2, 1, 0, 10, 13,
-    1, 11, 0, 32, 0, 32, 0, 32, 0, 253, 133, 2, 11]))) {
-    if (process.execArgv.includes(RELAXED)) throw new Error('relaxed SIMD does not validate');
-    const r = spawnSync(process.execPath, [RELAXED, ...process.execArgv, __filename, ...args], { stdio: 'inherit' });
-    process.exit(r.status === null ? 1 : r.status);
-  }
+  relaxedRestart(__filename, args);
   if (args.includes('--chromium')) return chromium();
   const mods = [];
   for (const [name, tree, flags] of trees) mods.push({ name, m: await build(tree, flags) });

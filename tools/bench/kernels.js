@@ -17,57 +17,32 @@
    median GFLOPS (2MKN / the process's CPU time, steadier than wall time on
    the shared host) per case; read ratios within one run, the host is shared. */
 'use strict';
-const fs = require('node:fs');
 const path = require('node:path');
-const crypto = require('node:crypto');
-const { execFileSync, spawnSync } = require('node:child_process');
+const { options, relaxedRestart, build: emcc, median } = require('./emcc.js');
 
-const root = path.join(__dirname, '..', '..');
-const args = process.argv.slice(2);
-const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
-const RELAXED = '--experimental-wasm-relaxed-simd';
-const runs = Number(opt('--runs', 7));
+const { args, opt, runs } = options();
 const dtypes = opt('--dtypes', 'f32,f32t,f16,bf16').split(',');
 const shapes = opt('--shapes', '128x768x3072,64x896x4864').split(',').map((s) => s.split('x').map(Number));
 const variants = [['main', '']];
 args.forEach((a, i) => { if (a === '--variant') { const v = args[i + 1]; variants.push([v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]); } });
 const DT = { f32: 0, f32t: 0, f16: 1, bf16: 2 };   /* f32t: F32 given transposed (N, K) */
+const EXPORTS = ['_bk_setup', '_bk_run', '_bk_ref', '_bk_out', '_bk_micro'];
 
-function build(spec) {
-  const tree = spec.startsWith('@') ? spec.slice(1).split(/\s+/)[0] : root;
+/* spec: '-DFLAG ...' (this tree) or '@DIR -DFLAG ...' (another checkout) */
+function build(spec, web = false) {
+  const tree = spec.startsWith('@') ? path.resolve(spec.slice(1).split(/\s+/)[0]) : undefined;
   const flags = spec.startsWith('@') ? spec.slice(1).split(/\s+/).slice(1).join(' ') : spec;
-  const cmake = fs.readFileSync(path.join(tree, 'CMakeLists.txt'), 'utf8');
-  const sources = cmake.match(/set\(BL_SOURCES([^)]*)\)/)[1].trim().split(/\s+/).map((s) => path.join(tree, s));
-  const files = [...sources.filter((f) => !f.endsWith('matmul.c')), path.join(__dirname, 'bench_kernels.c')];
-  const hash = crypto.createHash('sha1').update(flags + [...files, path.join(tree, 'src', 'matmul.c'), path.join(tree, 'src', 'kernel_simd.h')].map((f) => fs.readFileSync(f)).join('')).digest('hex').slice(0, 10);
-  const dir = path.join(root, 'build', 'bench'), js = path.join(dir, `kernels-${hash}.js`), wasm = js.replace(/\.js$/, '.wasm');
-  if (!fs.existsSync(js)) {
-    fs.mkdirSync(dir, { recursive: true });
-    execFileSync('emcc', ['-O3', '-msimd128', '-mrelaxed-simd', '-DBL_FMA', ...flags.split(/\s+/).filter(Boolean),
-      '-I', path.join(tree, 'include'), '-I', path.join(tree, 'src'), '-DBL_BENCH_MATMUL="' + path.join(tree, 'src', 'matmul.c') + '"',
-      ...files, '-o', js,
-      '-sMODULARIZE=1', '-sEXPORT_NAME=BK', '-sALLOW_MEMORY_GROWTH=1', '-sMAXIMUM_MEMORY=4294967296',
-      '-sENVIRONMENT=node', '-sFILESYSTEM=0',
-      '-sEXPORTED_FUNCTIONS=_bk_setup,_bk_run,_bk_ref,_bk_out,_bk_micro'],
-    { env: { ...process.env, NODE_PATH: '/usr/share/nodejs' }, stdio: 'inherit' });
-    execFileSync(process.execPath, [path.join(root, 'tools', 'relax.js'), wasm, wasm], { stdio: 'ignore' });
-  }
-  const factory = require(js), bytes = fs.readFileSync(wasm);
-  return () => factory({ wasmBinary: bytes });
+  return emcc({ tree, flags, web, bench: 'bench_kernels.c', replaced: path.join('src', 'matmul.c'), define: 'BL_BENCH_MATMUL',
+    hashed: [path.join('src', 'kernel_simd.h')], prefix: 'kernels', exportName: (h) => (web ? `BK_${h}` : 'BK'), exports: EXPORTS });
 }
+const load = (spec) => { const b = build(spec); return require(b.js)({ wasmBinary: require('node:fs').readFileSync(b.wasm) }); };
 
-const median = (a) => { const b = [...a].sort((x, y) => x - y); return b[b.length >> 1]; };
 
 async function main() {
-  if (!WebAssembly.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 6, 1, 96, 1, 123, 1, 123, 3, 2, 1, 0, 10, 13,
-    1, 11, 0, 32, 0, 32, 0, 32, 0, 253, 133, 2, 11]))) {
-    if (process.execArgv.includes(RELAXED)) throw new Error('relaxed SIMD does not validate');
-    const r = spawnSync(process.execPath, [RELAXED, ...process.execArgv, __filename, ...args], { stdio: 'inherit' });
-    process.exit(r.status === null ? 1 : r.status);
-  }
+  relaxedRestart(__filename, args);
   const mods = [];
   if (args.includes('--micro')) return micro();
-  for (const [name, flags] of variants) mods.push({ name, m: await build(flags)() });
+  for (const [name, flags] of variants) mods.push({ name, m: await load(flags) });
   const builds = args.includes('--simd-only') ? [['SIMD', 0]] : args.includes('--simd') ? [['FMA', 1], ['SIMD', 0]] : [['FMA', 1]];
   const peers = args.includes('--peers') ? await loadPeers() : [];
   const cases = [];
@@ -112,7 +87,7 @@ async function main() {
 /* --micro: the micro-kernel alone (operands in L1), GFLOPS per variant, FMA and not */
 async function micro() {
   const mods = [];
-  for (const [name, flags] of variants) mods.push({ name, m: await build(flags)() });
+  for (const [name, flags] of variants) mods.push({ name, m: await load(flags) });
   const rows = [];
   for (const { name, m } of mods) for (const fused of [1, 0]) rows.push({ name, m, fused, samples: [] });
   for (let r = 0; r < runs; r++)
