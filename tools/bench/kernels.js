@@ -25,7 +25,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { options, relaxedRestart, build: emcc, median, root } = require('./emcc.js');
+const { options, relaxedRestart, build: emcc, median } = require('./emcc.js');
 
 const { args, opt, has, runs } = options();
 const dtypes = opt('--dtypes', 'f32,f32t,f16,bf16').split(',');
@@ -89,61 +89,32 @@ async function nodeSide(wantPeers) {
     timed: async (mi, fn, ...a) => { const t = clock(), value = ms[mi][fn](...a); return { value, ...since(t) }; } };
 }
 
-const ORIGIN = 'http://bench.invalid';
-const nm = (p) => path.join(root, 'node_modules', p);
-const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.onnx': 'application/octet-stream' };
-
 async function chromiumSide(wantPeers) {
   const bench = require('./browser.js');
   const { gemmCase, inputs } = require('./cases.js');
   const { ortModel } = require('./peers.js');
-  const files = {
-    '/tf-core.min.js': nm('@tensorflow/tfjs-core/dist/tf-core.min.js'),
-    '/tfwasm/tf-backend-wasm.min.js': nm('@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.min.js'),
-    '/ort.wasm.min.js': nm('onnxruntime-web/dist/ort.wasm.min.js')
-  };
+  const files = {};
   const names = variants.map(([, flags]) => {
     const b = build(flags, true), base = path.basename(b.js, '.js');
     files[`/bk/${base}.js`] = b.js;
     files[`/bk/${base}.wasm`] = b.wasm;
     return { base, global: `BK_${b.hash}` };
   });
-  const browser = await bench.launch(), page = await browser.newPage();
+  const browser = await bench.launch();
   try {
+    /* the gemm graph of /model/MxKxN.onnx with the same weights as the page's inputs() */
+    const page = await bench.peerPage(browser, { files, peers: wantPeers, dynamic: (p) => {
+      const shape = p.match(/^\/model\/(\d+)x(\d+)x(\d+)\.onnx$/), c = shape && gemmCase(...shape.slice(1).map(Number));
+      return c && Buffer.from(ortModel('gemm', c, inputs(c, 12345)));
+    } });
     bench.watch(page, (t) => process.stderr.write(t + '\n'));
-    await page.route('**/*', (route) => {
-      const url = new URL(route.request().url());
-      if (url.origin !== ORIGIN) return route.abort();
-      const p = url.pathname;
-      if (p === '/') return route.fulfill({ contentType: 'text/html', body: '<!doctype html><meta charset="utf-8"><title>kernels</title>' });
-      const shape = p.match(/^\/model\/(\d+)x(\d+)x(\d+)\.onnx$/);
-      if (shape) {   /* the gemm graph with the same weights as the page's inputs() */
-        const c = gemmCase(...shape.slice(1).map(Number));
-        return route.fulfill({ contentType: TYPES['.onnx'], body: Buffer.from(ortModel('gemm', c, inputs(c, 12345))) });
-      }
-      let file = files[p];
-      if (!file && p.startsWith('/tfwasm/')) file = nm('@tensorflow/tfjs-backend-wasm/dist/' + path.basename(p));
-      if (!file && /^\/ort-wasm[\w.-]*\.(mjs|wasm)$/.test(p)) file = nm('onnxruntime-web/dist' + p);
-      if (!file || !fs.existsSync(file)) return route.fulfill({ status: 404, body: 'not found' });
-      return route.fulfill({ contentType: TYPES[path.extname(file)] || 'application/octet-stream', body: fs.readFileSync(file) });
-    });
-    await page.goto(ORIGIN + '/');
     for (const n of names) await page.addScriptTag({ url: `/bk/${n.base}.js` });
-    if (wantPeers)
-      for (const s of ['/tf-core.min.js', '/tfwasm/tf-backend-wasm.min.js', '/ort.wasm.min.js']) await page.addScriptTag({ url: s });
     await page.addScriptTag({ content: [gemmCase, inputs, gemmErr].map((f) => f.toString()).join('\n') });
-    const peerNames = await page.evaluate(async ({ names, wantPeers, origin }) => {
+    const peerNames = await page.evaluate(async ({ names, wantPeers }) => {
       self.__bk = [];
       for (const n of names)
         self.__bk.push(await self[n.global]({ wasmBinary: new Uint8Array(await (await fetch(`/bk/${n.base}.wasm`)).arrayBuffer()) }));
       if (!wantPeers) return [];
-      tf.wasm.setWasmPaths(origin + '/tfwasm/');
-      tf.wasm.setThreadsCount(1);
-      await tf.setBackend('wasm');
-      await tf.ready();
-      ort.env.wasm.numThreads = 1;
-      ort.env.wasm.wasmPaths = origin + '/';
-      ort.env.logLevel = 'error';
       /* the same work as peers.js's gemm makers: input copied in, output read out */
       self.__peers = [
         { name: `tfjs-backend-wasm ${tf.version_core}`, make: async (c, d) => {
@@ -156,7 +127,7 @@ async function chromiumSide(wantPeers) {
           return async () => (await session.run({ x: new ort.Tensor('float32', d.x, c.dims.x) })).out.data;
         } }];
       return self.__peers.map((p) => p.name);
-    }, { names, wantPeers, origin: ORIGIN });
+    }, { names, wantPeers });
     const cpu = await bench.cpuClock(page);
     const timed = async (body, arg) => {
       const c0 = await cpu(), r = await page.evaluate(body, arg), c1 = await cpu();
