@@ -35,8 +35,8 @@ args.forEach((a, i) => { if (a === '--variant') { const v = args[i + 1]; variant
 const DT = { f32: 0, f32t: 0, f16: 1, bf16: 2 };   /* f32t: F32 given transposed (N, K) */
 const EXPORTS = ['_bk_setup', '_bk_run', '_bk_ref', '_bk_out', '_bk_micro', '_bk_copy'];
 /* GFLOPS of one core's 128-bit FMA peak: REPORT-kernels.md's native probe gave 93 with 256-bit
-   AVX2 FMA (2 FMA ports, ~2.9 GHz); wasm SIMD is 128 bits wide, so half. Unfused multiply-add
-   (the SIMD build) has half of that again. */
+   AVX2 FMA (2 FMA ports, ~2.9 GHz); wasm SIMD is 128 bits wide, so half. The SIMD build's
+   share is of the same figure (its unfused multiply and add have no measured ceiling here). */
 const LIMIT = 93 / 2;
 const PEER_TOL = 1e-4;   /* peers' F32 sums in their own order: |error| / max(1, |want|) */
 
