@@ -88,3 +88,20 @@ double bk_micro(int reps, int fused) {
     return 4 * 8 * 256;
 #endif
 }
+
+/* memcpy of B's bytes (as set up) into a second buffer, `reps` times: this module's copy
+   bandwidth at B's size, what a memory-bound one-row product is held to. Returns the bytes of
+   one copy, or 0 when out of memory. */
+static void *bcopy_dst;
+double bk_copy(int reps) {
+    size_t n = (size_t)gK * gN * (gdt == BL_DTYPE_F32 ? 4 : 2);
+    free(bcopy_dst);
+    bcopy_dst = malloc(n);
+    if (!bcopy_dst) return 0;
+    volatile unsigned char sink = 0;   /* reads the copies so none is dropped */
+    for (int r = 0; r < reps; r++) {
+        memcpy(bcopy_dst, b, n);
+        sink ^= ((unsigned char *)bcopy_dst)[(size_t)r * 4099 % n];
+    }
+    return (double)n;
+}

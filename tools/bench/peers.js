@@ -162,7 +162,17 @@ async function tfjs() {
       const p = tf.softmax(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(dk)));
       const ctx = tf.reshape(tf.transpose(tf.matMul(p, v), [1, 0, 2]), [L, D]);
       return tf.fused.matMul({ a: ctx, b: w.wo, bias: w.bo });
-    })
+    }),
+    /* causal attention alone (s: L, H, KVH, hd; d: coreInputs(s)): q, k, v copied in */
+    core: (s, d) => {
+      const f = tfCore(tf, s), mask = tf.tensor(coreMask(s.L), [s.L, s.L]);
+      return { run: async () => {
+        const y = tf.tidy(() => f(tf.tensor(d.q, [s.L, s.H * s.hd]), tf.tensor(d.k, [s.L, s.KVH * s.hd]), tf.tensor(d.v, [s.L, s.KVH * s.hd]), mask));
+        const out = y.dataSync();
+        y.dispose();
+        return out;
+      } };
+    }
   };
 }
 
@@ -201,6 +211,73 @@ function ortModel(op, s, d) {
     inputs: [{ name: 'x', dims: s.dims.x }], outputs: [{ name: 'out', dims: s.dims.out }] });
 }
 
+/* ---- causal attention alone (attention.js --peers): q (L, H hd), k, v (L, KVH hd) in, the
+   heads' outputs (L, H hd) out, query head h using kv head h / (H / KVH), as llama.c's attend().
+   The peers take each kv group's G = H / KVH query heads as one (G L, hd) matrix, so neither
+   copies k or v per query head; the mask is added to the full L x L logits. The functions
+   below up to ortCore are also sent to the page as source text (self-contained). */
+function coreInputs(s) {   /* q, k, v ~ U(-1, 1) */
+  let r = 12345;
+  const rand = () => { r = (Math.imul(r, 1664525) + 1013904223) >>> 0; return r / 2 ** 32 * 2 - 1; };
+  const fill = (n) => { const a = new Float32Array(n); for (let i = 0; i < n; i++) a[i] = rand(); return a; };
+  return { q: fill(s.L * s.H * s.hd), k: fill(s.L * s.KVH * s.hd), v: fill(s.L * s.KVH * s.hd) };
+}
+function coreMask(L) {   /* (L, L): 0 where j <= i, a large negative above the diagonal */
+  const m = new Float32Array(L * L);
+  for (let i = 0; i < L; i++) for (let j = i + 1; j < L; j++) m[i * L + j] = -1e30;
+  return m;
+}
+/* max |out - want| over 16 entries, want = causal softmax(q k^T / sqrt(hd)) v in double */
+function coreErr(out, d, s) {
+  const { L, H, KVH, hd } = s, Q = H * hd, KV = KVH * hd;
+  let err = 0;
+  for (let t = 0; t < 16; t++) {
+    const i = (t * 37) % L, h = (t * 5) % H, e = (t * 11) % hd, g = Math.floor(h / (H / KVH)), p = [];
+    let m = -Infinity, sum = 0, acc = 0;
+    for (let j = 0; j <= i; j++) {
+      let dot = 0;
+      for (let c = 0; c < hd; c++) dot += d.q[i * Q + h * hd + c] * d.k[j * KV + g * hd + c];
+      p.push(dot / Math.sqrt(hd));
+      m = Math.max(m, p[j]);
+    }
+    for (let j = 0; j <= i; j++) sum += p[j] = Math.exp(p[j] - m);
+    for (let j = 0; j <= i; j++) acc += p[j] / sum * d.v[j * KV + g * hd + e];
+    err = Math.max(err, Math.abs(acc - out[i * Q + h * hd + e]));
+  }
+  return err;
+}
+/* tfjs ops: (q, k, v tensors of (L, H hd), (L, KVH hd), mask (L, L)) -> (L, H hd) */
+function tfCore(tf, s) {
+  const { L, H, KVH, hd } = s, G = H / KVH;
+  return (q, k, v, mask) => {
+    const qg = tf.reshape(tf.transpose(tf.reshape(q, [L, KVH, G, hd]), [1, 2, 0, 3]), [KVH, G * L, hd]);
+    const kh = tf.transpose(tf.reshape(k, [L, KVH, hd]), [1, 0, 2]), vh = tf.transpose(tf.reshape(v, [L, KVH, hd]), [1, 0, 2]);
+    const logits = tf.add(tf.reshape(tf.mul(tf.matMul(qg, kh, false, true), 1 / Math.sqrt(hd)), [KVH, G, L, L]), mask);
+    const p = tf.reshape(tf.softmax(logits), [KVH, G * L, L]);
+    return tf.reshape(tf.transpose(tf.reshape(tf.matMul(p, vh), [KVH, G, L, hd]), [2, 0, 1, 3]), [L, H * hd]);
+  };
+}
+/* the same graph in ONNX (MatMul, Softmax, MatMul), q, k, v inputs, the mask an initialiser */
+function ortCore(s) {
+  const { L, H, KVH, hd } = s, G = H / KVH, shape = (name, data) => ({ name, dims: [data.length], data, type: INT64 });
+  return model({ nodes: [
+    node('Reshape', ['q', 's_q4'], ['q4']), node('Transpose', ['q4'], ['qt'], { perm: [1, 2, 0, 3] }),
+    node('Reshape', ['qt', 's_qg'], ['qg']),
+    node('Reshape', ['k', 's_kv3'], ['k3']), node('Transpose', ['k3'], ['kt'], { perm: [1, 2, 0] }),
+    node('Reshape', ['v', 's_kv3'], ['v3']), node('Transpose', ['v3'], ['vh'], { perm: [1, 0, 2] }),
+    node('MatMul', ['qg', 'kt'], ['logits']), node('Mul', ['logits', 'scale'], ['scaled']),
+    node('Reshape', ['scaled', 's_l4'], ['l4']), node('Add', ['l4', 'mask'], ['masked']),
+    node('Softmax', ['masked'], ['p4'], { axis: -1 }), node('Reshape', ['p4', 's_p3'], ['p']),
+    node('MatMul', ['p', 'vh'], ['o3']), node('Reshape', ['o3', 's_o4'], ['o4']),
+    node('Transpose', ['o4'], ['ot'], { perm: [2, 0, 1, 3] }), node('Reshape', ['ot', 's_out'], ['out'])],
+  initializers: [{ name: 'scale', dims: [], data: [1 / Math.sqrt(hd)] }, { name: 'mask', dims: [L, L], data: coreMask(L) },
+    shape('s_q4', [L, KVH, G, hd]), shape('s_qg', [KVH, G * L, hd]), shape('s_kv3', [L, KVH, hd]),
+    shape('s_l4', [KVH, G, L, L]), shape('s_p3', [KVH, G * L, L]), shape('s_o4', [KVH, G, L, hd]),
+    shape('s_out', [L, H * hd])],
+  inputs: [{ name: 'q', dims: [L, H * hd] }, { name: 'k', dims: [L, KVH * hd] }, { name: 'v', dims: [L, KVH * hd] }],
+  outputs: [{ name: 'out', dims: [L, H * hd] }] });
+}
+
 /* ---- onnxruntime-web, wasm execution provider, one thread ----------------------------- */
 async function ort() {
   const rt = require('onnxruntime-web');
@@ -220,8 +297,13 @@ async function ort() {
   };
   return {
     name: `onnxruntime-web ${rt.env.versions.web || rt.env.versions.common}`,
-    gemm: make('gemm'), ffn: make('ffn'), attn: make('attn')
+    gemm: make('gemm'), ffn: make('ffn'), attn: make('attn'),
+    core: async (s, d) => {
+      const session = await rt.InferenceSession.create(ortCore(s), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+      return { run: async () => (await session.run({ q: new rt.Tensor('float32', d.q, [s.L, s.H * s.hd]),
+        k: new rt.Tensor('float32', d.k, [s.L, s.KVH * s.hd]), v: new rt.Tensor('float32', d.v, [s.L, s.KVH * s.hd]) })).out.data };
+    }
   };
 }
 
-module.exports = { js, engineRaw, engineApi, tfjs, ort, ortModel };
+module.exports = { js, engineRaw, engineApi, tfjs, ort, ortModel, ortCore, tfCore, coreInputs, coreMask, coreErr };
