@@ -146,6 +146,10 @@ function start() {
     tools.set(k, mountTools(k, host, views.get(k)));
   };
   mountView(FIRST);
+  // A reload or a step back restores the scroll position once the page is loaded: it must be
+  // whole by then, so the rest is mounted at once.
+  const nav = performance.getEntriesByType ? performance.getEntriesByType('navigation')[0] : null;
+  const wholeNow = !!nav && (nav.type === 'reload' || nav.type === 'back_forward');
   // Scrolled to (or near) the whole model's figures: they are computed from now on (and for the text
   // on screen, at once); scrolled away: later requests leave them out and they keep their drawing.
   // (Watched once the rest is mounted: before, the empty sections all sit within a screen.)
@@ -172,11 +176,12 @@ function start() {
   // whole model's figures; then the figures the answer so far makes ready are drawn.
   let rest = false, restSoon = false;
   function restAfterFirst() {
-    if (restSoon || !((views.get(FIRST).drawn()) || ctl.errors().length)) return;
+    if (restSoon || !(views.get(FIRST).drawn() || ctl.errors().length)) return;
     restSoon = true;
     clock.frame(() => clock.later(mountRest));
   }
   function mountRest() {
+    if (rest) return;
     VIEWS.slice(1).forEach(mountView);
     // The Train view: its own Worker; "Inspect this model" opens the trained folder as above.
     train = mountTrain($('train-view'), { engine: typeof BlockLens === 'object' ? BlockLens : null,
@@ -184,8 +189,10 @@ function start() {
       t: () => host.t, scheme: () => host.ctx().scheme, poemsUrl: 'dist/blocklens-poems-text.js',
       openModel: (files) => open.open(files) });
     rest = true;
+    // (Texts as the first screen's; none yet: the first render dresses the whole page.)
     const html = document.documentElement;
-    applyI18n(document.body, host.lang(), trainedOf(html.dataset.weights || 'random'), { from: restStart() });
+    const weights = html.dataset.weights;
+    if (weights) applyI18n(document.body, host.lang(), trainedOf(weights), { from: restStart() });
     near = watchWide((on) => {
       if (!compute) return;
       compute.setWant(on ? null : NARROW);
@@ -194,6 +201,8 @@ function start() {
     redraw.render(false);
     showStatus();
   }
+
+  if (wholeNow) mountRest();
 
   function change(kind) {
     if (kind === 'result' || kind === 'page') render(kind === 'page');
