@@ -3,7 +3,11 @@
    scheme. The controller decides what to compute, the Worker computes, dom/redraw.js decides
    which figures are drawn when; this file wires them to the page. The whole model's figures
    (12-15: every layer kept, the lens, reruns) are computed only while one of them is on screen
-   or within a screen of it (<html data-wide="eager">: always, as tests of their content ask). */
+   or within a screen of it (<html data-wide="eager">: always, as tests of their content ask).
+   The first screen (the first figure, the form, the texts above and beside it) is built and
+   dressed first; the other figures, their texts and the Train view once the first figure is
+   drawn (before it they cost ~75 ms of the main thread and made its first layout the whole
+   page's: tools/bench/REPORT-load.md). */
 import { PAGE_KEYS, createController } from '../model/controller.js';
 import { closure } from '../model/model.js';
 import { defaults, getOpened, openedStart, parseHash } from '../model/params.js';
@@ -47,16 +51,17 @@ const clock = { frame: (fn) => (document.hidden ? fn() : requestAnimationFrame(f
 
 // The page's language, theme and title, and its texts for the weights the figures show (random
 // or trained). (Setting these, even to the value they have, restyles the whole page: only on a
-// change, or when the page is drawn again.)
-function dress(c, all, weights) {
+// change, or when the page is drawn again.) part: which texts (i18n-dom.js apply's `part`).
+function dress(c, all, weights, part) {
   const html = document.documentElement, lang = c.lang === 'zh' ? 'zh-CN' : 'en';
   if (!all && html.lang === lang && html.dataset.theme === c.scheme.name && html.dataset.weights === weights) return;
   html.lang = lang;
   html.dataset.theme = c.scheme.name;
   html.dataset.weights = weights;
   document.title = c.t('pageTitle');
-  applyI18n(document.body, c.lang, weights === 'model' ? 'model' : weights !== 'random');
+  applyI18n(document.body, c.lang, trainedOf(weights), part);
 }
+const trainedOf = (weights) => (weights === 'model' ? 'model' : weights !== 'random');
 
 // Under the introduction: which weights the figures show, when they are a trained model's.
 function weightsNote(t, res) {
@@ -121,6 +126,10 @@ function watchWide(onChange) {
   return () => near;
 }
 
+// The first figure, and where the rest of the page begins (its section: texts from there on wait).
+const FIRST = VIEWS[0];
+const restStart = () => $('fig-' + VIEWS[1]).closest('section');
+
 function start() {
   const parsed = parseHash(location.hash);
   const ctl = createController(null, change, VIEWS.map((k) => FIGURES.get(k).reads));
@@ -130,18 +139,21 @@ function start() {
   const slices = slicer.create({ atOnce: document.documentElement.dataset.slices === 'off' });
   // Phones: common settings next to every figure (quickbar), bound like the form.
   const controls = quickbar.mount($('quickbar'), controlsForm.mount($('controls'), host.form), ctl);
+  // views: the mounted figures in page order (the first one now, the others by mountRest()).
   const views = new Map(), tools = new Map();
-  for (const k of VIEWS) {
+  const mountView = (k) => {
     views.set(k, mountFigure($('fig-' + k), FIGURES.get(k), host.figure));
     tools.set(k, mountTools(k, host, views.get(k)));
-  }
+  };
+  mountView(FIRST);
+  // A reload or a step back restores the scroll position once the page is loaded: it must be
+  // whole by then, so the rest is mounted at once.
+  const nav = performance.getEntriesByType ? performance.getEntriesByType('navigation')[0] : null;
+  const wholeNow = !!nav && (nav.type === 'reload' || nav.type === 'back_forward');
   // Scrolled to (or near) the whole model's figures: they are computed from now on (and for the text
   // on screen, at once); scrolled away: later requests leave them out and they keep their drawing.
-  const near = watchWide((on) => {
-    if (!compute) return;
-    compute.setWant(on ? null : NARROW);
-    if (on) ctl.attach(compute);   // (attaching again requests the current settings)
-  });
+  // (Watched once the rest is mounted: before, the empty sections all sit within a screen.)
+  let near = () => document.documentElement.dataset.wide === 'eager' || typeof IntersectionObserver !== 'function';
   const readyNow = (k, res) => ready(k, res) && (near() || !WIDE.includes(k));
   const redraw = createRedraw({ ctl, host, views, figures: FIGURES, ready: readyNow, slices, clock, timing,
     writeHash: writeUrl, onDrawn: drawn, onStatus: showStatus });
@@ -157,21 +169,51 @@ function start() {
       if (view || !m.encoded) set(); else m.encoded(ctl.state.tokens).then(set, set);
     } });
 
-  // The Train view: its own Worker; "Inspect this model" opens the trained folder as above.
-  const train = mountTrain($('train-view'), { engine: typeof BlockLens === 'object' ? BlockLens : null,
-    loading: engineLoading, workerUrl: ownWorkerUrl('dist/blocklens-worker.js'), workerCode: __WORKER_CODE__,
-    t: () => host.t, scheme: () => host.ctx().scheme, poemsUrl: 'dist/blocklens-poems-text.js',
-    openModel: (files) => open.open(files) });
+  let train = null;   // the Train view (mountRest)
+
+  // The rest of the page once the first figure is drawn (or a message shows instead), after
+  // that frame: the other figures with their tools and texts, the Train view, the watch on the
+  // whole model's figures; then the figures the answer so far makes ready are drawn.
+  let rest = false, restSoon = false;
+  function restAfterFirst() {
+    if (restSoon || !(views.get(FIRST).drawn() || ctl.errors().length)) return;
+    restSoon = true;
+    clock.frame(() => clock.later(mountRest));
+  }
+  function mountRest() {
+    if (rest) return;
+    VIEWS.slice(1).forEach(mountView);
+    // The Train view: its own Worker; "Inspect this model" opens the trained folder as above.
+    train = mountTrain($('train-view'), { engine: typeof BlockLens === 'object' ? BlockLens : null,
+      loading: engineLoading, workerUrl: ownWorkerUrl('dist/blocklens-worker.js'), workerCode: __WORKER_CODE__,
+      t: () => host.t, scheme: () => host.ctx().scheme, poemsUrl: 'dist/blocklens-poems-text.js',
+      openModel: (files) => open.open(files) });
+    rest = true;
+    // (Texts as the first screen's; none yet: the first render dresses the whole page.)
+    const html = document.documentElement;
+    const weights = html.dataset.weights;
+    if (weights) applyI18n(document.body, host.lang(), trainedOf(weights), { from: restStart() });
+    near = watchWide((on) => {
+      if (!compute) return;
+      compute.setWant(on ? null : NARROW);
+      if (on) ctl.attach(compute);   // (attaching again requests the current settings)
+    });
+    redraw.render(false);
+    showStatus();
+  }
+
+  if (wholeNow) mountRest();
 
   function change(kind) {
     if (kind === 'result' || kind === 'page') render(kind === 'page');
-    if (kind === 'page') { toggles(host, ctl.state.theme); open.update(); train.update(); }
+    if (kind === 'page') { toggles(host, ctl.state.theme); open.update(); if (train) train.update(); }
     showStatus();
+    if (!rest) restAfterFirst();
   }
 
   function render(all) {
     const c = host.ctx();
-    dress(c, all, (ctl.result && ctl.result.trained) || 'random');
+    dress(c, all, (ctl.result && ctl.result.trained) || 'random', rest ? null : { before: restStart() });
     weightsNote(t, ctl.result);
     redraw.render(all);
   }
@@ -189,7 +231,7 @@ function start() {
   // one inside a figure), and on each figure that still shows older settings, a note saying why.
   function showStatus() {
     const c = host.ctx(), all = ctl.errors(), box = $('status');
-    const attn = views.get('attention').drawn();
+    const attn = views.has('attention') && views.get('attention').drawn();
     controls.update(ctl.state, c, all, attn && ctl.badOf(['heads']).length ? attn.state : null);
     box.textContent = '';
     all.forEach((e) => box.appendChild(el('p', null, c.message(e))));
@@ -197,7 +239,9 @@ function start() {
     if (st.stale) box.appendChild(el('p', 'stale-note', t('staleNote')));
     setHidden(box, !all.length);
     if (st.busy) progress.start(); else progress.stop();
-    setData(document.body, { status: st.word, errors: all.map((e) => e.code).join(' '),
+    // (Not ready while the rest of the page is still to be mounted and drawn.)
+    setData(document.body, { status: !rest && st.word === 'ready' ? 'busy' : st.word,
+      errors: all.map((e) => e.code).join(' '),
       compute: compute ? compute.mode() : '' });   // worker | local: where it ran
   }
 
