@@ -9,7 +9,6 @@
 
    usage: node tools/bench/attention.js [--runs 7] [--before DIR] [--tree 'NAME=DIR -DFLAG'] [--L 64,256]
      --chromium   run the cases in Debian's Chromium instead (wall time)
-     -DBL_BENCH_STACKED   time attend_stacked with whole groups instead of the forward's attend()
    Node 20 restarts itself with --experimental-wasm-relaxed-simd. GFLOPS = flops / the
    process's CPU time (median of the runs). */
 'use strict';
@@ -26,7 +25,7 @@ const runs = Number(opt('--runs', 7));
 const Ls = opt('--L', '64,256').split(',').map(Number);
 const trees = [['after', root]];
 if (opt('--before')) trees.unshift(['before', path.resolve(opt('--before'))]);
-/* --tree 'NAME=DIR -DFLAG ...': another checkout and/or flags (-DBL_BENCH_STACKED: whole groups) */
+/* --tree 'NAME=DIR -DFLAG ...': another checkout and/or flags */
 args.forEach((a, i) => {
   if (a !== '--tree') return;
   const t = args[i + 1], [dir, ...flags] = t.slice(t.indexOf('=') + 1).split(/\s+/);
