@@ -78,15 +78,6 @@ void bl__cos_sin(double a, double *c, double *s);
 void bl__rope_apply(float *out, const float *x, const float *cos_t, const float *sin_t, int L,
                     int heads, int head_dim);
 
-/* llama.c's causal attention core, for its tests and bench: concat (L, H hd) from the rotated
-   q (L, H hd), k, v (L, KVH hd); scores / weights (H, L, L) and context (H, L, hd) optional.
-   `stack` (1 .. H / KVH) query heads of a key / value group share each GEMM; every stack gives
-   the same bits. scratch: bl__gqa_scratch(...) floats. */
-uint64_t bl__gqa_scratch(int L, int H, int KVH, int hd, int stack);
-void bl__gqa_attend(float *concat, float *scores, float *weights, float *context, const float *q,
-                    const float *k, const float *v, int L, int H, int KVH, int hd, int stack,
-                    float *scratch);
-
 /* Argument checks of the two sublayers, shared with the block so it fails before writing. */
 bl_status bl__attention_check(const bl_attention_desc *d, const bl_attention_out *o,
                               const float *workspace, bl_error *err);

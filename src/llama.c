@@ -31,8 +31,8 @@ static dims dims_of(const bl_llama_desc *d) {
    (L, d_ff), then the attention scratch (qb, L), the RoPE tables (L, head_dim), and one vector
    for an up-cast bias or norm weight (the longest of d_model, Q, KV, d_ff). */
 enum { WS_H0, WS_H1, WS_NORM1, WS_ATTN, WS_RESID1, WS_NORM2, WS_FFN, WS_LD };
-enum { WS_Q, WS_QROT, WS_CONCAT, WS_LQ };
-enum { WS_K, WS_KROT, WS_V, WS_LKV };
+enum { WS_Q, WS_CONCAT, WS_LQ };     /* q, rotated in place unless the caller keeps q */
+enum { WS_K, WS_V, WS_LKV };
 enum { WS_GATE, WS_UP, WS_ACT, WS_LF };
 
 static uint64_t vec_len(const dims *z) {
@@ -171,94 +171,40 @@ static void rms(float *out, float *rstd, const float *x, const void *g, bl_dtype
     bl_rmsnorm_forward(out, rstd, x, as_f32(g, dt, d, vec), rows, d, eps, NULL);
 }
 
-/* Causal grouped-query attention of one layer, `stack` query heads of a key / value group at a
-   time (1..group): their query rows of a block stacked head-major (stack * rows, hd), so k_g and
-   v_g are packed once for them and the micro-kernel gets stack times the rows. Logits q k^T (one
-   GEMM, only the visible keys unless scores are kept), the scaled causal softmax in place, the
-   context (one GEMM), scattered into concat. Each GEMM rounds as the group's whole product
-   would (its FMA choice: the FMA build fuses from 2^20 multiply-adds, which a head alone at
-   L 64 never reaches but a group of 4 does) and every output sums the same terms in the same
-   order for any stack: results are bit-identical for stack 1..group. Scratch (stack > 1):
-   bl__gqa_scratch floats; stack 1 needs only (qb, L). */
-static void attend_stacked(const dims *z, const float *q, const float *k, const float *v,
-                           float *concat, float *scores, float *weights, float *context,
-                           float *scratch, int stack) {
-    int L = z->L, hd = z->hd, Q = z->Q, KV = z->KV, group = z->H / z->KVH;
-    float scale = 1.0f / sqrtf((float)hd);
-    /* scratch: logits / weights (stack qb, L), stacked queries and contexts (stack qb, hd) */
-    float *sw = scratch, *qs = sw + (size_t)stack * z->qb * L, *cs = qs + (size_t)stack * z->qb * hd;
-    for (int h0 = 0, n_h; h0 < z->H; h0 += n_h) {
-        /* n_h heads from h0, all of kv head g: a stack, or what is left of the group */
-        int g = h0 / group;
-        n_h = group - h0 % group < stack ? group - h0 % group : stack;
-        for (int i0 = 0; i0 < L; i0 += z->qb) {
-            int rows = L - i0 < z->qb ? L - i0 : z->qb, seen = i0 + rows, M = n_h * rows;
-            int n = scores ? L : seen;
-            /* one head alone reads q and writes concat in place; a stack goes through qs, cs */
-            const float *a = q + (size_t)i0 * Q + (size_t)h0 * hd;
-            float *ctx = concat + (size_t)i0 * Q + (size_t)h0 * hd;
-            int lda = Q, ldc = Q;
-            if (n_h > 1) {
-                for (int hh = 0; hh < n_h; hh++)
-                    for (int r = 0; r < rows; r++)
-                        memcpy(qs + ((size_t)hh * rows + r) * hd, a + (size_t)r * Q + (size_t)hh * hd,
-                               (size_t)hd * sizeof(float));
-                a = qs;
-                ctx = cs;
-                lda = ldc = hd;
-            }
-            /* sw (M, n) = q stack (M, hd) @ k_g^T (hd, n) */
-            bl__gemm_typed_as(sw, L, NULL, a, lda, k + (size_t)g * hd, BL_DTYPE_F32, KV, 1, NULL,
-                              M, hd, n, BL_ACT_IDENTITY, (uint64_t)group * rows * hd * n);
-            for (int hh = 0; hh < n_h; hh++)
-                for (int r = 0; r < rows; r++) {
-                    float *row = sw + ((size_t)hh * rows + r) * L;
-                    size_t at = ((size_t)(h0 + hh) * L + i0 + r) * L;
-                    if (scores) memcpy(scores + at, row, (size_t)L * sizeof(float));
-                    bl__softmax_row(row, row, L, i0 + r, NULL, scale);
-                    if (weights) memcpy(weights + at, row, (size_t)L * sizeof(float));
-                }
-            /* ctx (M, hd) = weights (M, seen) @ v_g[0:seen] (seen, hd): the weights after
-               `seen` are zeros */
-            bl__gemm_typed_as(ctx, ldc, NULL, sw, L, v + (size_t)g * hd, BL_DTYPE_F32, KV, 0, NULL,
-                              M, seen, hd, BL_ACT_IDENTITY, (uint64_t)group * rows * seen * hd);
-            for (int hh = 0; hh < n_h; hh++)
-                for (int r = 0; r < rows; r++) {
-                    float *dst = concat + (size_t)(i0 + r) * Q + (size_t)(h0 + hh) * hd;
-                    const float *src = n_h > 1 ? cs + ((size_t)hh * rows + r) * hd : dst;
-                    if (n_h > 1) memcpy(dst, src, (size_t)hd * sizeof(float));
-                    if (context)
-                        memcpy(context + ((size_t)(h0 + hh) * L + i0 + r) * hd, src,
-                               (size_t)hd * sizeof(float));
-                }
-        }
-    }
-}
-
-/* The forward's path: one head at a time, in place (no copies, scratch (qb, L)). Stacking the
-   group measured 5-11% slower in the SIMD build (tools/bench/REPORT-attention.md): packing k_g
-   and v_g is ~1/64 of the work, the copies and the taller weights block cost more. */
+/* Causal grouped-query attention of one layer, one query head at a time: per block of qb query
+   rows the logits q_h k_g^T (one GEMM, only the visible keys unless scores are kept), the scaled
+   causal softmax, the context (one GEMM) straight into concat. Logits and weights land in the
+   caller's scores / weights rows when kept, else in scratch (qb, L). Each GEMM rounds as the
+   group's whole product would (its FMA choice: the FMA build fuses from 2^20 multiply-adds,
+   which a head alone at L 64 never reaches but a group of 4 does). Stacking a group's heads into
+   one GEMM measured 5-11% slower (tools/bench/REPORT-attention.md). */
 static void attend(const dims *z, const float *q, const float *k, const float *v, float *concat,
                    float *scores, float *weights, float *context, float *scratch) {
-    attend_stacked(z, q, k, v, concat, scores, weights, context, scratch, 1);
-}
-
-static dims attend_dims(int L, int H, int KVH, int hd) {
-    dims z = {.L = L, .H = H, .KVH = KVH, .hd = hd, .Q = H * hd, .KV = KVH * hd,
-              .qb = L < QB ? L : QB};
-    return z;
-}
-
-uint64_t bl__gqa_scratch(int L, int H, int KVH, int hd, int stack) {
-    dims z = attend_dims(L, H, KVH, hd);
-    return (uint64_t)stack * (uint64_t)z.qb * ((uint64_t)L + 2 * (uint64_t)hd);
-}
-
-void bl__gqa_attend(float *concat, float *scores, float *weights, float *context, const float *q,
-                    const float *k, const float *v, int L, int H, int KVH, int hd, int stack,
-                    float *scratch) {
-    dims z = attend_dims(L, H, KVH, hd);
-    attend_stacked(&z, q, k, v, concat, scores, weights, context, scratch, stack);
+    int L = z->L, hd = z->hd, Q = z->Q, KV = z->KV, group = z->H / z->KVH;
+    float scale = 1.0f / sqrtf((float)hd);
+    for (int h = 0; h < z->H; h++) {
+        int g = h / group;
+        for (int i0 = 0; i0 < L; i0 += z->qb) {
+            int rows = L - i0 < z->qb ? L - i0 : z->qb, seen = i0 + rows, n = scores ? L : seen;
+            size_t at = ((size_t)h * L + i0) * L;
+            float *w = weights ? weights + at : scratch, *s = scores ? scores + at : w;
+            /* s (rows, n) = q_h[i0:i0+rows] (rows, hd) @ k_g^T (hd, n) */
+            bl__gemm_typed_as(s, L, NULL, q + (size_t)i0 * Q + (size_t)h * hd, Q,
+                              k + (size_t)g * hd, BL_DTYPE_F32, KV, 1, NULL, rows, hd, n,
+                              BL_ACT_IDENTITY, (uint64_t)group * rows * hd * n);
+            for (int r = 0; r < rows; r++)
+                bl__softmax_row(w + (size_t)r * L, s + (size_t)r * L, L, i0 + r, NULL, scale);
+            /* concat[i0:i0+rows, h hd:(h+1) hd] = w (rows, seen) @ v_g[0:seen] (seen, hd): the
+               weights after `seen` are zeros */
+            float *ctx = concat + (size_t)i0 * Q + (size_t)h * hd;
+            bl__gemm_typed_as(ctx, Q, NULL, w, L, v + (size_t)g * hd, BL_DTYPE_F32, KV, 0, NULL,
+                              rows, seen, hd, BL_ACT_IDENTITY, (uint64_t)group * rows * seen * hd);
+            if (context)
+                for (int r = 0; r < rows; r++)
+                    memcpy(context + ((size_t)h * L + i0 + r) * hd, ctx + (size_t)r * Q,
+                           (size_t)hd * sizeof(float));
+        }
+    }
 }
 
 /* q or k (L, heads * hd) normed per head in place (Qwen3's q_norm / k_norm), weight g (hd). */
@@ -325,13 +271,18 @@ bl_status bl_llama_forward(const bl_llama_desc *d, const bl_llama_out *o, float 
         float *norm1 = or_ws(k.norm1, bd[WS_NORM1]);
         rms(norm1, k.rstd1, h, w->attn_norm, dt, L, D, eps, vec);
         bl__apply_edits(&hk, l, BL_SITE_ATTN_IN, norm1, L, D, D);
-        float *q = or_ws(k.q, bq[WS_Q]), *kk = or_ws(k.k, bkv[WS_K]), *v = or_ws(k.v, bkv[WS_V]);
+        /* q and k go where they are kept (unrotated, else rotated, else the workspace) and are
+           rotated in place unless the unrotated ones are kept: then into q_rot / k_rot or the
+           workspace buffer they left free */
+        float *q = k.q ? k.q : or_ws(k.q_rot, bq[WS_Q]);
+        float *kk = k.k ? k.k : or_ws(k.k_rot, bkv[WS_K]), *v = or_ws(k.v, bkv[WS_V]);
         linear(q, norm1, w->wq, w->bq, dt, L, D, z.Q, vec);
         linear(kk, norm1, w->wk, w->bk, dt, L, D, z.KV, vec);
         linear(v, norm1, w->wv, w->bv, dt, L, D, z.KV, vec);
         if (w->q_norm) head_norm(q, w->q_norm, dt, &z, z.H, eps, vec);
         if (w->k_norm) head_norm(kk, w->k_norm, dt, &z, z.KVH, eps, vec);
-        float *q_rot = or_ws(k.q_rot, bq[WS_QROT]), *k_rot = or_ws(k.k_rot, bkv[WS_KROT]);
+        float *q_rot = k.q_rot ? k.q_rot : k.q ? bq[WS_Q] : q;
+        float *k_rot = k.k_rot ? k.k_rot : k.k ? bkv[WS_K] : kk;
         bl__rope_apply(q_rot, q, cos_t, sin_t, L, z.H, hd);
         bl__rope_apply(k_rot, kk, cos_t, sin_t, L, z.KVH, hd);
         float *concat = or_ws(k.concat, bq[WS_CONCAT]);

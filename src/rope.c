@@ -5,6 +5,7 @@
    to each wasm build of the page's one script); tests/c/test_llama.c checks them against libm. */
 #include <math.h>
 #include "bl_internal.h"
+#include "kernel_simd.h"
 
 /* e^x for x in [-700, 0]: x = n ln2 + r, |r| <= ln2 / 2 (Cody-Waite: ln2 in a 32-bit head,
    n's product exact, and a tail), Taylor to r^14 (below 1e-16 relative), then halved -n times
@@ -66,17 +67,26 @@ void bl__rope_table(float *cos_t, float *sin_t, const bl_llama_desc *d, int L, i
 }
 
 /* out (L, heads * head_dim) = RoPE(x (L, heads * head_dim)), each head on its own: value c
-   (c < half) paired with c + half, as HF's x * cos + rotate_half(x) * sin. */
+   (c < half) paired with c + half, as HF's x * cos + rotate_half(x) * sin. out may equal x (the
+   forward rotates in place). Written 4 wide by hand: clang's own vectors guard against overlap
+   and fall back to scalars when out is x; each value is the same two products and one sum. */
 void bl__rope_apply(float *out, const float *x, const float *cos_t, const float *sin_t, int L,
                     int heads, int head_dim) {
-    int half = head_dim / 2;
+    int half = head_dim / 2, body = half & ~3;
     size_t row = (size_t)heads * head_dim;
     for (int i = 0; i < L; i++) {
         const float *co = cos_t + (size_t)i * half, *si = sin_t + (size_t)i * half;
         for (int h = 0; h < heads; h++) {
             const float *a = x + i * row + (size_t)h * head_dim, *b = a + half;
             float *oa = out + i * row + (size_t)h * head_dim, *ob = oa + half;
-            for (int c = 0; c < half; c++) {
+            int c = 0;
+            for (; c < body; c += 4) {
+                v4 xa = v4_load(a + c), xb = v4_load(b + c), vc = v4_load(co + c);
+                v4 vs = v4_load(si + c);
+                v4_store(oa + c, xa * vc + -xb * vs);
+                v4_store(ob + c, xb * vc + xa * vs);
+            }
+            for (; c < half; c++) {
                 float xa = a[c], xb = b[c];
                 oa[c] = xa * co[c] + -xb * si[c];
                 ob[c] = xb * co[c] + xa * si[c];

@@ -124,6 +124,19 @@ test('an_opened_qwen3_folder_gives_a_grid_of_its_layers_by_heads_and_random_weig
   await o.close();
 });
 
+// Every map of the grid's latest update painted (its data-maps "drawn/total", grid.js) with the
+// page ready, on three animation frames in a row: an update queued just before reports its count
+// only from its first frame on.
+async function mapsPainted(page) {
+  await page.evaluate(() => { window.__painted = 0; });
+  await page.waitForFunction(() => {
+    const m = (document.querySelector('#fig-heads .mv').dataset.maps || '').split('/');
+    const ok = m.length === 2 && m[0] === m[1] && document.body.dataset.status === 'ready';
+    window.__painted = ok ? window.__painted + 1 : 0;
+    return window.__painted >= 3;
+  }, null, { polling: 'raf', timeout: 120000 });
+}
+
 // tests/node/grid_folder.js's 30 x 9 llama: the size the page must draw without long tasks.
 const bigFolder = () => writeGridFolder(fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'mv30-')));
 
@@ -142,7 +155,7 @@ test('the_grid_of_30_layers_by_9_heads_at_64_tokens_draws_without_a_long_task', 
   await o.page.waitForFunction(() => document.querySelector('#fig-heads').dataset.cells === '270', null,
     { timeout: 120000 });
   await drawn(o.page);
-  await o.page.waitForTimeout(1000);
+  await mapsPainted(o.page);   // (a fixed 1000 ms here let a loaded machine's last maps count below)
   const whole = await o.page.evaluate(() => window.__long.splice(0));
   const rowJobs = await o.page.evaluate(() => performance.getEntriesByName('blocklens:grid:frame').map((e) => e.duration));
   assert.ok(rowJobs.length >= 2, 'the maps drawn over several frames: ' + rowJobs.length);
@@ -154,6 +167,7 @@ test('the_grid_of_30_layers_by_9_heads_at_64_tokens_draws_without_a_long_task', 
     await o.page.click('#fig-heads .fig-controls button:has-text("' + m + '")');
     await o.page.waitForTimeout(1500);
   }
+  await mapsPainted(o.page);   // any map a measure repainted is counted whole
   const mine = await o.page.evaluate(() => window.__long.splice(0));
   const draw = await o.page.evaluate(() => ({ fig: performance.getEntriesByName('blocklens:draw:heads').map((e) => e.duration),
     rows: performance.getEntriesByName('blocklens:grid:frame').length }));

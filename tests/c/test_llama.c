@@ -307,6 +307,69 @@ static void bf16_weights_give_the_bits_of_their_f32_upcast(void) {
     close_folder(f);
 }
 
+/* Keeping any subset of one layer's q, k, q_rot, k_rot, scores, weights and context (each moves
+   where RoPE or the softmax writes: in place, into the kept buffer, or into the workspace) changes
+   no bit of them or of the logits: all 128 subsets against keeping all seven. */
+static void kept_subsets_give_the_same_bits(const bl_llama_desc *d, int layer) {
+    int L = d->L, H = d->n_heads, hd = d->head_dim ? d->head_dim : d->d_model / H;
+    int KV = (d->n_kv_heads ? d->n_kv_heads : H) * hd, Q = H * hd;
+    size_t sz[7] = {(size_t)L * Q, (size_t)L * KV, (size_t)L * Q, (size_t)L * KV,
+                    (size_t)H * L * L, (size_t)H * L * L, (size_t)H * L * hd};
+    size_t nl = (size_t)L * d->vocab;
+    float *all[7], *some[7], *ref = out_buf(nl), *got = malloc(nl * sizeof(float));
+    float *ws = out_buf(bl_llama_workspace_size(d));
+    for (int i = 0; i < 7; i++) {
+        all[i] = out_buf(sz[i]);
+        some[i] = malloc(sz[i] * sizeof(float));
+    }
+    bl_llama_layer_out **keep = calloc((size_t)d->n_layers, sizeof *keep);
+    bl_llama_layer_out ka = {.q = all[0], .k = all[1], .q_rot = all[2], .k_rot = all[3],
+                             .scores = all[4], .weights = all[5], .context = all[6]};
+    keep[layer] = &ka;
+    bl_llama_out o = {.logits = ref, .layers = keep};
+    CHECK_STATUS(bl_llama_forward(d, &o, ws, NULL), BL_OK);
+    int bad = -1;
+    for (int m = 0; m < 128; m++) {
+        float *p[7];
+        for (int i = 0; i < 7; i++) {   /* NaN-filled again: a value not written shows */
+            p[i] = m >> i & 1 ? some[i] : NULL;
+            if (p[i])
+                for (size_t j = 0; j < sz[i]; j++) p[i][j] = NAN;
+        }
+        for (size_t j = 0; j < nl; j++) got[j] = NAN;
+        bl_llama_layer_out ks = {.q = p[0], .k = p[1], .q_rot = p[2], .k_rot = p[3],
+                                 .scores = p[4], .weights = p[5], .context = p[6]};
+        keep[layer] = &ks;
+        o.logits = got;
+        CHECK_STATUS(bl_llama_forward(d, &o, ws, NULL), BL_OK);
+        int same = memcmp(got, ref, nl * sizeof(float)) == 0;
+        for (int i = 0; i < 7; i++)
+            if (p[i]) same &= memcmp(p[i], all[i], sz[i] * sizeof(float)) == 0;
+        if (!same && bad < 0) bad = m;
+    }
+    printf("       L %d, %d q / %d kv heads: 128 kept subsets bit-identical: %s\n", L, H, KV / hd,
+           bad < 0 ? "yes" : "NO");
+    if (bad >= 0) fprintf(stderr, "  subset %#x (bits q, k, q_rot, k_rot, scores, weights, "
+                          "context) differs\n", (unsigned)bad);
+    CHECK(bad < 0);
+    for (int i = 0; i < 7; i++) {
+        free(all[i]);
+        free(some[i]);
+    }
+    free(keep); free(ref); free(got); free(ws);
+}
+
+static void llama_kept_attention_outputs_in_any_subset_give_the_same_bits(void) {
+    static const char *const dirs[] = {"llama", "qwen3", "mistral"};
+    for (int i = 0; i < 3; i++) {
+        folder *f = open_folder(dirs[i]);
+        model m;
+        model_of(&m, f);
+        kept_subsets_give_the_same_bits(&m.d, m.d.n_layers - 1);
+        close_folder(f);
+    }
+}
+
 /* ---- past one attention block: a plain double forward ---------------------------------------- */
 /* y (L, N) = x (L, K) @ W^T + b, W (N, K) float32 (nn.Linear), in double. */
 static void ref_lin(double *y, const double *x, const float *w, const float *b, int L, int K, int N) {
@@ -453,6 +516,7 @@ static void llama_past_one_attention_block_matches_plain_double_loops(void) {
     printf("       logits (L %d) max diff %.3g (atol 1e-4, rtol 1e-4)\n", L, maxd);
     if (bad < nl) fprintf(stderr, "  logits[%zu]: got %.9g, want %.9g\n", bad, a[bad], want[bad]);
     CHECK(bad == nl);
+    kept_subsets_give_the_same_bits(&d, NL - 1);
     for (int l = 0; l < NL; l++) {
         const void **p = (const void **)&lay[l];
         for (size_t i = 0; i < sizeof lay[l] / sizeof(void *); i++) free((void *)p[i]);
@@ -482,71 +546,6 @@ static void llama_logits_do_not_depend_on_later_tokens(void) {
 
 /* rope.c's own exp, cos and sin (no libm in the page's wasm) against libm's, over the range
    they serve: exponents of theta^(-2c/hd) for theta up to 1e9, angles up to position 65535. */
-/* The attention core with a group's query heads stacked per GEMM gives the bits of each head
-   on its own (stack 1), kept outputs included, on odd shapes: L past one 64-row block and not a
-   multiple of it, groups of 1, 2 and 7, a stack that does not divide its group; and concat is
-   causal softmax(q k^T / sqrt(hd)) v in double within 1e-5. */
-static void gqa_stacked_heads_give_the_bits_of_one_head_at_a_time(void) {
-    static const int shapes[][4] = {{70, 3, 3, 8}, {70, 4, 2, 6}, {131, 7, 1, 4}, {5, 14, 2, 10},
-                                    {64, 14, 2, 64}};
-    for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
-        int L = shapes[c][0], H = shapes[c][1], KVH = shapes[c][2], hd = shapes[c][3];
-        int group = H / KVH, Q = H * hd, KV = KVH * hd;
-        size_t nq = (size_t)L * Q, ns = (size_t)H * L * L, nc = (size_t)H * L * hd;
-        float *q = rnd(nq, 1.0f, 0), *k = rnd((size_t)L * KV, 1.0f, 0), *v = rnd((size_t)L * KV, 1.0f, 0);
-        float *ws = out_buf((size_t)bl__gqa_scratch(L, H, KVH, hd, group));
-        int stacks[] = {1, 2, group};
-        float *o[3][4];   /* per stack: concat, scores, weights, context (all kept) */
-        float *plain[3];  /* per stack: concat with nothing else kept */
-        for (int t = 0; t < 3; t++) {
-            int st = stacks[t] > group ? group : stacks[t];
-            o[t][0] = out_buf(nq); o[t][1] = out_buf(ns); o[t][2] = out_buf(ns); o[t][3] = out_buf(nc);
-            plain[t] = out_buf(nq);
-            bl__gqa_attend(o[t][0], o[t][1], o[t][2], o[t][3], q, k, v, L, H, KVH, hd, st, ws);
-            bl__gqa_attend(plain[t], NULL, NULL, NULL, q, k, v, L, H, KVH, hd, st, ws);
-        }
-        size_t sizes[4] = {nq, ns, ns, nc};
-        int same = 1;
-        for (int t = 1; t < 3; t++) {
-            for (int j = 0; j < 4; j++) same &= memcmp(o[0][j], o[t][j], sizes[j] * sizeof(float)) == 0;
-            same &= memcmp(plain[0], plain[t], nq * sizeof(float)) == 0;
-        }
-        same &= memcmp(plain[0], o[0][0], nq * sizeof(float)) == 0;
-        CHECK(same);
-        /* concat against plain double loops */
-        double maxd = 0, scale = 1.0 / sqrt((double)hd);
-        double *p = malloc((size_t)L * sizeof(double));
-        for (int h = 0; h < H; h++) {
-            int g = h / group;
-            for (int i = 0; i < L; i++) {
-                double m = -INFINITY, sum = 0;
-                for (int j = 0; j <= i; j++) {
-                    double dot = 0;
-                    for (int e = 0; e < hd; e++)
-                        dot += (double)q[(size_t)i * Q + h * hd + e] * k[(size_t)j * KV + g * hd + e];
-                    p[j] = dot * scale;
-                    if (p[j] > m) m = p[j];
-                }
-                for (int j = 0; j <= i; j++) sum += p[j] = exp(p[j] - m);
-                for (int e = 0; e < hd; e++) {
-                    double acc = 0;
-                    for (int j = 0; j <= i; j++) acc += p[j] / sum * v[(size_t)j * KV + g * hd + e];
-                    double diff = fabs(acc - o[0][0][(size_t)i * Q + h * hd + e]);
-                    if (!(diff <= maxd)) maxd = diff;
-                }
-            }
-        }
-        printf("       L %d, %d q / %d kv heads, hd %d: stacks 1, 2, %d bit-identical: %s; concat max "
-               "diff %.3g (tol 1e-5)\n", L, H, KVH, hd, group, same ? "yes" : "NO", maxd);
-        CHECK(maxd <= 1e-5);
-        free(p); free(q); free(k); free(v); free(ws);
-        for (int t = 0; t < 3; t++) {
-            for (int j = 0; j < 4; j++) free(o[t][j]);
-            free(plain[t]);
-        }
-    }
-}
-
 static void rope_math_matches_libm(void) {
     double worst_e = 0, worst_t = 0;
     for (double x = -48.0; x <= 0.0; x += 0.00731) {
@@ -662,8 +661,8 @@ int main(void) {
     bl_run("llama_logits_do_not_depend_on_later_tokens", llama_logits_do_not_depend_on_later_tokens);
     bl_run("llama_past_one_attention_block_matches_plain_double_loops",
            llama_past_one_attention_block_matches_plain_double_loops);
-    bl_run("gqa_stacked_heads_give_the_bits_of_one_head_at_a_time",
-           gqa_stacked_heads_give_the_bits_of_one_head_at_a_time);
+    bl_run("llama_kept_attention_outputs_in_any_subset_give_the_same_bits",
+           llama_kept_attention_outputs_in_any_subset_give_the_same_bits);
     bl_run("rope_math_matches_libm", rope_math_matches_libm);
     bl_run("llama_refuses_bad_arguments_naming_them", llama_refuses_bad_arguments_naming_them);
     return bl_summary();

@@ -29,7 +29,7 @@ static uint64_t ws_floats(const bl_llama_desc *d, heads z) {
     uint64_t L = (uint64_t)d->L, D = (uint64_t)d->d_model, F = (uint64_t)d->d_ff;
     uint64_t qb = L < 64 ? L : 64, vec = D > z.Q ? D : z.Q;
     if (F > vec) vec = F;
-    return L * (7 * D + 3 * z.Q + 3 * z.KV + 3 * F + qb + (uint64_t)z.hd) + vec;
+    return L * (7 * D + 2 * z.Q + 2 * z.KV + 3 * F + qb + (uint64_t)z.hd) + vec;
 }
 
 static int positive(float v) { return v > 0.0f && !isinf(v); }

@@ -11,7 +11,6 @@
      --chromium   run the cases in a page of Debian's Chromium instead (CPU: the renderer's ThreadTime)
      --peers      also tfjs-backend-wasm and onnxruntime-web (one thread, F32) on each shape: causal
                   attention as MatMul-Softmax-MatMul (tools/bench/peers.js), checked like the engine
-     -DBL_BENCH_STACKED   time attend_stacked with whole groups instead of the forward's attend()
    Node 20 restarts itself with --experimental-wasm-relaxed-simd. GFLOPS = flops / the
    process's CPU time (median of the runs); the peers' with the engine's flop count. */
 'use strict';
@@ -23,7 +22,7 @@ const { args, opt, runs } = options();
 const Ls = opt('--L', '64,256').split(',').map(Number);
 const trees = [['after', root]];
 if (opt('--before')) trees.unshift(['before', path.resolve(opt('--before'))]);
-/* --tree 'NAME=DIR -DFLAG ...': another checkout and/or flags (-DBL_BENCH_STACKED: whole groups) */
+/* --tree 'NAME=DIR -DFLAG ...': another checkout and/or flags */
 args.forEach((a, i) => {
   if (a !== '--tree') return;
   const t = args[i + 1], [dir, ...flags] = t.slice(t.indexOf('=') + 1).split(/\s+/);

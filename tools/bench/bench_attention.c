@@ -21,7 +21,7 @@ int ba_setup(int L, int H, int KVH, int hd, int fma) {
                .qb = L < QB ? L : QB};
     size_t nq = (size_t)L * z.Q, nkv = (size_t)L * z.KV;
     q = malloc(nq * 4); k = malloc(nkv * 4); v = malloc(nkv * 4); concat = malloc(nq * 4);
-    scratch = malloc((size_t)H * z.qb * ((size_t)L + 2 * hd) * 4);   /* >= either tree's need */
+    scratch = malloc((size_t)z.qb * L * 4);   /* attend()'s logits / weights block (qb, L) */
     if (!q || !k || !v || !concat || !scratch) return 1;
     s = 12345;
     for (size_t i = 0; i < nq; i++) q[i] = uni();
@@ -32,12 +32,7 @@ int ba_setup(int L, int H, int KVH, int hd, int fma) {
 }
 
 void ba_run(int reps) {
-    for (int r = 0; r < reps; r++)
-#ifdef BL_BENCH_STACKED   /* a tree with attend_stacked: whole groups stacked per GEMM */
-        attend_stacked(&z, q, k, v, concat, NULL, NULL, NULL, scratch, z.H / z.KVH);
-#else
-        attend(&z, q, k, v, concat, NULL, NULL, NULL, scratch);
-#endif
+    for (int r = 0; r < reps; r++) attend(&z, q, k, v, concat, NULL, NULL, NULL, scratch);
 }
 
 /* multiply-adds times 2 of one call: per head and block, rows x hd x seen twice */

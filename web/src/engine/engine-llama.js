@@ -249,7 +249,7 @@
           norm2: L * D, rstd2: L, gate: L * F, up: L * F, activated: L * F, ffn_out: L * D, resid2: L * D };
       },
       wsFloats: function (L) {
-        return L * (7 * D + 3 * Q + 3 * KV + 3 * F + Math.min(L, 64) + hd) + Math.max(D, Q, F);
+        return L * (7 * D + 2 * Q + 2 * KV + 3 * F + Math.min(L, 64) + hd) + Math.max(D, Q, F);
       },
       lensWsFloats: function (L) { return Math.min(L, 16) * (D + V) + D; },
       fill: function (word, fword, descAt, ids) {
