@@ -196,6 +196,7 @@ static int normal_pass(bl_rng *rng, double *g, int a) {
         int got = normal_pass(rng, g, want < PASS ? (int)want : PASS);                    \
         for (int k = 0; k < 2 * got; k++) out[i + k] = (T)g[k];                           \
         i += 2 * (size_t)got;                                                             \
+        if (got) rng->gauss = 0.0;   /* as normal() leaves it after a pair's second value */ \
     }                                                                                     \
     for (; i < n; i++) out[i] = (T)normal(rng);
 
