@@ -48,7 +48,8 @@ set(BL_DIST ${CMAKE_SOURCE_DIR}/web/dist)
 # sources, GPT-2, the Llama family, trained models, folders, load() and the export.
 set(BL_ENGINE_DIR ${CMAKE_SOURCE_DIR}/web/src/engine)
 set(BL_ENGINE_POST_JS engine-check.js engine-heap.js engine-abi.js engine.js engine-layout.js
-  engine-run.js engine-ffn.js engine-attention.js engine-block.js engine-safetensors.js engine-source.js
+  engine-run.js engine-weights.js engine-ffn.js engine-attention.js engine-block.js engine-safetensors.js
+  engine-source.js
   engine-vocab.js engine-hooks.js engine-gpt2.js engine-llama.js engine-model.js engine-folder.js
   engine-train-text.js engine-train.js engine-load.js engine-post.js)
 list(TRANSFORM BL_ENGINE_POST_JS PREPEND ${BL_ENGINE_DIR}/)

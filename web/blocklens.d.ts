@@ -1,7 +1,14 @@
 // blocklens.d.ts - TypeScript declarations for the BlockLens engine (web/dist/blocklens.js).
 // All matrices are row-major; a linear layer is y = x @ W + b with W stored (in, out).
 
-export type FloatArray = Float32Array | Float64Array | number[];
+/* A float input: an array, or weights kept in the engine's heap (engine.holdWeights), which a
+   call reads in place instead of copying them in. */
+export type FloatArray = Float32Array | Float64Array | number[] | HeldWeights;
+export interface HeldWeights {
+  readonly length: number;   // values held; 0 once freed
+  readonly freed: boolean;
+  free(): void;              // gives the heap memory back; again, it does nothing
+}
 export type Activation = 'relu' | 'gelu' | 'gelu_tanh' | 'silu' | 'identity' | 'swiglu' | 'geglu';
 export type PresetName = 'transformer-base' | 'transformer-big' | 'bert-base' | 'gpt2' | 'llama-2-7b' | 'mixtral-8x7b'
   | 'qwen2-0.5b' | 'poems';
@@ -436,6 +443,9 @@ export interface Engine {
   readonly presets: PresetName[];
   readonly activations: Activation[];
   numpyRandom(seed: number): NumpyRandom;
+  /* values copied into the heap once (checked finite) for any float input of any call of this
+     engine; a freed handle, or one of another engine or of the wrong length, is refused. */
+  holdWeights(values: Float32Array | Float64Array | number[]): HeldWeights;
   /* Every argument is checked before anything is computed; a bad one throws an Error whose
      message starts with "BlockLens: " and names it (values quoted at most 40 characters long);
      the engine keeps working. Each option is read once (getters and Proxies run once, in the

@@ -123,11 +123,59 @@ static void rng_rejects_a_position_outside_its_state(void) {
     free(rng);
 }
 
+/* The fills draw in batched passes (src/rng.c): the values and the state after them must be
+   those of single draws, for sizes around the pass boundaries and at BERT widths' 2.4M. */
+static void rng_fills_equal_single_draws_bit_for_bit(void) {
+    static const size_t sizes[] = {1, 15, 16, 17, 511, 512, 513, 1001, 262144, 2359296, 3, 100003};
+    const size_t nsizes = sizeof sizes / sizeof sizes[0];
+    bl_rng *fill = malloc(sizeof *fill), *one = malloc(sizeof *one);
+    float *f = malloc(2359296 * sizeof *f);
+    double *d = malloc(2359296 * sizeof *d);
+    size_t mismatches = 0, compared = 0;
+    for (uint32_t seed = 0; seed < 3; seed++) {
+        bl_rng_seed(fill, seed * 7919u + 42u);
+        bl_rng_seed(one, seed * 7919u + 42u);
+        for (size_t s = 0; s < nsizes; s++) {
+            size_t n = sizes[(s + seed) % nsizes];
+            int as_f32 = (s + seed) % 2 == 0;
+            /* a stale gauss with none cached: single draws end with it 0.0 after any pair */
+            if (!fill->has_gauss) fill->gauss = one->gauss = 0.5 + (double)s;
+            if (as_f32) CHECK_STATUS(bl_rng_normal_f32(fill, f, n, NULL), BL_OK);
+            else CHECK_STATUS(bl_rng_normal_f64(fill, d, n, NULL), BL_OK);
+            for (size_t i = 0; i < n; i++) {
+                double want = bl_rng_normal(one);
+                if (as_f32) { float w32 = (float)want; mismatches += memcmp(&w32, &f[i], 4) != 0; }
+                else mismatches += memcmp(&want, &d[i], 8) != 0;
+            }
+            compared += n;
+            CHECK(memcmp(fill, one, sizeof *fill) == 0);
+            if (s % 3 == 0) CHECK(bl_rng_uniform(fill) == bl_rng_uniform(one));   /* odd word counts */
+        }
+    }
+    /* every size from 16 to 400: some fills end on a batched pass, with no single draw after */
+    bl_rng_seed(fill, 5);
+    bl_rng_seed(one, 5);
+    for (size_t n = 16; n <= 400; n++) {
+        if (!fill->has_gauss) fill->gauss = one->gauss = 0.25 * (double)n;
+        CHECK_STATUS(bl_rng_normal_f64(fill, d, n, NULL), BL_OK);
+        for (size_t i = 0; i < n; i++) {
+            double want = bl_rng_normal(one);
+            mismatches += memcmp(&want, &d[i], 8) != 0;
+        }
+        compared += n;
+        if (memcmp(fill, one, sizeof *fill) != 0) { fprintf(stderr, "  states differ after %zu\n", n); CHECK(0); break; }
+    }
+    printf("     %zu normals compared bit for bit\n", compared);
+    CHECK(mismatches == 0);
+    free(fill); free(one); free(f); free(d);
+}
+
 int main(void) {
     bl_run("rng_matches_numpy_bit_for_bit", rng_matches_numpy_bit_for_bit);
     bl_run("rng_classic_example_has_100_negative_hidden_values", rng_classic_example_has_100_negative_hidden_values);
     bl_run("rng_cache_survives_uniform_draws", rng_cache_survives_uniform_draws);
     bl_run("rng_rejects_null_buffers", rng_rejects_null_buffers);
     bl_run("rng_rejects_a_position_outside_its_state", rng_rejects_a_position_outside_its_state);
+    bl_run("rng_fills_equal_single_draws_bit_for_bit", rng_fills_equal_single_draws_bit_for_bit);
     return bl_summary();
 }

@@ -3,7 +3,7 @@
    (a fresh buffer, the pool, or the arrays of a previous result passed as `into`); the layout cache. */
   /* global ABI, Engine, fail, floats, HEAP_MAX, heapAlloc, idx4, keyMask, notFinite, outOfMemory, POOL_BYTES */
   /* global POOL_MAX */
-  /* global rethrow, TA_BUFFER, TA_LENGTH, TA_OFFSET, TA_SET, TA_TAG */
+  /* global heldAddresses, heldInput, heldWords, isHeld, rethrow, TA_BUFFER, TA_LENGTH, TA_OFFSET, TA_SET, TA_TAG */
 
   /* C argument names -> the JS names users wrote, for messages that come from C. */
   const C_NAMES = { d_model: 'dModel', n_heads: 'nHeads', d_ff: 'dFF', n_kv_heads: 'nKvHeads',
@@ -53,7 +53,7 @@
      layout and `arg`. */
   Engine.prototype._run = function (lay, o, invoke, into, fn, arg) {
     let ins = lay.ins, n = ins.length, vals = new Array(n), outs = lay.outs, dst = null, whole = null;
-    let late = false, i, d;
+    let late = false, held = null, handles = null, i, d;
     /* The caller's code (getters, Proxy traps, elements of plain arrays) runs in this block only:
        `into` is read first and checked after the inputs (their errors come first). */
     try {
@@ -61,6 +61,14 @@
       for (i = 0; i < n; i++) {
         d = ins[i];
         const value = o[d.prop];
+        /* weights of engine.holdWeights (engine-weights.js): already in the heap, not copied */
+        if (isHeld(value)) {
+          if (!held) { held = []; handles = []; }
+          held.push(i, heldInput(this, value, d));
+          handles.push(value);
+          vals[i] = null;
+          continue;
+        }
         vals[i] = d.kind === 'm' ? keyMask(value, d.n) : floats(value, d.prop, d.n, d.required);
         if (vals[i] !== value) late = true;   /* a copy: the caller's code may have run */
       }
@@ -72,14 +80,20 @@
       for (i = 0; i < n; i++)
         if (ins[i].kind === 'f' && vals[i] !== null && TA_LENGTH.call(vals[i]) !== ins[i].n)
           fail(ins[i].prop + ' was detached or resized while the arguments were read');
+    /* ... and a handle freed by it (its address is checked again) */
+    if (late && held)
+      for (i = 0; i < handles.length; i++) heldInput(this, handles[i], ins[held[2 * i]]);
     if (dst !== null) whole = intoPlan(lay, dst);
-    const m = this._m, base = this._block(lay.bytes, lay), p = lay.at(base), heap = m.HEAPF32;
+    const m = this._m, base = this._block(lay.bytes, lay), heap = m.HEAPF32;
+    let p = lay.at(base);
     const inAt = lay.inAt;
     for (i = 0; i < n; i++) {
+      if (vals[i] === null) continue;   /* held */
       if (ins[i].kind === 'f') heap.set(vals[i], idx4(inAt[i]));
       else m.HEAPU8.set(vals[i], inAt[i]);
     }
-    if (lay.records.length) m.HEAP32.set(lay.words, idx4(lay.wordsAt));
+    if (held) p = heldAddresses(lay, p, held);
+    if (lay.records.length) m.HEAP32.set(held ? heldWords(lay, held) : lay.words, idx4(lay.wordsAt));
     /* NaN / infinity in a float input (as float32: a Float64Array's 1e300 is one too) */
     const bad = lay.floatIns.length ? m._bl__first_nonfinite_of(p.finite, lay.floatIns.length) : -1;
     if (bad >= 0) {
