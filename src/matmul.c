@@ -34,18 +34,25 @@ float bl__act(float v, bl_activation act) {
     return v4_act(v4_splat(v), act)[0];   /* the epilogue's formulas, bit for bit */
 }
 
-/* Four k-contiguous rows r0..r3 (columns g..g+3 of B, k..k+3) stored as four k-rows of a panel
-   at p (row stride ld): a 4 x 4 transpose. */
-static inline __attribute__((always_inline)) void store_t4s(float *p, int ld, v4 r0, v4 r1, v4 r2,
-                                                            v4 r3) {
+/* A 4 x 4 transpose: four k-contiguous rows r[0..3] (columns g..g+3 of B, k..k+3) become the
+   four k-rows q[0..3] of those columns. */
+static inline __attribute__((always_inline)) void t4(v4 q[4], v4 r0, v4 r1, v4 r2, v4 r3) {
     v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
     v4 t1 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
     v4 t2 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
     v4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
-    v4_store(p + 0 * ld, __builtin_shufflevector(t0, t1, 0, 1, 4, 5));
-    v4_store(p + 1 * ld, __builtin_shufflevector(t0, t1, 2, 3, 6, 7));
-    v4_store(p + 2 * ld, __builtin_shufflevector(t2, t3, 0, 1, 4, 5));
-    v4_store(p + 3 * ld, __builtin_shufflevector(t2, t3, 2, 3, 6, 7));
+    q[0] = __builtin_shufflevector(t0, t1, 0, 1, 4, 5);
+    q[1] = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
+    q[2] = __builtin_shufflevector(t2, t3, 0, 1, 4, 5);
+    q[3] = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
+}
+
+/* The same rows stored as four k-rows of a panel at p (row stride ld). */
+static inline __attribute__((always_inline)) void store_t4s(float *p, int ld, v4 r0, v4 r1, v4 r2,
+                                                            v4 r3) {
+    v4 q[4];
+    t4(q, r0, r1, r2, r3);
+    for (int i = 0; i < 4; i++) v4_store(p + i * ld, q[i]);
 }
 
 /* Packs B[0:kc, 0:nc] into NR-wide panels: bp[p][k][0:NR], missing columns zero (NR a
@@ -195,34 +202,101 @@ static __attribute__((noinline)) void pack_b_16(float *bp, const uint16_t *b, bl
 #endif
 }
 
-/* t (MR, NR) = a (MR rows of stride lda, kc columns) @ bp (kc, NR), accumulators in
-   registers. A is read in place: MR sequential streams, one broadcast load per element (packing
-   A measured slower: its copies cost more than the broadcasts from a few streams the hardware
-   prefetches anyway). MR, NR and fused (FMA's single-rounding a*b+c) are constants. */
+/* Four values of B from index i on (dt 0 F32, 1 F16, 2 BF16: a constant), as float32. */
+static inline __attribute__((always_inline)) v4 load_b4(const void *b, size_t i, const int dt) {
+    if (dt == 0) return v4_load((const float *)b + i);
+    if (dt == 1) return v4_load_f16((const uint16_t *)b + i);
+    return v4_load_bf16((const uint16_t *)b + i);
+}
+static inline __attribute__((always_inline)) float load_b1(const void *b, size_t i, const int dt) {
+    if (dt == 0) return ((const float *)b)[i];
+    uint16_t h = ((const uint16_t *)b)[i];
+    return dt == 1 ? bl__f16_to_f32(h) : bf16_to_f32(h);
+}
+
+/* How a micro-tile reads B: a packed panel (bp[k][0:NR]), or, for a product of one row tile,
+   where B packed would be read once, the caller's B in place: rows (b[k * ldb + j], vector
+   loads) or transposed (b[j * ldb + k]: four k-contiguous rows per 4 columns, transposed in
+   registers as packing does). Either way each output sums 0 + a0 b0 + a1 b1 + ... in k order
+   with the same multiply-add, so the bits do not depend on the mode, the tile or MR. */
+enum { B_PACKED, B_ROWS, B_COLS };
+
+/* t (MR, NR) = a (MR rows of stride lda, kc columns) @ B (kc, NR), accumulators in registers.
+   A is read in place: MR sequential streams, one broadcast load per element (packing A
+   measured slower: its copies cost more than the broadcasts from a few streams the hardware
+   prefetches anyway). MR, NR, fused (FMA's single-rounding a*b+c), mode and dt are constants;
+   MR is the tile's row count, so an edge tile of fewer rows does only its own FMAs. */
 static inline __attribute__((always_inline)) void micro_tile(
-        float *restrict t, const float *a, int lda, int rows, const float *restrict bp, int kc,
-        const int MR, const int NR, const int fused) {
-    const float *ar[MR_MAX];   /* rows past `rows` repeat row 0; their results are not stored */
-    for (int r = 0; r < MR; r++) ar[r] = a + (size_t)(r < rows ? r : 0) * lda;
+        float *restrict t, const float *a, int lda, const void *restrict b, int ldb, int kc,
+        const int MR, const int NR, const int fused, const int mode, const int dt) {
+    const float *ar[MR_MAX];
+    for (int r = 0; r < MR; r++) ar[r] = a + (size_t)r * lda;
     v4 c[MR_MAX][NR_MAX / 4];
     for (int r = 0; r < MR; r++)
         for (int v = 0; v < NR / 4; v++) c[r][v] = v4_splat(0.0f);
-    for (int k = 0; k < kc; k++, bp += NR) {
-        v4 b[NR_MAX / 4];
-        for (int v = 0; v < NR / 4; v++) b[v] = v4_load(bp + 4 * v);
+    int k = 0;
+    if (mode == B_COLS)   /* four k at a time: per 4 columns, 4 loads and a transpose */
+        for (; k + 4 <= kc; k += 4)
+            for (int v = 0; v < NR / 4; v++) {
+                v4 q[4];
+                size_t i = (size_t)4 * v * ldb + k, l = (size_t)ldb;
+                t4(q, load_b4(b, i, dt), load_b4(b, i + l, dt), load_b4(b, i + 2 * l, dt),
+                   load_b4(b, i + 3 * l, dt));
+                for (int kk = 0; kk < 4; kk++)
+                    for (int r = 0; r < MR; r++) {
+                        v4 av = v4_splat(ar[r][k + kk]);
+                        c[r][v] = fused ? v4_fma(av, q[kk], c[r][v]) : c[r][v] + av * q[kk];
+                    }
+            }
+    for (; k < kc; k++) {
+        v4 bv[NR_MAX / 4];
+        for (int v = 0; v < NR / 4; v++) {
+            if (mode == B_PACKED) bv[v] = v4_load((const float *)b + (size_t)k * NR + 4 * v);
+            else if (mode == B_ROWS) bv[v] = load_b4(b, (size_t)k * ldb + 4 * v, dt);
+            else {
+                size_t i = (size_t)4 * v * ldb + k, l = (size_t)ldb;
+                bv[v] = (v4){load_b1(b, i, dt), load_b1(b, i + l, dt), load_b1(b, i + 2 * l, dt),
+                             load_b1(b, i + 3 * l, dt)};
+            }
+        }
         for (int r = 0; r < MR; r++) {
             v4 av = v4_splat(ar[r][k]);
             for (int v = 0; v < NR / 4; v++)
-                c[r][v] = fused ? v4_fma(av, b[v], c[r][v]) : c[r][v] + av * b[v];
+                c[r][v] = fused ? v4_fma(av, bv[v], c[r][v]) : c[r][v] + av * bv[v];
         }
     }
     for (int r = 0; r < MR; r++)
         for (int v = 0; v < NR / 4; v++) v4_store(t + r * NR + 4 * v, c[r][v]);
 }
 
+/* micro_tile for 1..MR rows (rows < MR in the edge tile) */
+#define MICRO_ROWS(MR, NR, fused, mode, dt)                                                  \
+    do {                                                                                     \
+        if ((MR) > 3 && rows == 4) micro_tile(t, a, lda, b, ldb, kc, 4, NR, fused, mode, dt); \
+        else if ((MR) > 2 && rows == 3) micro_tile(t, a, lda, b, ldb, kc, 3, NR, fused, mode, dt); \
+        else if (rows == 2) micro_tile(t, a, lda, b, ldb, kc, 2, NR, fused, mode, dt);      \
+        else micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, mode, dt);                     \
+    } while (0)
+
+/* The 4 x 8 tile on a packed panel bp (rows 1..4). */
 static void micro(float *restrict t, const float *a, int lda, int rows,
                   const float *restrict bp, int kc) {
-    micro_tile(t, a, lda, rows, bp, kc, 4, 8, 0);
+    const void *b = bp;
+    const int ldb = 0;
+    MICRO_ROWS(4, 8, 0, B_PACKED, 0);
+}
+
+/* The 4 x 8 tile on B in place (trans_b as in bl__gemm_typed, dt 0-2 as in load_b4). Not
+   inlined, and one function for the six kinds of B: the cost is per call, not per k. */
+static __attribute__((noinline)) void micro_in_place(float *restrict t, const float *a, int lda,
+                                                     int rows, const void *b, int ldb, int trans_b,
+                                                     int dt, int kc) {
+    if (trans_b && dt == 0) MICRO_ROWS(4, 8, 0, B_COLS, 0);
+    else if (trans_b && dt == 1) MICRO_ROWS(4, 8, 0, B_COLS, 1);
+    else if (trans_b) MICRO_ROWS(4, 8, 0, B_COLS, 2);
+    else if (dt == 0) MICRO_ROWS(4, 8, 0, B_ROWS, 0);
+    else if (dt == 1) MICRO_ROWS(4, 8, 0, B_ROWS, 1);
+    else MICRO_ROWS(4, 8, 0, B_ROWS, 2);
 }
 
 /* The 3 x 12 tile: fused in the FMA build. Natively (C tests, ASan, fuzzing) it runs unfused
@@ -231,7 +305,19 @@ static void micro(float *restrict t, const float *a, int lda, int rows,
 #if BL_TILE_3X12
 static void micro_3x12(float *restrict t, const float *a, int lda, int rows,
                        const float *restrict bp, int kc) {
-    micro_tile(t, a, lda, rows, bp, kc, 3, 12, BL_HAS_FMA);
+    const void *b = bp;
+    const int ldb = 0;
+    MICRO_ROWS(3, 12, BL_HAS_FMA, B_PACKED, 0);
+}
+static __attribute__((noinline)) void micro_3x12_in_place(float *restrict t, const float *a,
+                                                          int lda, int rows, const void *b,
+                                                          int ldb, int trans_b, int dt, int kc) {
+    if (trans_b && dt == 0) MICRO_ROWS(3, 12, BL_HAS_FMA, B_COLS, 0);
+    else if (trans_b && dt == 1) MICRO_ROWS(3, 12, BL_HAS_FMA, B_COLS, 1);
+    else if (trans_b) MICRO_ROWS(3, 12, BL_HAS_FMA, B_COLS, 2);
+    else if (dt == 0) MICRO_ROWS(3, 12, BL_HAS_FMA, B_ROWS, 0);
+    else if (dt == 1) MICRO_ROWS(3, 12, BL_HAS_FMA, B_ROWS, 1);
+    else MICRO_ROWS(3, 12, BL_HAS_FMA, B_ROWS, 2);
 }
 #endif
 /* From this many multiply-adds on, a product uses FMA. Below it (every figure at the page's
@@ -281,6 +367,32 @@ static inline __attribute__((always_inline)) void gemm_blocked(
         const int MR, const int NR, const int NC) {
     float bp[KC * NC_MAX] __attribute__((aligned(16)));
     float t[MR_MAX * NR_MAX] __attribute__((aligned(16)));
+    if (M <= MR) {   /* one row tile: each value of B is used once, so it is not packed */
+        int dt = bt == BL_DTYPE_F32 ? 0 : bt == BL_DTYPE_F16 ? 1 : 2;
+        size_t es = bt == BL_DTYPE_F32 ? 4 : 2;
+        for (int j = 0; j < N; j += NR) {
+            int cols = N - j < NR ? N - j : NR;
+            for (int pc = 0; pc < K; pc += KC) {
+                int kc = K - pc < KC ? K - pc : KC, first = pc == 0, last = pc + kc == K;
+                size_t at = trans_b ? (size_t)j * ldb + pc : (size_t)pc * ldb + j;
+                const void *bj = (const char *)b + at * es;
+                if (cols < NR) {   /* the last columns: packed, zero-padded, as one panel */
+                    if (bt == BL_DTYPE_F32) pack_b_nr(bp, bj, ldb, trans_b, kc, cols, NR);
+                    else pack_b_16(bp, bj, bt, ldb, trans_b, kc, cols, NR);
+                }
+#if BL_TILE_3X12
+                if (NR == 12 && cols < NR) micro_3x12(t, a + pc, lda, M, bp, kc);
+                else if (NR == 12) micro_3x12_in_place(t, a + pc, lda, M, bj, ldb, trans_b, dt, kc);
+                else
+#endif
+                if (cols < NR) micro(t, a + pc, lda, M, bp, kc);
+                else micro_in_place(t, a + pc, lda, M, bj, ldb, trans_b, dt, kc);
+                tile_out(c + j, ldc, pre ? pre + j : NULL, t, NR, bias ? bias + j : NULL, M, cols,
+                         first, last, act);
+            }
+        }
+        return;
+    }
     for (int jc = 0; jc < N; jc += NC) {
         int nc = N - jc < NC ? N - jc : NC;
         for (int pc = 0; pc < K; pc += KC) {
