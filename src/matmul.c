@@ -320,6 +320,65 @@ static __attribute__((noinline)) void micro_3x12_in_place(float *restrict t, con
     else MICRO_ROWS(3, 12, BL_HAS_FMA, B_ROWS, 2);
 }
 #endif
+/* acc (MR, w; row stride SW) = a (MR rows of stride lda, kc columns) @ B (kc, w), B's rows
+   (not transposed) read in place, w a multiple of 4: k outer, the accumulators in acc (L1),
+   so that B streams along its rows (a 12-column panel would touch a page of B per k). The
+   same sum per output as micro_tile: 0, then + a_k b_k in k order, fused as the tile is. */
+#define SW 768   /* columns per pass: a multiple of both tiles' NR */
+static inline __attribute__((always_inline)) void rows_stream(
+        float *restrict acc, const float *a, int lda, const void *restrict b, int ldb, int kc,
+        int w, const int MR, const int fused, const int dt) {
+    for (int r = 0; r < MR; r++)
+        for (int j = 0; j < w; j += 4) v4_store(acc + r * SW + j, v4_splat(0.0f));
+    int k = 0;
+    for (; k + 2 <= kc; k += 2) {   /* two k per pass over acc: half its loads and stores */
+        v4 a0[MR_MAX], a1[MR_MAX];
+        for (int r = 0; r < MR; r++) {
+            a0[r] = v4_splat(a[(size_t)r * lda + k]);
+            a1[r] = v4_splat(a[(size_t)r * lda + k + 1]);
+        }
+        for (int j = 0; j < w; j += 4) {
+            v4 b0 = load_b4(b, (size_t)k * ldb + j, dt), b1 = load_b4(b, (size_t)(k + 1) * ldb + j, dt);
+            for (int r = 0; r < MR; r++) {
+                float *p = acc + r * SW + j;
+                v4 cv = v4_load(p);
+                cv = fused ? v4_fma(a0[r], b0, cv) : cv + a0[r] * b0;
+                v4_store(p, fused ? v4_fma(a1[r], b1, cv) : cv + a1[r] * b1);
+            }
+        }
+    }
+    for (; k < kc; k++) {
+        v4 av[MR_MAX];
+        for (int r = 0; r < MR; r++) av[r] = v4_splat(a[(size_t)r * lda + k]);
+        for (int j = 0; j < w; j += 4) {
+            v4 bv = load_b4(b, (size_t)k * ldb + j, dt);
+            for (int r = 0; r < MR; r++) {
+                float *p = acc + r * SW + j;
+                v4 cv = v4_load(p);
+                v4_store(p, fused ? v4_fma(av[r], bv, cv) : cv + av[r] * bv);
+            }
+        }
+    }
+}
+#define STREAM_ROWS(MR, fused, dt)                                                        \
+    do {                                                                                  \
+        if ((MR) > 3 && rows == 4) rows_stream(acc, a, lda, b, ldb, kc, w, 4, fused, dt); \
+        else if (rows == 3) rows_stream(acc, a, lda, b, ldb, kc, w, 3, fused, dt);        \
+        else if (rows == 2) rows_stream(acc, a, lda, b, ldb, kc, w, 2, fused, dt);        \
+        else rows_stream(acc, a, lda, b, ldb, kc, w, 1, fused, dt);                       \
+    } while (0)
+/* rows_stream for 1..rows of the 4 x 8 tile (fused 0) or the 3 x 12 (fused as micro_3x12). */
+static __attribute__((noinline)) void stream(float *restrict acc, const float *a, int lda,
+                                             int rows, const void *b, int ldb, int dt, int kc,
+                                             int w, int fused) {
+    if (BL_HAS_FMA && fused && dt == 0) STREAM_ROWS(3, 1, 0);   /* (only the FMA build fuses) */
+    else if (BL_HAS_FMA && fused && dt == 1) STREAM_ROWS(3, 1, 1);
+    else if (BL_HAS_FMA && fused) STREAM_ROWS(3, 1, 2);
+    else if (dt == 0) STREAM_ROWS(4, 0, 0);
+    else if (dt == 1) STREAM_ROWS(4, 0, 1);
+    else STREAM_ROWS(4, 0, 2);
+}
+
 /* From this many multiply-adds on, a product uses FMA. Below it (every figure at the page's
    own sizes) results stay bit-identical to the SIMD build and to Node, so exports match. */
 #define FMA_MIN_MACS (1u << 20)
@@ -370,7 +429,23 @@ static inline __attribute__((always_inline)) void gemm_blocked(
     if (M <= MR) {   /* one row tile: each value of B is used once, so it is not packed */
         int dt = bt == BL_DTYPE_F32 ? 0 : bt == BL_DTYPE_F16 ? 1 : 2;
         size_t es = bt == BL_DTYPE_F32 ? 4 : 2;
-        for (int j = 0; j < N; j += NR) {
+        int j = 0;
+        if (!trans_b) {   /* columns in fours, streamed along B's rows */
+            float acc[MR_MAX * SW] __attribute__((aligned(16)));
+            int nv = N / 4 * 4;
+            for (; j < nv; j += SW) {
+                int w = nv - j < SW ? nv - j : SW;
+                for (int pc = 0; pc < K; pc += KC) {
+                    int kc = K - pc < KC ? K - pc : KC;
+                    stream(acc, a + pc, lda, M, (const char *)b + ((size_t)pc * ldb + j) * es,
+                           ldb, dt, kc, w, BL_HAS_FMA && NR == 12);
+                    tile_out(c + j, ldc, pre ? pre + j : NULL, acc, SW, bias ? bias + j : NULL,
+                             M, w, pc == 0, pc + kc == K, act);
+                }
+            }
+            j = nv;
+        }
+        for (; j < N; j += NR) {
             int cols = N - j < NR ? N - j : NR;
             for (int pc = 0; pc < K; pc += KC) {
                 int kc = K - pc < KC ? K - pc : KC, first = pc == 0, last = pc + kc == K;
