@@ -6,7 +6,11 @@
    activation are applied in the epilogue of the last K slice, so the hidden layer is
    written once and never re-read. B may also be F16 or BF16 (a checkpoint's own weights): it
    is up-cast exactly to float32 while it is packed (four values at a time), so the
-   micro-kernels and every float32 path stay as they are. Measurements: tools/bench/REPORT-kernels.md. */
+   micro-kernels and every float32 path stay as they are. A product of one row tile (M <= MR,
+   e.g. one-token decoding) does not pack: each value of B is used once, so the kernels read it
+   in place (rows_stream for B (K, N), micro_tile's transposing mode for B (N, K)), summing
+   each output in the packed path's order, so that results never depend on M.
+   Measurements: tools/bench/REPORT-kernels.md. */
 #include <math.h>
 #include "bl_internal.h"
 #include "kernel_simd.h"
@@ -215,11 +219,11 @@ static inline __attribute__((always_inline)) float load_b1(const void *b, size_t
 }
 
 /* How a micro-tile reads B: a packed panel (bp[k][0:NR]), or, for a product of one row tile,
-   where B packed would be read once, the caller's B in place: rows (b[k * ldb + j], vector
-   loads) or transposed (b[j * ldb + k]: four k-contiguous rows per 4 columns, transposed in
-   registers as packing does). Either way each output sums 0 + a0 b0 + a1 b1 + ... in k order
-   with the same multiply-add, so the bits do not depend on the mode, the tile or MR. */
-enum { B_PACKED, B_ROWS, B_COLS };
+   where B packed would be read once, a transposed B (N, K) in place (b[j * ldb + k]: four
+   k-contiguous rows per 4 columns, transposed in registers as packing does; B (K, N) goes
+   through rows_stream). Either way each output sums 0 + a0 b0 + a1 b1 + ... in k order with
+   the same multiply-add, so the bits do not depend on the mode, the tile or MR. */
+enum { B_PACKED, B_COLS };
 
 /* t (MR, NR) = a (MR rows of stride lda, kc columns) @ B (kc, NR), accumulators in registers.
    A is read in place: MR sequential streams, one broadcast load per element (packing A
@@ -252,7 +256,6 @@ static inline __attribute__((always_inline)) void micro_tile(
         v4 bv[NR_MAX / 4];
         for (int v = 0; v < NR / 4; v++) {
             if (mode == B_PACKED) bv[v] = v4_load((const float *)b + (size_t)k * NR + 4 * v);
-            else if (mode == B_ROWS) bv[v] = load_b4(b, (size_t)k * ldb + 4 * v, dt);
             else {
                 size_t i = (size_t)4 * v * ldb + k, l = (size_t)ldb;
                 bv[v] = (v4){load_b1(b, i, dt), load_b1(b, i + l, dt), load_b1(b, i + 2 * l, dt),
@@ -286,17 +289,14 @@ static void micro(float *restrict t, const float *a, int lda, int rows,
     MICRO_ROWS(4, 8, 0, B_PACKED, 0);
 }
 
-/* The 4 x 8 tile on B in place (trans_b as in bl__gemm_typed, dt 0-2 as in load_b4). Not
-   inlined, and one function for the six kinds of B: the cost is per call, not per k. */
+/* One row of the 4 x 8 tile on a transposed B (N, K) in place (dt 0-2 as in load_b4). Not
+   inlined: the cost is per call, not per k. Only for one row: at 2-4 rows it measured no
+   faster than packing (B then serves several rows), and every variant is engine size. */
 static __attribute__((noinline)) void micro_in_place(float *restrict t, const float *a, int lda,
-                                                     int rows, const void *b, int ldb, int trans_b,
-                                                     int dt, int kc) {
-    if (trans_b && dt == 0) MICRO_ROWS(4, 8, 0, B_COLS, 0);
-    else if (trans_b && dt == 1) MICRO_ROWS(4, 8, 0, B_COLS, 1);
-    else if (trans_b) MICRO_ROWS(4, 8, 0, B_COLS, 2);
-    else if (dt == 0) MICRO_ROWS(4, 8, 0, B_ROWS, 0);
-    else if (dt == 1) MICRO_ROWS(4, 8, 0, B_ROWS, 1);
-    else MICRO_ROWS(4, 8, 0, B_ROWS, 2);
+                                                     const void *b, int ldb, int dt, int kc) {
+    if (dt == 0) micro_tile(t, a, lda, b, ldb, kc, 1, 8, 0, B_COLS, 0);
+    else if (dt == 1) micro_tile(t, a, lda, b, ldb, kc, 1, 8, 0, B_COLS, 1);
+    else micro_tile(t, a, lda, b, ldb, kc, 1, 8, 0, B_COLS, 2);
 }
 
 /* The 3 x 12 tile: fused in the FMA build. Natively (C tests, ASan, fuzzing) it runs unfused
@@ -310,14 +310,11 @@ static void micro_3x12(float *restrict t, const float *a, int lda, int rows,
     MICRO_ROWS(3, 12, BL_HAS_FMA, B_PACKED, 0);
 }
 static __attribute__((noinline)) void micro_3x12_in_place(float *restrict t, const float *a,
-                                                          int lda, int rows, const void *b,
-                                                          int ldb, int trans_b, int dt, int kc) {
-    if (trans_b && dt == 0) MICRO_ROWS(3, 12, BL_HAS_FMA, B_COLS, 0);
-    else if (trans_b && dt == 1) MICRO_ROWS(3, 12, BL_HAS_FMA, B_COLS, 1);
-    else if (trans_b) MICRO_ROWS(3, 12, BL_HAS_FMA, B_COLS, 2);
-    else if (dt == 0) MICRO_ROWS(3, 12, BL_HAS_FMA, B_ROWS, 0);
-    else if (dt == 1) MICRO_ROWS(3, 12, BL_HAS_FMA, B_ROWS, 1);
-    else MICRO_ROWS(3, 12, BL_HAS_FMA, B_ROWS, 2);
+                                                          int lda, const void *b, int ldb, int dt,
+                                                          int kc) {
+    if (dt == 0) micro_tile(t, a, lda, b, ldb, kc, 1, 12, BL_HAS_FMA, B_COLS, 0);
+    else if (dt == 1) micro_tile(t, a, lda, b, ldb, kc, 1, 12, BL_HAS_FMA, B_COLS, 1);
+    else micro_tile(t, a, lda, b, ldb, kc, 1, 12, BL_HAS_FMA, B_COLS, 2);
 }
 #endif
 /* acc (MR, w; row stride SW) = a (MR rows of stride lda, kc columns) @ B (kc, w), B's rows
@@ -426,7 +423,7 @@ static inline __attribute__((always_inline)) void gemm_blocked(
         const int MR, const int NR, const int NC) {
     float bp[KC * NC_MAX] __attribute__((aligned(16)));
     float t[MR_MAX * NR_MAX] __attribute__((aligned(16)));
-    if (M <= MR) {   /* one row tile: each value of B is used once, so it is not packed */
+    if (M <= MR && (M == 1 || !trans_b)) {   /* B's values used once or streamed: not packed */
         int dt = bt == BL_DTYPE_F32 ? 0 : bt == BL_DTYPE_F16 ? 1 : 2;
         size_t es = bt == BL_DTYPE_F32 ? 4 : 2;
         int j = 0;
@@ -457,11 +454,11 @@ static inline __attribute__((always_inline)) void gemm_blocked(
                 }
 #if BL_TILE_3X12
                 if (NR == 12 && cols < NR) micro_3x12(t, a + pc, lda, M, bp, kc);
-                else if (NR == 12) micro_3x12_in_place(t, a + pc, lda, M, bj, ldb, trans_b, dt, kc);
+                else if (NR == 12) micro_3x12_in_place(t, a + pc, lda, bj, ldb, dt, kc);
                 else
 #endif
                 if (cols < NR) micro(t, a + pc, lda, M, bp, kc);
-                else micro_in_place(t, a + pc, lda, M, bj, ldb, trans_b, dt, kc);
+                else micro_in_place(t, a + pc, lda, bj, ldb, dt, kc);
                 tile_out(c + j, ldc, pre ? pre + j : NULL, t, NR, bias ? bias + j : NULL, M, cols,
                          first, last, act);
             }
