@@ -281,12 +281,18 @@ static inline __attribute__((always_inline)) void micro_tile(
         else micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, mode, dt);                     \
     } while (0)
 
-/* The 4 x 8 tile on a packed panel bp (rows 1..4). */
+/* The 4 x 8 tile on a packed panel bp: all 4 rows (rows is for bench_kernels.c), and an edge
+   tile of 1-3 rows in a function of its own, so that the full tile's code stays as it was. */
 static void micro(float *restrict t, const float *a, int lda, int rows,
                   const float *restrict bp, int kc) {
+    (void)rows;
+    micro_tile(t, a, lda, bp, 0, kc, 4, 8, 0, B_PACKED, 0);
+}
+static __attribute__((noinline)) void micro_edge(float *restrict t, const float *a, int lda,
+                                                 int rows, const float *restrict bp, int kc) {
     const void *b = bp;
     const int ldb = 0;
-    MICRO_ROWS(4, 8, 0, B_PACKED, 0);
+    MICRO_ROWS(3, 8, 0, B_PACKED, 0);
 }
 
 /* One row of the 4 x 8 tile on a transposed B (N, K) in place (dt 0-2 as in load_b4). Not
@@ -305,9 +311,14 @@ static __attribute__((noinline)) void micro_in_place(float *restrict t, const fl
 #if BL_TILE_3X12
 static void micro_3x12(float *restrict t, const float *a, int lda, int rows,
                        const float *restrict bp, int kc) {
+    (void)rows;
+    micro_tile(t, a, lda, bp, 0, kc, 3, 12, BL_HAS_FMA, B_PACKED, 0);
+}
+static __attribute__((noinline)) void micro_3x12_edge(float *restrict t, const float *a, int lda,
+                                                      int rows, const float *restrict bp, int kc) {
     const void *b = bp;
     const int ldb = 0;
-    MICRO_ROWS(3, 12, BL_HAS_FMA, B_PACKED, 0);
+    MICRO_ROWS(2, 12, BL_HAS_FMA, B_PACKED, 0);
 }
 static __attribute__((noinline)) void micro_3x12_in_place(float *restrict t, const float *a,
                                                           int lda, const void *b, int ldb, int dt,
@@ -374,6 +385,19 @@ static __attribute__((noinline)) void stream(float *restrict acc, const float *a
     else if (dt == 0) STREAM_ROWS(4, 0, 0);
     else if (dt == 1) STREAM_ROWS(4, 0, 1);
     else STREAM_ROWS(4, 0, 2);
+}
+
+/* The packed micro-tile for `rows` rows of the MR x NR tile. */
+static inline __attribute__((always_inline)) void micro_packed(
+        float *restrict t, const float *a, int lda, int rows, const float *restrict bp, int kc,
+        const int MR, const int NR) {
+#if BL_TILE_3X12
+    if (NR == 12 && rows == MR) micro_3x12(t, a, lda, rows, bp, kc);
+    else if (NR == 12) micro_3x12_edge(t, a, lda, rows, bp, kc);
+    else
+#endif
+    if (rows == MR) micro(t, a, lda, rows, bp, kc);
+    else micro_edge(t, a, lda, rows, bp, kc);
 }
 
 /* From this many multiply-adds on, a product uses FMA. Below it (every figure at the page's
@@ -452,12 +476,10 @@ static inline __attribute__((always_inline)) void gemm_blocked(
                     if (bt == BL_DTYPE_F32) pack_b_nr(bp, bj, ldb, trans_b, kc, cols, NR);
                     else pack_b_16(bp, bj, bt, ldb, trans_b, kc, cols, NR);
                 }
+                if (cols < NR) micro_packed(t, a + pc, lda, M, bp, kc, MR, NR);
 #if BL_TILE_3X12
-                if (NR == 12 && cols < NR) micro_3x12(t, a + pc, lda, M, bp, kc);
                 else if (NR == 12) micro_3x12_in_place(t, a + pc, lda, bj, ldb, dt, kc);
-                else
 #endif
-                if (cols < NR) micro(t, a + pc, lda, M, bp, kc);
                 else micro_in_place(t, a + pc, lda, bj, ldb, dt, kc);
                 tile_out(c + j, ldc, pre ? pre + j : NULL, t, NR, bias ? bias + j : NULL, M, cols,
                          first, last, act);
@@ -477,11 +499,7 @@ static inline __attribute__((always_inline)) void gemm_blocked(
                 const float *ai = a + (size_t)i * lda + pc;
                 for (int j = 0; j < nc; j += NR) {
                     int cols = nc - j < NR ? nc - j : NR;
-#if BL_TILE_3X12
-                    if (NR == 12) micro_3x12(t, ai, lda, rows, bp + (size_t)j * kc, kc);
-                    else
-#endif
-                        micro(t, ai, lda, rows, bp + (size_t)j * kc, kc);
+                    micro_packed(t, ai, lda, rows, bp + (size_t)j * kc, kc, MR, NR);
                     size_t o = (size_t)i * ldc + jc + j;
                     tile_out(c + o, ldc, pre ? pre + o : NULL, t, NR, bias ? bias + jc + j : NULL,
                              rows, cols, first, last, act);
