@@ -1,7 +1,8 @@
 /* test_matmul.c - bl__gemm_typed on the shapes where its paths part: the packed
    4 x 8 and 3 x 12 tiles, edge tiles (odd M, N, K), every weight dtype, B transposed or not,
    bias, pre-activation and activation, all against a double-precision reference of the same
-   operands; and row blocks (as the logit lens does them) bit-identical to the whole product. */
+   operands; row blocks (as the logit lens does them) and products of one row tile (B read in
+   place, not packed) bit-identical to the rows of a larger product. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,8 +75,9 @@ static double run_case(int M, int K, int N, bl_dtype dt, int trans, bl_activatio
 }
 
 static void every_path_dtype_and_odd_shape_matches_a_double_reference(void) {
-    /* M 1-9 (small path and packed; F16 small up to 4 rows), K below and above the small path's 16 and not a multiple
-       of 4, N with column tails of 1-3, and products past 2^20 multiply-adds (3 x 12 tile) */
+    /* M 1-13 (one row tile in place, packed, edge tiles), K below and above one KC slice and
+       not a multiple of 4, N with column tails of 1-3, and products past 2^20 multiply-adds
+       (3 x 12 tile) */
     static const int shapes[][3] = {{1, 17, 5}, {2, 33, 7}, {3, 16, 9}, {4, 19, 6}, {5, 65, 11},
                                     {7, 130, 13}, {8, 771, 37}, {9, 35, 10}, {1, 15, 4},
                                     {8, 5, 3}, {6, 1027, 170}, {13, 800, 101}, {2, 896, 601}};
