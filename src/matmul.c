@@ -6,7 +6,11 @@
    activation are applied in the epilogue of the last K slice, so the hidden layer is
    written once and never re-read. B may also be F16 or BF16 (a checkpoint's own weights): it
    is up-cast exactly to float32 while it is packed (four values at a time), so the
-   micro-kernels and every float32 path stay as they are. Measurements: tools/bench/REPORT-kernels.md. */
+   micro-kernels and every float32 path stay as they are. A product of one row tile (M <= MR,
+   e.g. one-token decoding) does not pack: each value of B is used once, so the kernels read it
+   in place (rows_stream for B (K, N), micro_tile's transposing mode for B (N, K)), summing
+   each output in the packed path's order, so that results never depend on M.
+   Measurements: tools/bench/REPORT-kernels.md. */
 #include <math.h>
 #include "bl_internal.h"
 #include "kernel_simd.h"
@@ -34,18 +38,25 @@ float bl__act(float v, bl_activation act) {
     return v4_act(v4_splat(v), act)[0];   /* the epilogue's formulas, bit for bit */
 }
 
-/* Four k-contiguous rows r0..r3 (columns g..g+3 of B, k..k+3) stored as four k-rows of a panel
-   at p (row stride ld): a 4 x 4 transpose. */
-static inline __attribute__((always_inline)) void store_t4s(float *p, int ld, v4 r0, v4 r1, v4 r2,
-                                                            v4 r3) {
+/* A 4 x 4 transpose: four k-contiguous rows r[0..3] (columns g..g+3 of B, k..k+3) become the
+   four k-rows q[0..3] of those columns. */
+static inline __attribute__((always_inline)) void t4(v4 q[4], v4 r0, v4 r1, v4 r2, v4 r3) {
     v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
     v4 t1 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
     v4 t2 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
     v4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
-    v4_store(p + 0 * ld, __builtin_shufflevector(t0, t1, 0, 1, 4, 5));
-    v4_store(p + 1 * ld, __builtin_shufflevector(t0, t1, 2, 3, 6, 7));
-    v4_store(p + 2 * ld, __builtin_shufflevector(t2, t3, 0, 1, 4, 5));
-    v4_store(p + 3 * ld, __builtin_shufflevector(t2, t3, 2, 3, 6, 7));
+    q[0] = __builtin_shufflevector(t0, t1, 0, 1, 4, 5);
+    q[1] = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
+    q[2] = __builtin_shufflevector(t2, t3, 0, 1, 4, 5);
+    q[3] = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
+}
+
+/* The same rows stored as four k-rows of a panel at p (row stride ld). */
+static inline __attribute__((always_inline)) void store_t4s(float *p, int ld, v4 r0, v4 r1, v4 r2,
+                                                            v4 r3) {
+    v4 q[4];
+    t4(q, r0, r1, r2, r3);
+    for (int i = 0; i < 4; i++) v4_store(p + i * ld, q[i]);
 }
 
 /* Packs B[0:kc, 0:nc] into NR-wide panels: bp[p][k][0:NR], missing columns zero (NR a
@@ -195,34 +206,103 @@ static __attribute__((noinline)) void pack_b_16(float *bp, const uint16_t *b, bl
 #endif
 }
 
-/* t (MR, NR) = a (MR rows of stride lda, kc columns) @ bp (kc, NR), accumulators in
-   registers. A is read in place: MR sequential streams, one broadcast load per element (packing
-   A measured slower: its copies cost more than the broadcasts from a few streams the hardware
-   prefetches anyway). MR, NR and fused (FMA's single-rounding a*b+c) are constants. */
+/* Four values of B from index i on (dt 0 F32, 1 F16, 2 BF16: a constant), as float32. */
+static inline __attribute__((always_inline)) v4 load_b4(const void *b, size_t i, const int dt) {
+    if (dt == 0) return v4_load((const float *)b + i);
+    if (dt == 1) return v4_load_f16((const uint16_t *)b + i);
+    return v4_load_bf16((const uint16_t *)b + i);
+}
+static inline __attribute__((always_inline)) float load_b1(const void *b, size_t i, const int dt) {
+    if (dt == 0) return ((const float *)b)[i];
+    uint16_t h = ((const uint16_t *)b)[i];
+    return dt == 1 ? bl__f16_to_f32(h) : bf16_to_f32(h);
+}
+
+/* How a micro-tile reads B: a packed panel (bp[k][0:NR]), or, for a product of one row tile,
+   where B packed would be read once, a transposed B (N, K) in place (b[j * ldb + k]: four
+   k-contiguous rows per 4 columns, transposed in registers as packing does; B (K, N) goes
+   through rows_stream). Either way each output sums 0 + a0 b0 + a1 b1 + ... in k order with
+   the same multiply-add, so the bits do not depend on the mode, the tile or MR. */
+enum { B_PACKED, B_COLS };
+
+/* t (MR, NR) = a (MR rows of stride lda, kc columns) @ B (kc, NR), accumulators in registers.
+   A is read in place: MR sequential streams, one broadcast load per element (packing A
+   measured slower: its copies cost more than the broadcasts from a few streams the hardware
+   prefetches anyway). MR, NR, fused (FMA's single-rounding a*b+c), mode and dt are constants;
+   MR is the tile's row count, so an edge tile of fewer rows does only its own FMAs. */
 static inline __attribute__((always_inline)) void micro_tile(
-        float *restrict t, const float *a, int lda, int rows, const float *restrict bp, int kc,
-        const int MR, const int NR, const int fused) {
-    const float *ar[MR_MAX];   /* rows past `rows` repeat row 0; their results are not stored */
-    for (int r = 0; r < MR; r++) ar[r] = a + (size_t)(r < rows ? r : 0) * lda;
+        float *restrict t, const float *a, int lda, const void *restrict b, int ldb, int kc,
+        const int MR, const int NR, const int fused, const int mode, const int dt) {
+    const float *ar[MR_MAX];
+    for (int r = 0; r < MR; r++) ar[r] = a + (size_t)r * lda;
     v4 c[MR_MAX][NR_MAX / 4];
     for (int r = 0; r < MR; r++)
         for (int v = 0; v < NR / 4; v++) c[r][v] = v4_splat(0.0f);
-    for (int k = 0; k < kc; k++, bp += NR) {
-        v4 b[NR_MAX / 4];
-        for (int v = 0; v < NR / 4; v++) b[v] = v4_load(bp + 4 * v);
+    int k = 0;
+    if (mode == B_COLS)   /* four k at a time: per 4 columns, 4 loads and a transpose */
+        for (; k + 4 <= kc; k += 4)
+            for (int v = 0; v < NR / 4; v++) {
+                v4 q[4];
+                size_t i = (size_t)4 * v * ldb + k, l = (size_t)ldb;
+                t4(q, load_b4(b, i, dt), load_b4(b, i + l, dt), load_b4(b, i + 2 * l, dt),
+                   load_b4(b, i + 3 * l, dt));
+                for (int kk = 0; kk < 4; kk++)
+                    for (int r = 0; r < MR; r++) {
+                        v4 av = v4_splat(ar[r][k + kk]);
+                        c[r][v] = fused ? v4_fma(av, q[kk], c[r][v]) : c[r][v] + av * q[kk];
+                    }
+            }
+    for (; k < kc; k++) {
+        v4 bv[NR_MAX / 4];
+        for (int v = 0; v < NR / 4; v++) {
+            if (mode == B_PACKED) bv[v] = v4_load((const float *)b + (size_t)k * NR + 4 * v);
+            else {
+                size_t i = (size_t)4 * v * ldb + k, l = (size_t)ldb;
+                bv[v] = (v4){load_b1(b, i, dt), load_b1(b, i + l, dt), load_b1(b, i + 2 * l, dt),
+                             load_b1(b, i + 3 * l, dt)};
+            }
+        }
         for (int r = 0; r < MR; r++) {
             v4 av = v4_splat(ar[r][k]);
             for (int v = 0; v < NR / 4; v++)
-                c[r][v] = fused ? v4_fma(av, b[v], c[r][v]) : c[r][v] + av * b[v];
+                c[r][v] = fused ? v4_fma(av, bv[v], c[r][v]) : c[r][v] + av * bv[v];
         }
     }
     for (int r = 0; r < MR; r++)
         for (int v = 0; v < NR / 4; v++) v4_store(t + r * NR + 4 * v, c[r][v]);
 }
 
+/* micro_tile for 1..MR rows (rows < MR in the edge tile) */
+#define MICRO_ROWS(MR, NR, fused, mode, dt)                                                  \
+    do {                                                                                     \
+        if ((MR) > 3 && rows == 4) micro_tile(t, a, lda, b, ldb, kc, 4, NR, fused, mode, dt); \
+        else if ((MR) > 2 && rows == 3) micro_tile(t, a, lda, b, ldb, kc, 3, NR, fused, mode, dt); \
+        else if (rows == 2) micro_tile(t, a, lda, b, ldb, kc, 2, NR, fused, mode, dt);      \
+        else micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, mode, dt);                     \
+    } while (0)
+
+/* The 4 x 8 tile on a packed panel bp: all 4 rows (rows is for bench_kernels.c), and an edge
+   tile of 1-3 rows in a function of its own, so that the full tile's code stays as it was. */
 static void micro(float *restrict t, const float *a, int lda, int rows,
                   const float *restrict bp, int kc) {
-    micro_tile(t, a, lda, rows, bp, kc, 4, 8, 0);
+    (void)rows;
+    micro_tile(t, a, lda, bp, 0, kc, 4, 8, 0, B_PACKED, 0);
+}
+static __attribute__((noinline)) void micro_edge(float *restrict t, const float *a, int lda,
+                                                 int rows, const float *restrict bp, int kc) {
+    const void *b = bp;
+    const int ldb = 0;
+    MICRO_ROWS(3, 8, 0, B_PACKED, 0);
+}
+
+/* One row of the 4 x 8 tile on a transposed B (N, K) in place (dt 0-2 as in load_b4). Not
+   inlined: the cost is per call, not per k. Only for one row: at 2-4 rows it measured no
+   faster than packing (B then serves several rows), and every variant is engine size. */
+static __attribute__((noinline)) void micro_in_place(float *restrict t, const float *a, int lda,
+                                                     const void *b, int ldb, int dt, int kc) {
+    if (dt == 0) micro_tile(t, a, lda, b, ldb, kc, 1, 8, 0, B_COLS, 0);
+    else if (dt == 1) micro_tile(t, a, lda, b, ldb, kc, 1, 8, 0, B_COLS, 1);
+    else micro_tile(t, a, lda, b, ldb, kc, 1, 8, 0, B_COLS, 2);
 }
 
 /* The 3 x 12 tile: fused in the FMA build. Natively (C tests, ASan, fuzzing) it runs unfused
@@ -231,9 +311,95 @@ static void micro(float *restrict t, const float *a, int lda, int rows,
 #if BL_TILE_3X12
 static void micro_3x12(float *restrict t, const float *a, int lda, int rows,
                        const float *restrict bp, int kc) {
-    micro_tile(t, a, lda, rows, bp, kc, 3, 12, BL_HAS_FMA);
+    (void)rows;
+    micro_tile(t, a, lda, bp, 0, kc, 3, 12, BL_HAS_FMA, B_PACKED, 0);
+}
+static __attribute__((noinline)) void micro_3x12_edge(float *restrict t, const float *a, int lda,
+                                                      int rows, const float *restrict bp, int kc) {
+    const void *b = bp;
+    const int ldb = 0;
+    MICRO_ROWS(2, 12, BL_HAS_FMA, B_PACKED, 0);
+}
+static __attribute__((noinline)) void micro_3x12_in_place(float *restrict t, const float *a,
+                                                          int lda, const void *b, int ldb, int dt,
+                                                          int kc) {
+    if (dt == 0) micro_tile(t, a, lda, b, ldb, kc, 1, 12, BL_HAS_FMA, B_COLS, 0);
+    else if (dt == 1) micro_tile(t, a, lda, b, ldb, kc, 1, 12, BL_HAS_FMA, B_COLS, 1);
+    else micro_tile(t, a, lda, b, ldb, kc, 1, 12, BL_HAS_FMA, B_COLS, 2);
 }
 #endif
+/* acc (MR, w; row stride SW) = a (MR rows of stride lda, kc columns) @ B (kc, w), B's rows
+   (not transposed) read in place, w a multiple of 4: k outer, the accumulators in acc (L1),
+   so that B streams along its rows (a 12-column panel would touch a page of B per k). The
+   same sum per output as micro_tile: 0, then + a_k b_k in k order, fused as the tile is. */
+#define SW 768   /* columns per pass: a multiple of both tiles' NR */
+static inline __attribute__((always_inline)) void rows_stream(
+        float *restrict acc, const float *a, int lda, const void *restrict b, int ldb, int kc,
+        int w, const int MR, const int fused, const int dt) {
+    for (int r = 0; r < MR; r++)
+        for (int j = 0; j < w; j += 4) v4_store(acc + r * SW + j, v4_splat(0.0f));
+    int k = 0;
+    for (; k + 2 <= kc; k += 2) {   /* two k per pass over acc: half its loads and stores */
+        v4 a0[MR_MAX], a1[MR_MAX];
+        for (int r = 0; r < MR; r++) {
+            a0[r] = v4_splat(a[(size_t)r * lda + k]);
+            a1[r] = v4_splat(a[(size_t)r * lda + k + 1]);
+        }
+        for (int j = 0; j < w; j += 4) {
+            v4 b0 = load_b4(b, (size_t)k * ldb + j, dt), b1 = load_b4(b, (size_t)(k + 1) * ldb + j, dt);
+            for (int r = 0; r < MR; r++) {
+                float *p = acc + r * SW + j;
+                v4 cv = v4_load(p);
+                cv = fused ? v4_fma(a0[r], b0, cv) : cv + a0[r] * b0;
+                v4_store(p, fused ? v4_fma(a1[r], b1, cv) : cv + a1[r] * b1);
+            }
+        }
+    }
+    for (; k < kc; k++) {
+        v4 av[MR_MAX];
+        for (int r = 0; r < MR; r++) av[r] = v4_splat(a[(size_t)r * lda + k]);
+        for (int j = 0; j < w; j += 4) {
+            v4 bv = load_b4(b, (size_t)k * ldb + j, dt);
+            for (int r = 0; r < MR; r++) {
+                float *p = acc + r * SW + j;
+                v4 cv = v4_load(p);
+                v4_store(p, fused ? v4_fma(av[r], bv, cv) : cv + av[r] * bv);
+            }
+        }
+    }
+}
+#define STREAM_ROWS(MR, fused, dt)                                                        \
+    do {                                                                                  \
+        if ((MR) > 3 && rows == 4) rows_stream(acc, a, lda, b, ldb, kc, w, 4, fused, dt); \
+        else if (rows == 3) rows_stream(acc, a, lda, b, ldb, kc, w, 3, fused, dt);        \
+        else if (rows == 2) rows_stream(acc, a, lda, b, ldb, kc, w, 2, fused, dt);        \
+        else rows_stream(acc, a, lda, b, ldb, kc, w, 1, fused, dt);                       \
+    } while (0)
+/* rows_stream for 1..rows of the 4 x 8 tile (fused 0) or the 3 x 12 (fused as micro_3x12). */
+static __attribute__((noinline)) void stream(float *restrict acc, const float *a, int lda,
+                                             int rows, const void *b, int ldb, int dt, int kc,
+                                             int w, int fused) {
+    if (BL_HAS_FMA && fused && dt == 0) STREAM_ROWS(3, 1, 0);   /* (only the FMA build fuses) */
+    else if (BL_HAS_FMA && fused && dt == 1) STREAM_ROWS(3, 1, 1);
+    else if (BL_HAS_FMA && fused) STREAM_ROWS(3, 1, 2);
+    else if (dt == 0) STREAM_ROWS(4, 0, 0);
+    else if (dt == 1) STREAM_ROWS(4, 0, 1);
+    else STREAM_ROWS(4, 0, 2);
+}
+
+/* The packed micro-tile for `rows` rows of the MR x NR tile. */
+static inline __attribute__((always_inline)) void micro_packed(
+        float *restrict t, const float *a, int lda, int rows, const float *restrict bp, int kc,
+        const int MR, const int NR) {
+#if BL_TILE_3X12
+    if (NR == 12 && rows == MR) micro_3x12(t, a, lda, rows, bp, kc);
+    else if (NR == 12) micro_3x12_edge(t, a, lda, rows, bp, kc);
+    else
+#endif
+    if (rows == MR) micro(t, a, lda, rows, bp, kc);
+    else micro_edge(t, a, lda, rows, bp, kc);
+}
+
 /* From this many multiply-adds on, a product uses FMA. Below it (every figure at the page's
    own sizes) results stay bit-identical to the SIMD build and to Node, so exports match. */
 #define FMA_MIN_MACS (1u << 20)
@@ -281,6 +447,46 @@ static inline __attribute__((always_inline)) void gemm_blocked(
         const int MR, const int NR, const int NC) {
     float bp[KC * NC_MAX] __attribute__((aligned(16)));
     float t[MR_MAX * NR_MAX] __attribute__((aligned(16)));
+    if (M <= MR && (M == 1 || !trans_b)) {   /* B's values used once or streamed: not packed */
+        int dt = bt == BL_DTYPE_F32 ? 0 : bt == BL_DTYPE_F16 ? 1 : 2;
+        size_t es = bt == BL_DTYPE_F32 ? 4 : 2;
+        int j = 0;
+        if (!trans_b) {   /* columns in fours, streamed along B's rows */
+            float acc[MR_MAX * SW] __attribute__((aligned(16)));
+            int nv = N / 4 * 4;
+            for (; j < nv; j += SW) {
+                int w = nv - j < SW ? nv - j : SW;
+                for (int pc = 0; pc < K; pc += KC) {
+                    int kc = K - pc < KC ? K - pc : KC;
+                    stream(acc, a + pc, lda, M, (const char *)b + ((size_t)pc * ldb + j) * es,
+                           ldb, dt, kc, w, BL_HAS_FMA && NR == 12);
+                    tile_out(c + j, ldc, pre ? pre + j : NULL, acc, SW, bias ? bias + j : NULL,
+                             M, w, pc == 0, pc + kc == K, act);
+                }
+            }
+            j = nv;
+        }
+        for (; j < N; j += NR) {
+            int cols = N - j < NR ? N - j : NR;
+            for (int pc = 0; pc < K; pc += KC) {
+                int kc = K - pc < KC ? K - pc : KC, first = pc == 0, last = pc + kc == K;
+                size_t at = trans_b ? (size_t)j * ldb + pc : (size_t)pc * ldb + j;
+                const void *bj = (const char *)b + at * es;
+                if (cols < NR) {   /* the last columns: packed, zero-padded, as one panel */
+                    if (bt == BL_DTYPE_F32) pack_b_nr(bp, bj, ldb, trans_b, kc, cols, NR);
+                    else pack_b_16(bp, bj, bt, ldb, trans_b, kc, cols, NR);
+                }
+                if (cols < NR) micro_packed(t, a + pc, lda, M, bp, kc, MR, NR);
+#if BL_TILE_3X12
+                else if (NR == 12) micro_3x12_in_place(t, a + pc, lda, bj, ldb, dt, kc);
+#endif
+                else micro_in_place(t, a + pc, lda, bj, ldb, dt, kc);
+                tile_out(c + j, ldc, pre ? pre + j : NULL, t, NR, bias ? bias + j : NULL, M, cols,
+                         first, last, act);
+            }
+        }
+        return;
+    }
     for (int jc = 0; jc < N; jc += NC) {
         int nc = N - jc < NC ? N - jc : NC;
         for (int pc = 0; pc < K; pc += KC) {
@@ -293,11 +499,7 @@ static inline __attribute__((always_inline)) void gemm_blocked(
                 const float *ai = a + (size_t)i * lda + pc;
                 for (int j = 0; j < nc; j += NR) {
                     int cols = nc - j < NR ? nc - j : NR;
-#if BL_TILE_3X12
-                    if (NR == 12) micro_3x12(t, ai, lda, rows, bp + (size_t)j * kc, kc);
-                    else
-#endif
-                        micro(t, ai, lda, rows, bp + (size_t)j * kc, kc);
+                    micro_packed(t, ai, lda, rows, bp + (size_t)j * kc, kc, MR, NR);
                     size_t o = (size_t)i * ldc + jc + j;
                     tile_out(c + o, ldc, pre ? pre + o : NULL, t, NR, bias ? bias + jc + j : NULL,
                              rows, cols, first, last, act);

@@ -1,7 +1,8 @@
 /* test_matmul.c - bl__gemm_typed on the shapes where its paths part: the packed
    4 x 8 and 3 x 12 tiles, edge tiles (odd M, N, K), every weight dtype, B transposed or not,
    bias, pre-activation and activation, all against a double-precision reference of the same
-   operands; and row blocks (as the logit lens does them) bit-identical to the whole product. */
+   operands; row blocks (as the logit lens does them) and products of one row tile (B read in
+   place, not packed) bit-identical to the rows of a larger product. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,8 +75,9 @@ static double run_case(int M, int K, int N, bl_dtype dt, int trans, bl_activatio
 }
 
 static void every_path_dtype_and_odd_shape_matches_a_double_reference(void) {
-    /* M 1-9 (small path and packed; F16 small up to 4 rows), K below and above the small path's 16 and not a multiple
-       of 4, N with column tails of 1-3, and products past 2^20 multiply-adds (3 x 12 tile) */
+    /* M 1-13 (one row tile in place, packed, edge tiles), K below and above one KC slice and
+       not a multiple of 4, N with column tails of 1-3, and products past 2^20 multiply-adds
+       (3 x 12 tile) */
     static const int shapes[][3] = {{1, 17, 5}, {2, 33, 7}, {3, 16, 9}, {4, 19, 6}, {5, 65, 11},
                                     {7, 130, 13}, {8, 771, 37}, {9, 35, 10}, {1, 15, 4},
                                     {8, 5, 3}, {6, 1027, 170}, {13, 800, 101}, {2, 896, 601}};
@@ -118,24 +120,83 @@ static void row_blocks_give_the_whole_products_values_bit_for_bit(void) {
     CHECK(bad == 0);
 }
 
+/* Products of one row tile read B in place and edge tiles run only their rows: every row
+   count 1..8 (up to two tiles of either), each dtype, B transposed or not, K past one KC slice
+   (768) and not a multiple of 4, N with a column tail for both tiles (29 = 3 x 8 + 5 =
+   2 x 12 + 5), with bias, pre and activation, must give the bits of the same rows computed
+   inside a 64-row product (rows 48-55: packed, full tiles), with the same `macs` (so the same tile and FMA
+   choice: 2^20 picks the 3 x 12 tile, 0 the 4 x 8); and the double reference within 4e-7. */
+static void small_row_counts_give_the_packed_paths_bits(void) {
+    enum { BIG = 64, K = 777, N = 29 };
+    static const uint64_t macs[] = {0, 1u << 20};
+    float *a = malloc(sizeof(float) * BIG * K), *bias = malloc(sizeof(float) * N);
+    float *c = malloc(sizeof(float) * BIG * N), *pre = malloc(sizeof(float) * BIG * N);
+    float *c1 = malloc(sizeof(float) * 8 * N), *pre1 = malloc(sizeof(float) * 8 * N);
+    for (int i = 0; i < BIG * K; i++) a[i] = uniform();
+    for (int j = 0; j < N; j++) bias[j] = uniform();
+    int bad = 0, n = 0;
+    double worst = 0;
+    for (int dt = BL_DTYPE_F32; dt <= BL_DTYPE_BF16; dt++)
+        for (int trans = 0; trans < 2; trans++)
+            for (int m = 0; m < 2; m++) {
+                void *b = make_weights((bl_dtype)dt, (size_t)K * N);
+                int ldb = trans ? K : N;
+                bl_activation act = m ? BL_ACT_SILU : BL_ACT_GELU;
+                bl__gemm_typed_as(c, N, pre, a, K, b, (bl_dtype)dt, ldb, trans, bias, BIG, K, N,
+                                  act, macs[m]);
+                for (int M = 1; M <= 8; M++, n++) {
+                    /* rows 48.. of A: full tiles of both kinds in the 64-row product */
+                    const float *am = a + (size_t)48 * K;
+                    bl__gemm_typed_as(c1, N, pre1, am, K, b, (bl_dtype)dt, ldb, trans, bias, M,
+                                      K, N, act, macs[m]);
+                    bad += memcmp(c1, c + (size_t)48 * N, sizeof(float) * M * N) != 0 ||
+                           memcmp(pre1, pre + (size_t)48 * N, sizeof(float) * M * N) != 0;
+                    for (int i = 0; i < M; i++)
+                        for (int j = 0; j < N; j++) {
+                            double s = bias[j], mag = fabs(s);
+                            for (int k = 0; k < K; k++) {
+                                double w = bl__weight_at(b, (bl_dtype)dt,
+                                                         trans ? (size_t)j * K + k : (size_t)k * N + j);
+                                s += (double)am[i * K + k] * w;
+                                mag += fabs((double)am[i * K + k] * w);
+                            }
+                            double e = fabs(pre1[i * N + j] - s) / (mag + 1e-30);
+                            worst = isnan(pre1[i * N + j]) ? INFINITY : fmax(worst, e);
+                        }
+                }
+                free(b);
+            }
+    printf("     %d of %d small products differ from the 64-row product's rows; worst error "
+           "%.3g of the sum of |terms|\n", bad, n, worst);
+    CHECK(n == 96);
+    CHECK(bad == 0);
+    CHECK(worst < 4e-7);
+    free(a); free(bias); free(c); free(pre); free(c1); free(pre1);
+}
+
 /* F16 and BF16 weights give the bits of their float32 up-cast at every row count: the path a
    product takes must not depend on the dtype (fuzz_llama caught a small-row path that did). */
 static void sixteen_bit_weights_give_their_f32_upcasts_bits_at_every_row_count(void) {
-    enum { K = 37, N = 13 };
-    int bad = 0;
+    static const int ks[] = {37, 801};
+    enum { N = 13 };
+    int bad = 0, n = 0;
     for (int dt = BL_DTYPE_F16; dt <= BL_DTYPE_BF16; dt++)
-        for (int M = 1; M <= 10; M++) {
+        for (int M = 1; M <= 10; M++, n++) {
+            int K = ks[M % 2], trans = M % 3 != 0;
             float *a = malloc(sizeof(float) * M * K), *c = malloc(sizeof(float) * M * N),
                   *c32 = malloc(sizeof(float) * M * N), *b32 = malloc(sizeof(float) * K * N);
             for (int i = 0; i < M * K; i++) a[i] = uniform();
             void *b = make_weights((bl_dtype)dt, (size_t)K * N);
             bl__weights_to_f32(b32, b, (bl_dtype)dt, 0, (size_t)K * N);
-            bl__gemm_typed(c, N, NULL, a, K, b, (bl_dtype)dt, K, 1, NULL, M, K, N, BL_ACT_GELU);
-            bl__gemm_typed(c32, N, NULL, a, K, b32, BL_DTYPE_F32, K, 1, NULL, M, K, N, BL_ACT_GELU);
+            int ldb = trans ? K : N;
+            bl__gemm_typed(c, N, NULL, a, K, b, (bl_dtype)dt, ldb, trans, NULL, M, K, N,
+                           BL_ACT_GELU);
+            bl__gemm_typed(c32, N, NULL, a, K, b32, BL_DTYPE_F32, ldb, trans, NULL, M, K, N,
+                           BL_ACT_GELU);
             bad += memcmp(c, c32, sizeof(float) * M * N) != 0;
             free(a); free(c); free(c32); free(b32); free(b);
         }
-    printf("     %d of 20 products differ from their F32 up-cast's\n", bad);
+    printf("     %d of %d products differ from their F32 up-cast's\n", bad, n);
     CHECK(bad == 0);
 }
 
@@ -144,6 +205,8 @@ int main(void) {
            every_path_dtype_and_odd_shape_matches_a_double_reference);
     bl_run("row_blocks_give_the_whole_products_values_bit_for_bit",
            row_blocks_give_the_whole_products_values_bit_for_bit);
+    bl_run("small_row_counts_give_the_packed_paths_bits",
+           small_row_counts_give_the_packed_paths_bits);
     bl_run("sixteen_bit_weights_give_their_f32_upcasts_bits_at_every_row_count",
            sixteen_bit_weights_give_their_f32_upcasts_bits_at_every_row_count);
     return bl_summary();
