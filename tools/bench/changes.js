@@ -14,7 +14,8 @@
    older commit's, bundled), run in turn with each change, one row each: on a shared host,
    paired runs are the way to tell two builds apart. --trace: a Chromium trace of each change
    too: the main thread's CPU time over the change (the tasks' thread time, less moved by the
-   host's load than wall time) and the longest task in CPU time, with its largest parts. */
+   host's load than wall time) and the longest task in CPU time, with its largest parts; and the
+   compute Worker's thread: its tasks' wall and CPU time, GC, wasm compiles or memory.grow. */
 'use strict';
 const path = require('path');
 const fs = require('fs');
@@ -100,7 +101,22 @@ function traceCpu(file) {
       .map((p) => p.name + ' ' + p.ms.toFixed(1)).join(', ');
   });
   const lay = main.filter((e) => e.name === 'Layout' || e.name === 'UpdateLayoutTree');
-  return { cpu: tasks.reduce((t, e) => t + cpu(e), 0), layouts: lay.filter((e) => e.name === 'Layout').length,
+  // The compute Worker's thread in the same renderer: its tasks' wall and CPU (a Worker starved
+  // of a core shows wall far above CPU), its GC, and any wasm compile (lazy or tier-up) or
+  // memory.grow in the window; beside it, the CPU of every thread the trace saw (the page's
+  // own drawing, raster and compositor compete with the Worker for the cores).
+  const names = new Map();
+  ev.filter((e) => e.ph === 'M' && e.name === 'thread_name').forEach((e) => names.set(e.pid + ':' + e.tid, e.args.name));
+  const wk = ev.filter((e) => e.pid === t0.pid && e.ph === 'X' && e.ts >= t0.ts && names.get(e.pid + ':' + e.tid) === 'DedicatedWorker thread');
+  const wTasks = wk.filter((e) => e.name === 'ThreadControllerImpl::RunTask');
+  const sum = (a, f) => a.reduce((t, e) => t + f(e), 0);
+  const roots = ev.filter((e) => e.ph === 'X' && e.ts >= t0.ts &&
+    /^(ThreadControllerImpl::RunTask|ThreadPool_RunTask|SingleThreadTaskGraphRunner::RunTaskWithLockAcquired)$/.test(e.name));
+  const worker = wTasks.length ? { wall: sum(wTasks, (e) => e.dur / 1000), cpu: sum(wTasks, cpu),
+    gc: sum(wk.filter((e) => e.name === 'MajorGC' || e.name === 'MinorGC'), cpu),
+    wasm: Array.from(new Set(ev.filter((e) => e.ts >= t0.ts && /wasm/i.test(e.name)).map((e) => e.name))).join(' ') || 'none',
+    allCpu: sum(roots, cpu) } : null;
+  return { worker, cpu: tasks.reduce((t, e) => t + cpu(e), 0), layouts: lay.filter((e) => e.name === 'Layout').length,
     layoutCpu: lay.reduce((t, e) => t + cpu(e), 0), jsCpu: main.filter((e) => e.name === 'FunctionCall').reduce((t, e) => t + cpu(e), 0), longest: top ? cpu(top) : 0, wall: top ? top.dur / 1000 : 0, parts };
 }
 
@@ -116,7 +132,10 @@ async function one(browser, base, size, change) {
   const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
   const m0 = await metrics();
   const traceFile = path.join(os.tmpdir(), `blocklens-changes-trace-${process.pid}.json`);
-  if (TRACE) await browser.startTracing(page, { path: traceFile, categories: ['toplevel', 'devtools.timeline', 'blink.user_timing'] });
+  if (TRACE) {
+    await browser.startTracing(page, { path: traceFile, categories: ['toplevel', 'devtools.timeline', 'blink.user_timing',
+      'v8', 'v8.wasm', 'disabled-by-default-v8.wasm.detailed'] });
+  }
   const t0 = await page.evaluate(() => { window.__long = []; window.__draws = []; window.__t0 = performance.now(); performance.mark('blocklens:change'); return window.__t0; });
   await change[1](page);
   await page.waitForTimeout(300);    // typing debounce, then the answer
@@ -159,6 +178,11 @@ async function one(browser, base, size, change) {
               console.log('    trace: main-thread CPU ' + mt('cpu').toFixed(0) + ' ms (style + layout ' + mt('layoutCpu').toFixed(0) + ' ms in ' +
                 mt('layouts') + ' layouts, JS ' + mt('jsCpu').toFixed(0) + ' ms), longest task CPU ' + mt('longest').toFixed(1) +
                 ' ms (runs: ' + tr.map((t) => t.longest.toFixed(1) + '/' + t.wall.toFixed(1)).join(', ') + ' CPU/wall)');
+              const wt = tr.map((t) => t.worker).filter(Boolean), mw = (k) => med(wt.map((w) => w[k]));
+              if (wt.length) {
+                console.log('    Worker thread: tasks ' + mw('wall').toFixed(0) + ' ms wall, ' + mw('cpu').toFixed(0) + ' ms CPU (GC ' +
+                  mw('gc').toFixed(0) + '); all traced threads ' + mw('allCpu').toFixed(0) + ' ms CPU; wasm events: ' + wt[0].wasm);
+              }
               const worst = tr.slice().sort((a, b) => b.longest - a.longest)[0];
               worst.parts.forEach((p) => console.log('      ' + p));
             }

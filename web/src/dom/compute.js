@@ -1,6 +1,6 @@
 /* compute.js - the hosts' way to the numbers. The engine loads on the page first (one wasm
    compile) and answers the first request itself, so the first figure does not wait for a
-   Worker; once that answer is in, a Worker starts (from a same-origin script where the page
+   Worker; once its first part is drawn, a Worker starts (from a same-origin script where the page
    is served, from a Blob of the engine's own text from file://), receives the compiled module
    instead of compiling it again, and takes every later request. The page keeps a mirror of the
    Worker's stages; the newest request wins. Where no Worker can start (a CSP without it, an old
@@ -41,7 +41,7 @@ export function createCompute(opts) {
   let want = opts.want ? closure(opts.want) : null;
   const assets = createAssets(), assetFiles = new Map();   // trained weights, here and sent to the Worker
   let local = null, worker = null, workerReady = false, seq = 0, latest = null, broken = null, bootTimer = 0;
-  let shown = null;   // the spec of the latest answer
+  let shown = null, warmed = false;   // the spec of the latest answer; the Worker's warm-up sent
   let wantWorker = typeof Worker === 'function' && opts.workerUrl !== false &&
     !!(opts.workerUrl || (typeof Blob === 'function' && URL.createObjectURL));
 
@@ -52,6 +52,7 @@ export function createCompute(opts) {
     if (!err) { shown = job.spec; mark('blocklens:answer'); }
     if (err) job.cb(err); else job.cb(null, answer(job, from));
     later();
+    warm();
   }
 
   function answer(job, from) {
@@ -69,10 +70,19 @@ export function createCompute(opts) {
     if (n >= (latest.res ? latest.res.missing.length : closure(want).length)) return;
     mark('blocklens:answer:part');
     latest.cb(null, answer(latest, from));
+    if (local && from === local.model) soon();
   }
 
-  // The Worker starts after the first answer is drawn: until then it would only compete with
-  // the page for the CPU (and the page's engine answers small requests in microseconds).
+  // The Worker starts once the first part of the first answer (the first figure) is drawn: after
+  // that frame, so it does not compete with the first figure for the CPU, and booting while the
+  // page's engine computes the rest (the page's engine answers small requests in microseconds).
+  let soonAsked = false;
+  function soon() {
+    if (!wantWorker || soonAsked) return;
+    soonAsked = true;
+    const go = () => setTimeout(later, 0);
+    if (typeof requestAnimationFrame === 'function') requestAnimationFrame(go); else go();
+  }
   function later() {
     if (!wantWorker) return;
     wantWorker = false;
@@ -110,9 +120,8 @@ export function createCompute(opts) {
         clearTimeout(bootTimer);
         if (url) URL.revokeObjectURL(url);
         if (latest && !local) send(latest);   // it waited for an engine
-        // Warm-up: the Worker computes what the page shows now (id 0 answers nobody; its stages
-        // are absorbed), so the next change finds the weights already drawn there.
-        else if (!latest && shown) worker.postMessage({ id: 0, spec: shown, want });
+        else if (latest) handOver(latest);
+        else warm();
         if (opening && !opening.sent) sendOpen();
       } else if (m.type === 'openProgress' || m.type === 'opened' || m.type === 'openFailed') openReply(m);
       else if (m.type === 'encoded') encodeReply(m);
@@ -124,6 +133,30 @@ export function createCompute(opts) {
       else if (m.type === 'fatal') dropWorker();
     };
     worker.onerror = (e) => { if (e && e.preventDefault) e.preventDefault(); dropWorker(); };
+  }
+
+  // A Worker ready while the page's engine still computes the first answer (it starts after the
+  // first figure): the rest goes to the Worker, so the page's thread is free to build and draw
+  // the other figures meanwhile. The page's stages so far are kept (in the mirror, which makes the
+  // answer); the running step stops after itself.
+  function handOver(job) {
+    if (!local || assetWait(job) || job.spec.weights === 'model') return;
+    const rest = local.model.missing(job.spec, want);
+    if (!rest.length) return;
+    local.run.cancel(job.id);
+    const here = {};
+    closure(want).forEach((n) => { if (!rest.includes(n)) here[n] = local.model.entry(n); });
+    mirror.absorb(here);
+    send(job, rest);
+  }
+
+  // Warm-up, once, when the Worker is ready and the page's engine has answered: the Worker
+  // computes what the page shows now (id 0 answers nobody; its stages are absorbed), so the next
+  // change finds the weights already drawn there.
+  function warm() {
+    if (warmed || !workerReady || latest || !shown) return;
+    warmed = true;
+    worker.postMessage({ id: 0, spec: shown, want });
   }
 
   // A Worker that failed: its request (if any) goes to the page's engine.
