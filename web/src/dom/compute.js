@@ -120,8 +120,7 @@ export function createCompute(opts) {
         clearTimeout(bootTimer);
         if (url) URL.revokeObjectURL(url);
         if (latest && !local) send(latest);   // it waited for an engine
-        else if (latest) handOver(latest);
-        else warm();
+        else warm();   // (a first answer still running here finishes on the page)
         if (opening && !opening.sent) sendOpen();
       } else if (m.type === 'openProgress' || m.type === 'opened' || m.type === 'openFailed') openReply(m);
       else if (m.type === 'encoded') encodeReply(m);
@@ -133,21 +132,6 @@ export function createCompute(opts) {
       else if (m.type === 'fatal') dropWorker();
     };
     worker.onerror = (e) => { if (e && e.preventDefault) e.preventDefault(); dropWorker(); };
-  }
-
-  // A Worker ready while the page's engine still computes the first answer (it starts after the
-  // first figure): the rest goes to the Worker, so the page's thread is free to build and draw
-  // the other figures meanwhile. The page's stages so far are kept (in the mirror, which makes the
-  // answer); the running step stops after itself.
-  function handOver(job) {
-    if (!local || assetWait(job) || job.spec.weights === 'model') return;
-    const rest = local.model.missing(job.spec, want);
-    if (!rest.length) return;
-    local.run.cancel(job.id);
-    const here = {};
-    closure(want).forEach((n) => { if (!rest.includes(n)) here[n] = local.model.entry(n); });
-    mirror.absorb(here);
-    send(job, rest);
   }
 
   // Warm-up, once, when the Worker is ready and the page's engine has answered: the Worker
