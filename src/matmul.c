@@ -272,6 +272,29 @@ static inline __attribute__((always_inline)) void micro_tile(
         for (int v = 0; v < NR / 4; v++) v4_store(t + r * NR + 4 * v, c[r][v]);
 }
 
+/* The full tiles' kernel, as it was before the edge and in-place modes (written apart: through
+   micro_tile's general form the FMA build's large products measured 3-6% slower, A/A 0.3%). */
+static inline __attribute__((always_inline)) void micro_full(
+        float *restrict t, const float *a, int lda, const float *restrict bp, int kc,
+        const int MR, const int NR, const int fused) {
+    const float *ar[MR_MAX];
+    for (int r = 0; r < MR; r++) ar[r] = a + (size_t)r * lda;
+    v4 c[MR_MAX][NR_MAX / 4];
+    for (int r = 0; r < MR; r++)
+        for (int v = 0; v < NR / 4; v++) c[r][v] = v4_splat(0.0f);
+    for (int k = 0; k < kc; k++, bp += NR) {
+        v4 b[NR_MAX / 4];
+        for (int v = 0; v < NR / 4; v++) b[v] = v4_load(bp + 4 * v);
+        for (int r = 0; r < MR; r++) {
+            v4 av = v4_splat(ar[r][k]);
+            for (int v = 0; v < NR / 4; v++)
+                c[r][v] = fused ? v4_fma(av, b[v], c[r][v]) : c[r][v] + av * b[v];
+        }
+    }
+    for (int r = 0; r < MR; r++)
+        for (int v = 0; v < NR / 4; v++) v4_store(t + r * NR + 4 * v, c[r][v]);
+}
+
 /* micro_tile for 1..MR rows (rows < MR in the edge tile) */
 #define MICRO_ROWS(MR, NR, fused, mode, dt)                                                  \
     do {                                                                                     \
@@ -286,7 +309,7 @@ static inline __attribute__((always_inline)) void micro_tile(
 static void micro(float *restrict t, const float *a, int lda, int rows,
                   const float *restrict bp, int kc) {
     (void)rows;
-    micro_tile(t, a, lda, bp, 0, kc, 4, 8, 0, B_PACKED, 0);
+    micro_full(t, a, lda, bp, kc, 4, 8, 0);
 }
 static __attribute__((noinline)) void micro_edge(float *restrict t, const float *a, int lda,
                                                  int rows, const float *restrict bp, int kc) {
@@ -312,7 +335,7 @@ static __attribute__((noinline)) void micro_in_place(float *restrict t, const fl
 static void micro_3x12(float *restrict t, const float *a, int lda, int rows,
                        const float *restrict bp, int kc) {
     (void)rows;
-    micro_tile(t, a, lda, bp, 0, kc, 3, 12, BL_HAS_FMA, B_PACKED, 0);
+    micro_full(t, a, lda, bp, kc, 3, 12, BL_HAS_FMA);
 }
 static __attribute__((noinline)) void micro_3x12_edge(float *restrict t, const float *a, int lda,
                                                       int rows, const float *restrict bp, int kc) {
