@@ -237,6 +237,27 @@ async function viewRun(p, model, r, NL, H, traceFile) {
     msgs: w.msgs.map((m) => `${(m.t - t0).toFixed(0)} ${m.type} ${m.stages.join(',')}`) };
 }
 
+/* A new measure in figure 12's controls: the figure's redraw (its blocklens:draw:heads measure),
+   the grid frames it caused (none expected: a measure relabels cells, it repaints no map) and
+   the longest task, from the click to 1 s after. The measures in turn, then back to the first. */
+const MEASURES = ['entropy', 'itself', 'first token', 'previous token'];
+async function measureRun(p) {
+  const res = [];
+  for (const m of MEASURES) {
+    await ready(p.page);
+    await p.page.waitForTimeout(300);
+    await clear(p.page);
+    await p.page.click('#fig-heads .fig-controls button:has-text("' + m + '")');
+    await ready(p.page);
+    await p.page.waitForTimeout(AFTER);
+    const w = await take(p.page), t0 = w.inputs[0];
+    const draws = w.marks.filter((x) => x.name === 'blocklens:draw:heads').map((x) => x.dur);
+    res.push({ measure: m, draw: draws.length ? Math.max(...draws) : null, draws: draws.length,
+      frames: w.marks.filter((x) => x.name === 'blocklens:grid:frame').length, tasks: tasksIn(w, t0, t0 + AFTER + 500) });
+  }
+  return res;
+}
+
 /* A sweep: press "every head alone", wait for its heatmap, then switch it off again. */
 async function sweepRun(p) {
   await ready(p.page);
@@ -274,6 +295,12 @@ async function main() {
             `longest task ${x.whole.longest.toFixed(0)} ms, ${x.whole.over} over 50 [${x.whole.all}]`);
           if (r) rec[i].runs.push(x);
         }
+      }
+      for (let i = 0; i < pages.length; i++) {
+        const x = await measureRun(pages[i]);
+        log(`${model} measures: ${x.map((y) => `${y.measure} ${y.draw === null ? '-' : y.draw.toFixed(1)} ms, ${y.frames} grid frames, longest task ${y.tasks.longest.toFixed(0)}`).join('; ')}`);
+        for (const y of x) if (y.tasks.frame) log(`  ${y.measure}: longest task ${y.tasks.longest.toFixed(0)} ms (${y.tasks.attr}), frame ${JSON.stringify(y.tasks.frame)}`);
+        rec[i].measures = x;
       }
       if (TRACE) {
         for (let i = 0; i < pages.length; i++) {
@@ -355,6 +382,20 @@ render). Median (min-max) over the runs.
       if (r.traced) lines.push(`- ${name(r.web)}: traced run: the main thread busy ${r.traced.busy} ms wall, ${r.traced.busyCpu} ms CPU ` +
         `over ${r.traced.span} ms; tasks over 50 ms (wall / CPU): ${r.traced.tasks.map((t) => `${t.dur} / ${t.cpu}`).join(', ') || 'none'}.`);
       if (r.errors.length) lines.push(`- ${name(r.web)}: page errors: ${r.errors.slice(0, 3).join(' | ')}`);
+    }
+    if (m.rec.some((r) => r.measures)) {
+      lines.push(`
+A new measure in the model view's controls (${MEASURES.join(', ')}): the figure's redraw (blocklens:draw:heads,
+the longest if the page drew twice), the grid frames it caused (a measure repaints no map: 0 expected) and the
+longest task from the click to 1.5 s after:
+
+| tree | redraw, median (min-max) ms | grid frames | longest task |
+|---|---:|---:|---:|`);
+      for (const r of m.rec.filter((x) => x.measures)) {
+        lines.push(`| ${name(r.web)} | ${ms(r.measures.map((x) => x.draw))} | ${r.measures.map((x) => x.frames).join(', ')} | ` +
+          `${ms(r.measures.map((x) => x.tasks.longest))} |`);
+      }
+      lines.push('');
     }
     const sw = m.rec.filter((r) => r.sweeps.length);
     if (sw.length) {
