@@ -9,6 +9,7 @@
    usage: node tools/bench/kernels.js [--runs 7] [--peers] [--simd] [--micro] [--chromium]
             [--dtypes f32,f32t,f16,bf16] [--shapes 128x768x3072,64x896x4864]
             [--variant 'name=-DFLAG ...'] [--variant 'name=@DIR'] ...
+            [--limit GFLOPS]   (else measured: tools/bench/fma_probe.c --peak)
      f32t      F32 B given transposed (N, K), as F16 and BF16 always are (a checkpoint's layout)
      --simd    also the SIMD build (the same module with FMA off); --simd-only: only it
      --micro   the micro-kernels alone, operands in L1
@@ -18,7 +19,7 @@
    Node 20 restarts itself with --experimental-wasm-relaxed-simd. Prints a markdown table of
    medians per case: CPU time (Node: the process's; Chromium: the renderer main thread's
    ThreadTime) and wall time of many calls per sample, GFLOPS = 2MKN / CPU time, its share of
-   LIMIT (one core's 128-bit FMA peak), the ratio to the best peer, and for products of at most
+   LIMIT (one core's 128-bit FMA peak, measured natively: see hostLimit), the ratio to the best peer, and for products of at most
    8 rows B's bytes per second against a memcpy of B's size in the same module. Cases are
    interleaved round by round; read ratios within one run, the host is shared. */
 'use strict';
@@ -34,10 +35,23 @@ const variants = [['main', '']];
 args.forEach((a, i) => { if (a === '--variant') { const v = args[i + 1]; variants.push([v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]); } });
 const DT = { f32: 0, f32t: 0, f16: 1, bf16: 2 };   /* f32t: F32 given transposed (N, K) */
 const EXPORTS = ['_bk_setup', '_bk_run', '_bk_ref', '_bk_out', '_bk_micro', '_bk_copy'];
-/* GFLOPS of one core's 128-bit FMA peak: REPORT-kernels.md's native probe gave 93 with 256-bit
-   AVX2 FMA (2 FMA ports, ~2.9 GHz); wasm SIMD is 128 bits wide, so half. The SIMD build's
-   share is of the same figure (its unfused multiply and add have no measured ceiling here). */
-const LIMIT = 93 / 2;
+/* GFLOPS of one core's 128-bit FMA peak, measured on this host (fma_probe.c --peak: 12
+   independent 128-bit FMA chains, native, best of 7 samples) unless --limit G is given: the
+   hosts behind these runs have changed (an Intel Xeon at 46.5, an AMD EPYC at 56-58). The SIMD
+   build's share is of the same figure (its unfused multiply and add have no measured ceiling). */
+function hostLimit() {
+  if (opt('--limit', null)) return Number(opt('--limit', null));
+  const { execFileSync } = require('node:child_process');
+  const src = path.join(__dirname, 'fma_probe.c'), dir = path.join(__dirname, '..', '..', 'build', 'bench');
+  const exe = path.join(dir, 'fma_probe');
+  fs.mkdirSync(dir, { recursive: true });
+  if (!fs.existsSync(exe) || fs.statSync(exe).mtimeMs < fs.statSync(src).mtimeMs)
+    execFileSync('cc', ['-O2', '-mfma', '-mavx2', src, '-o', exe]);
+  const g = Number(execFileSync(exe, ['--peak'], { encoding: 'utf8' }).trim());
+  if (!(g > 0)) throw new Error('fma_probe printed no limit: give --limit GFLOPS');
+  return g;
+}
+const LIMIT = hostLimit();
 const PEER_TOL = 1e-4;   /* peers' F32 sums in their own order: |error| / max(1, |want|) */
 
 /* spec: '-DFLAG ...' (this tree) or '@DIR -DFLAG ...' (another checkout) */
