@@ -328,6 +328,15 @@ static __attribute__((noinline)) void micro_in_place(float *restrict t, const fl
     else micro_tile(t, a, lda, b, ldb, kc, 1, 8, 0, B_COLS, 2);
 }
 
+/* 2-4 rows of F32 B (N, K) in place, in a 4 x 8 tile (also in the FMA build, fused where its
+   3 x 12 tile would be: the same sums): B's k-contiguous rows are read once for all rows. */
+static __attribute__((noinline)) void micro_in_place_rows(float *restrict t, const float *a,
+                                                          int lda, int rows, const void *b,
+                                                          int ldb, int kc, int fused) {
+    if (BL_HAS_FMA && fused) MICRO_ROWS(4, 8, 1, B_COLS, 0);
+    else MICRO_ROWS(4, 8, 0, B_COLS, 0);
+}
+
 /* The 3 x 12 tile: fused in the FMA build. Natively (C tests, ASan, fuzzing) it runs unfused
    where the FMA build would fuse, so that its code is checked there too; results are the
    4 x 8 tile's bit for bit. The wasm build without SIMD keeps to 4 x 8. */
@@ -495,10 +504,11 @@ static inline __attribute__((always_inline)) void gemm_blocked(
         const int MR, const int NR, const int NC) {
     float bp[KC * NC_MAX] __attribute__((aligned(16)));
     float t[MR_MAX * NR_MAX] __attribute__((aligned(16)));
-    /* Not packed where B's values are used once or streamed: one row tile (B (N, K) at one row),
-       and F32 B (K, N) up to 8 rows (read once for all rows: packing would cost as much as the
-       multiply-adds). F16/BF16 keep to one tile, as the packed path's up-cast twin does. */
-    if ((M <= MR && (M == 1 || !trans_b)) || (M <= 8 && !trans_b && bt == BL_DTYPE_F32)) {
+    /* Not packed where each value of B is used once or streamed: one row tile of B (K, N) and
+       one row of B (N, K) (F16/BF16 keep to these), and F32 B (K, N) up to 8 rows (streamed
+       once for all rows: packing cost as much as the multiply-adds) and F32 B (N, K) up to 4
+       (one 4 x 8 tile in place; at 5-8 rows, two tiles, packing measured faster). */
+    if ((M <= MR && (M == 1 || !trans_b)) || (bt == BL_DTYPE_F32 && M <= (trans_b ? 4 : 8))) {
         int dt = bt == BL_DTYPE_F32 ? 0 : bt == BL_DTYPE_F16 ? 1 : 2;
         size_t es = bt == BL_DTYPE_F32 ? 4 : 2;
         int j = 0;
@@ -517,13 +527,14 @@ static inline __attribute__((always_inline)) void gemm_blocked(
             }
             j = nv;
         }
-        for (; j < N; j += NR) {
-            int cols = N - j < NR ? N - j : NR;
+        int jw = trans_b && M > 1 ? 8 : NR;   /* columns per tile */
+        for (; j < N; j += jw) {
+            int cols = N - j < jw ? N - j : jw;
             for (int pc = 0; pc < K; pc += KC) {
                 int kc = K - pc < KC ? K - pc : KC, first = pc == 0, last = pc + kc == K;
                 size_t at = trans_b ? (size_t)j * ldb + pc : (size_t)pc * ldb + j;
                 const void *bj = (const char *)b + at * es;
-                if (cols < NR) {   /* the last columns: packed, zero-padded, as one panel */
+                if (cols < jw || !trans_b) {   /* the last columns: packed, zero-padded */
                     if (bt == BL_DTYPE_F32) pack_b_nr(bp, bj, ldb, trans_b, kc, cols, NR);
                     else pack_b_16(bp, bj, bt, ldb, trans_b, kc, cols, NR);
                     for (int i = 0; i < M; i += MR) {
@@ -535,12 +546,13 @@ static inline __attribute__((always_inline)) void gemm_blocked(
                     }
                     continue;
                 }
+                if (M > 1)
+                    micro_in_place_rows(t, a + pc, lda, M, bj, ldb, kc, BL_HAS_FMA && NR == 12);
 #if BL_TILE_3X12
-                if (NR == 12) micro_3x12_in_place(t, a + pc, lda, bj, ldb, dt, kc);
-                else
+                else if (NR == 12) micro_3x12_in_place(t, a + pc, lda, bj, ldb, dt, kc);
 #endif
-                micro_in_place(t, a + pc, lda, bj, ldb, dt, kc);
-                tile_out(c + j, ldc, pre ? pre + j : NULL, t, NR, bias ? bias + j : NULL, M, cols,
+                else micro_in_place(t, a + pc, lda, bj, ldb, dt, kc);
+                tile_out(c + j, ldc, pre ? pre + j : NULL, t, jw, bias ? bias + j : NULL, M, cols,
                          first, last, act);
             }
         }
