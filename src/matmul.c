@@ -337,6 +337,34 @@ static __attribute__((noinline)) void micro_in_place_rows(float *restrict t, con
     else MICRO_ROWS(4, 8, 0, B_COLS, 0);
 }
 
+/* One row of F32 B (N, K) in place, 8 columns, not fused: per 4 columns the products of four
+   k-contiguous values of B with a[k..k+3] (one load, no broadcasts), transposed, then added
+   in k order: c + round(a_k b_k) as the unfused tile does, with 5 loads per 16 products
+   (V8 issues an iteration's loads first; broadcasts would spill). */
+static __attribute__((noinline)) void row_in_place(float *restrict t, const float *a,
+                                                   const float *b, int ldb, int kc) {
+    v4 c0 = v4_splat(0.0f), c1 = v4_splat(0.0f);
+    const float *b0 = b, *b4 = b + (size_t)4 * ldb;
+    const size_t l = (size_t)ldb;
+    int k = 0;
+    for (; k + 4 <= kc; k += 4) {
+        v4 av = v4_load(a + k), q[4];
+        t4(q, v4_load(b0 + k) * av, v4_load(b0 + l + k) * av, v4_load(b0 + 2 * l + k) * av,
+           v4_load(b0 + 3 * l + k) * av);
+        c0 = (((c0 + q[0]) + q[1]) + q[2]) + q[3];
+        t4(q, v4_load(b4 + k) * av, v4_load(b4 + l + k) * av, v4_load(b4 + 2 * l + k) * av,
+           v4_load(b4 + 3 * l + k) * av);
+        c1 = (((c1 + q[0]) + q[1]) + q[2]) + q[3];
+    }
+    for (; k < kc; k++) {
+        v4 av = v4_splat(a[k]);
+        c0 += av * (v4){b0[k], b0[l + k], b0[2 * l + k], b0[3 * l + k]};
+        c1 += av * (v4){b4[k], b4[l + k], b4[2 * l + k], b4[3 * l + k]};
+    }
+    v4_store(t, c0);
+    v4_store(t + 4, c1);
+}
+
 /* The 3 x 12 tile: fused in the FMA build. Natively (C tests, ASan, fuzzing) it runs unfused
    where the FMA build would fuse, so that its code is checked there too; results are the
    4 x 8 tile's bit for bit. The wasm build without SIMD keeps to 4 x 8. */
@@ -365,12 +393,8 @@ static __attribute__((noinline)) void micro_3x12_in_place(float *restrict t, con
    registers over kb consecutive k (kb row streams of B), then back to acc (L1). Each output
    gets + a_k b_k in k order, fused as the tile is, so starting from acc = 0 at a KC slice it
    is micro_tile's sum. R <= 4: 8 accumulators + 2 B vectors + a broadcast (V8: 15 xmm). */
-#ifndef BL_STREAM_KB
-#define BL_STREAM_KB 8    /* k per visit of acc: its loads and stores per multiply-add / kb */
-#endif
-#ifndef BL_STREAM_ACC
-#define BL_STREAM_ACC 6144   /* floats of accumulators (24 KiB, L1): one row takes 6144 columns */
-#endif
+#define STREAM_KB 8       /* k per visit of acc (8 row streams of B; 16 and 32 measured slower) */
+#define STREAM_ACC 6144   /* floats of accumulators (24 KiB, L1): one row takes 6144 columns */
 static inline __attribute__((always_inline)) void rows_stream(
         float *restrict acc, int ldc, const float *a, int lda, const void *restrict b, int ldb,
         int kb, int w, const int R, const int fused, const int dt) {
@@ -436,8 +460,8 @@ static __attribute__((noinline)) void stream_rows(float *restrict acc, int ldc, 
 static void stream(float *restrict acc, const float *a, int lda, int M, const void *b, int ldb,
                    int dt, size_t es, int kc, int w, int fused) {
     for (int i = 0; i < M * w; i += 4) v4_store(acc + i, v4_splat(0.0f));
-    for (int k = 0; k < kc; k += BL_STREAM_KB) {
-        int kb = kc - k < BL_STREAM_KB ? kc - k : BL_STREAM_KB;
+    for (int k = 0; k < kc; k += STREAM_KB) {
+        int kb = kc - k < STREAM_KB ? kc - k : STREAM_KB;
         for (int i = 0; i < M; i += 4)
             stream_rows(acc + (size_t)i * w, w, a + (size_t)i * lda + k, lda, M - i < 4 ? M - i : 4,
                         (const char *)b + (size_t)k * ldb * es, ldb, dt, kb, w, fused);
@@ -513,8 +537,8 @@ static inline __attribute__((always_inline)) void gemm_blocked(
         size_t es = bt == BL_DTYPE_F32 ? 4 : 2;
         int j = 0;
         if (!trans_b) {   /* columns in fours, streamed along B's rows */
-            float acc[BL_STREAM_ACC] __attribute__((aligned(16)));
-            int nv = N / 4 * 4, sw = BL_STREAM_ACC / M / 8 * 8;   /* columns per pass */
+            float acc[STREAM_ACC] __attribute__((aligned(16)));
+            int nv = N / 4 * 4, sw = STREAM_ACC / M / 8 * 8;   /* columns per pass */
             for (; j < nv; j += sw) {
                 int w = nv - j < sw ? nv - j : sw;
                 for (int pc = 0; pc < K; pc += KC) {
@@ -551,6 +575,7 @@ static inline __attribute__((always_inline)) void gemm_blocked(
 #if BL_TILE_3X12
                 else if (NR == 12) micro_3x12_in_place(t, a + pc, lda, bj, ldb, dt, kc);
 #endif
+                else if (dt == 0) row_in_place(t, a + pc, bj, ldb, kc);
                 else micro_in_place(t, a + pc, lda, bj, ldb, dt, kc);
                 tile_out(c + j, ldc, pre ? pre + j : NULL, t, jw, bias ? bias + j : NULL, M, cols,
                          first, last, act);
