@@ -389,7 +389,7 @@ static __attribute__((noinline)) void micro_3x12_in_place(float *restrict t, con
 }
 #endif
 /* acc (R, w; row stride ldc) += a (R rows of stride lda, kb columns) @ B (kb, w), B (K, N)
-   read in place along its rows, w a multiple of 4: per 8 columns R x 2 accumulators in
+   read in place along its rows, w a multiple of 8: per 8 columns R x 2 accumulators in
    registers over kb consecutive k (kb row streams of B), then back to acc (L1). Each output
    gets + a_k b_k in k order, fused as the tile is, so starting from acc = 0 at a KC slice it
    is micro_tile's sum. R <= 4: 8 accumulators + 2 B vectors + a broadcast (V8: 15 xmm). */
@@ -401,8 +401,7 @@ static inline __attribute__((always_inline)) void rows_stream(
     const size_t es = dt == 0 ? 4 : 2, lb = (size_t)ldb * es;   /* bytes per row of B */
     const float *ar[4];
     for (int r = 0; r < R; r++) ar[r] = a + (size_t)r * lda;
-    int j = 0;
-    for (; j + 8 <= w; j += 8) {
+    for (int j = 0; j < w; j += 8) {
         v4 c[4][2];
         for (int r = 0; r < R; r++) {
             c[r][0] = v4_load(acc + r * ldc + j);
@@ -421,19 +420,6 @@ static inline __attribute__((always_inline)) void rows_stream(
             v4_store(acc + r * ldc + j, c[r][0]);
             v4_store(acc + r * ldc + j + 4, c[r][1]);
         }
-    }
-    if (j < w) {   /* the last 4 columns */
-        v4 c[4];
-        for (int r = 0; r < R; r++) c[r] = v4_load(acc + r * ldc + j);
-        const char *bk = (const char *)b + j * es;
-        for (int k = 0; k < kb; k++, bk += lb) {
-            v4 b0 = load_b4(bk, 0, dt);
-            for (int r = 0; r < R; r++) {
-                v4 av = v4_splat(ar[r][k]);
-                c[r] = fused ? v4_fma(av, b0, c[r]) : c[r] + av * b0;
-            }
-        }
-        for (int r = 0; r < R; r++) v4_store(acc + r * ldc + j, c[r]);
     }
 }
 #define STREAM_ROWS(fused, dt)                                                              \
@@ -536,9 +522,9 @@ static inline __attribute__((always_inline)) void gemm_blocked(
         int dt = bt == BL_DTYPE_F32 ? 0 : bt == BL_DTYPE_F16 ? 1 : 2;
         size_t es = bt == BL_DTYPE_F32 ? 4 : 2;
         int j = 0;
-        if (!trans_b) {   /* columns in fours, streamed along B's rows */
+        if (!trans_b) {   /* columns in eights, streamed along B's rows */
             float acc[STREAM_ACC] __attribute__((aligned(16)));
-            int nv = N / 4 * 4, sw = STREAM_ACC / M / 8 * 8;   /* columns per pass */
+            int nv = N / 8 * 8, sw = STREAM_ACC / M / 8 * 8;   /* columns per pass */
             for (; j < nv; j += sw) {
                 int w = nv - j < sw ? nv - j : sw;
                 for (int pc = 0; pc < K; pc += KC) {
