@@ -389,38 +389,45 @@ static __attribute__((noinline)) void micro_3x12_in_place(float *restrict t, con
 }
 #endif
 /* acc (R, w; row stride ldc) += a (R rows of stride lda, kb columns) @ B (kb, w), B (K, N)
-   read in place along its rows, w a multiple of 8: per 8 columns R x 2 accumulators in
-   registers over kb consecutive k (kb row streams of B), then back to acc (L1). Each output
+   read in place along its rows, w a multiple of 8: per 8 columns R x 2 accumulators (one row:
+   per 16 columns 4, so that 4 sums are in flight) in registers over kb consecutive k (kb row
+   streams of B), then back to acc (L1). Each output
    gets + a_k b_k in k order, fused as the tile is, so starting from acc = 0 at a KC slice it
    is micro_tile's sum. R <= 4: 8 accumulators + 2 B vectors + a broadcast (V8: 15 xmm). */
 #define STREAM_KB 8       /* k per visit of acc (8 row streams of B; 16 and 32 measured slower) */
+#define STREAM_V1 4       /* vectors at one row (1 x 896 x 4864, 8 k: 2 14.1, 4 15.3, 6 10.8) */
+#define STREAM_KB1 16     /* k per visit at one row (4 vectors: 8 k 15.3 GFLOPS, 16 k 20.1) */
 #define STREAM_ACC 6144   /* floats of accumulators (24 KiB, L1): one row takes 6144 columns */
+static inline __attribute__((always_inline)) void stream_cols(
+        float *restrict acc, int ldc, const float *const *ar, const char *restrict b, size_t lb,
+        int kb, const int R, const int V, const int fused, const int dt) {
+    v4 c[4][STREAM_V1];
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < V; v++) c[r][v] = v4_load(acc + r * ldc + 4 * v);
+    for (int k = 0; k < kb; k++, b += lb) {
+        v4 bv[STREAM_V1];
+        for (int v = 0; v < V; v++) bv[v] = load_b4(b, 4 * v, dt);
+        for (int r = 0; r < R; r++) {
+            v4 av = v4_splat(ar[r][k]);
+            for (int v = 0; v < V; v++)
+                c[r][v] = fused ? v4_fma(av, bv[v], c[r][v]) : c[r][v] + av * bv[v];
+        }
+    }
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < V; v++) v4_store(acc + r * ldc + 4 * v, c[r][v]);
+}
 static inline __attribute__((always_inline)) void rows_stream(
         float *restrict acc, int ldc, const float *a, int lda, const void *restrict b, int ldb,
         int kb, int w, const int R, const int fused, const int dt) {
     const size_t es = dt == 0 ? 4 : 2, lb = (size_t)ldb * es;   /* bytes per row of B */
     const float *ar[4];
     for (int r = 0; r < R; r++) ar[r] = a + (size_t)r * lda;
-    for (int j = 0; j < w; j += 8) {
-        v4 c[4][2];
-        for (int r = 0; r < R; r++) {
-            c[r][0] = v4_load(acc + r * ldc + j);
-            c[r][1] = v4_load(acc + r * ldc + j + 4);
-        }
-        const char *bk = (const char *)b + j * es;
-        for (int k = 0; k < kb; k++, bk += lb) {
-            v4 b0 = load_b4(bk, 0, dt), b1 = load_b4(bk, 4, dt);
-            for (int r = 0; r < R; r++) {
-                v4 av = v4_splat(ar[r][k]);
-                c[r][0] = fused ? v4_fma(av, b0, c[r][0]) : c[r][0] + av * b0;
-                c[r][1] = fused ? v4_fma(av, b1, c[r][1]) : c[r][1] + av * b1;
-            }
-        }
-        for (int r = 0; r < R; r++) {
-            v4_store(acc + r * ldc + j, c[r][0]);
-            v4_store(acc + r * ldc + j + 4, c[r][1]);
-        }
-    }
+    const int V = R == 1 ? STREAM_V1 : 2;   /* one row: more sums in flight for the latency */
+    int j = 0;
+    for (; j + 4 * V <= w; j += 4 * V)
+        stream_cols(acc + j, ldc, ar, (const char *)b + j * es, lb, kb, R, V, fused, dt);
+    for (; V > 2 && j < w; j += 8)
+        stream_cols(acc + j, ldc, ar, (const char *)b + j * es, lb, kb, R, 2, fused, dt);
 }
 #define STREAM_ROWS(fused, dt)                                                              \
     do {                                                                                    \
@@ -446,8 +453,9 @@ static __attribute__((noinline)) void stream_rows(float *restrict acc, int ldc, 
 static void stream(float *restrict acc, const float *a, int lda, int M, const void *b, int ldb,
                    int dt, size_t es, int kc, int w, int fused) {
     for (int i = 0; i < M * w; i += 4) v4_store(acc + i, v4_splat(0.0f));
-    for (int k = 0; k < kc; k += STREAM_KB) {
-        int kb = kc - k < STREAM_KB ? kc - k : STREAM_KB;
+    int kbm = M == 1 ? STREAM_KB1 : STREAM_KB;
+    for (int k = 0; k < kc; k += kbm) {
+        int kb = kc - k < kbm ? kc - k : kbm;
         for (int i = 0; i < M; i += 4)
             stream_rows(acc + (size_t)i * w, w, a + (size_t)i * lda + k, lda, M - i < 4 ? M - i : 4,
                         (const char *)b + (size_t)k * ldb * es, ldb, dt, kb, w, fused);
