@@ -328,43 +328,6 @@ static __attribute__((noinline)) void micro_in_place(float *restrict t, const fl
     else micro_tile(t, a, lda, b, ldb, kc, 1, 8, 0, B_COLS, 2);
 }
 
-/* 2-4 rows of F32 B (N, K) in place, in a 4 x 8 tile (also in the FMA build, fused where its
-   3 x 12 tile would be: the same sums): B's k-contiguous rows are read once for all rows. */
-static __attribute__((noinline)) void micro_in_place_rows(float *restrict t, const float *a,
-                                                          int lda, int rows, const void *b,
-                                                          int ldb, int kc, int fused) {
-    if (BL_HAS_FMA && fused) MICRO_ROWS(4, 8, 1, B_COLS, 0);
-    else MICRO_ROWS(4, 8, 0, B_COLS, 0);
-}
-
-/* One row of F32 B (N, K) in place, 8 columns, not fused: per 4 columns the products of four
-   k-contiguous values of B with a[k..k+3] (one load, no broadcasts), transposed, then added
-   in k order: c + round(a_k b_k) as the unfused tile does, with 5 loads per 16 products
-   (V8 issues an iteration's loads first; broadcasts would spill). */
-static __attribute__((noinline)) void row_in_place(float *restrict t, const float *a,
-                                                   const float *b, int ldb, int kc) {
-    v4 c0 = v4_splat(0.0f), c1 = v4_splat(0.0f);
-    const float *b0 = b, *b4 = b + (size_t)4 * ldb;
-    const size_t l = (size_t)ldb;
-    int k = 0;
-    for (; k + 4 <= kc; k += 4) {
-        v4 av = v4_load(a + k), q[4];
-        t4(q, v4_load(b0 + k) * av, v4_load(b0 + l + k) * av, v4_load(b0 + 2 * l + k) * av,
-           v4_load(b0 + 3 * l + k) * av);
-        c0 = (((c0 + q[0]) + q[1]) + q[2]) + q[3];
-        t4(q, v4_load(b4 + k) * av, v4_load(b4 + l + k) * av, v4_load(b4 + 2 * l + k) * av,
-           v4_load(b4 + 3 * l + k) * av);
-        c1 = (((c1 + q[0]) + q[1]) + q[2]) + q[3];
-    }
-    for (; k < kc; k++) {
-        v4 av = v4_splat(a[k]);
-        c0 += av * (v4){b0[k], b0[l + k], b0[2 * l + k], b0[3 * l + k]};
-        c1 += av * (v4){b4[k], b4[l + k], b4[2 * l + k], b4[3 * l + k]};
-    }
-    v4_store(t, c0);
-    v4_store(t + 4, c1);
-}
-
 /* The 3 x 12 tile: fused in the FMA build. Natively (C tests, ASan, fuzzing) it runs unfused
    where the FMA build would fuse, so that its code is checked there too; results are the
    4 x 8 tile's bit for bit. The wasm build without SIMD keeps to 4 x 8. */
@@ -522,11 +485,11 @@ static inline __attribute__((always_inline)) void gemm_blocked(
         const int MR, const int NR, const int NC) {
     float bp[KC * NC_MAX] __attribute__((aligned(16)));
     float t[MR_MAX * NR_MAX] __attribute__((aligned(16)));
-    /* Not packed where each value of B is used once or streamed: one row tile of B (K, N) and
-       one row of B (N, K) (F16/BF16 keep to these), and F32 B (K, N) up to 8 rows (streamed
-       once for all rows: packing cost as much as the multiply-adds) and F32 B (N, K) up to 4
-       (one 4 x 8 tile in place; at 5-8 rows, two tiles, packing measured faster). */
-    if ((M <= MR && (M == 1 || !trans_b)) || (bt == BL_DTYPE_F32 && M <= (trans_b ? 4 : 8))) {
+    /* Not packed where each value of B is used once or streamed: one row tile of B (K, N), one
+       row of B (N, K), and F32 B (K, N) up to 8 rows (streamed once for all rows: packing cost
+       as much as the multiply-adds). B (N, K) at 2-8 rows stays packed for every dtype: an F32
+       path of its own gave NaN payloads other than the F16/BF16 twin's (fuzz_llama). */
+    if ((M <= MR && (M == 1 || !trans_b)) || (bt == BL_DTYPE_F32 && !trans_b && M <= 8)) {
         int dt = bt == BL_DTYPE_F32 ? 0 : bt == BL_DTYPE_F16 ? 1 : 2;
         size_t es = bt == BL_DTYPE_F32 ? 4 : 2;
         int j = 0;
@@ -545,14 +508,13 @@ static inline __attribute__((always_inline)) void gemm_blocked(
             }
             j = nv;
         }
-        int jw = trans_b && M > 1 ? 8 : NR;   /* columns per tile */
-        for (; j < N; j += jw) {
-            int cols = N - j < jw ? N - j : jw;
+        for (; j < N; j += NR) {
+            int cols = N - j < NR ? N - j : NR;
             for (int pc = 0; pc < K; pc += KC) {
                 int kc = K - pc < KC ? K - pc : KC, first = pc == 0, last = pc + kc == K;
                 size_t at = trans_b ? (size_t)j * ldb + pc : (size_t)pc * ldb + j;
                 const void *bj = (const char *)b + at * es;
-                if (cols < jw || !trans_b) {   /* the last columns: packed, zero-padded */
+                if (cols < NR || !trans_b) {   /* the last columns: packed, zero-padded */
                     if (bt == BL_DTYPE_F32) pack_b_nr(bp, bj, ldb, trans_b, kc, cols, NR);
                     else pack_b_16(bp, bj, bt, ldb, trans_b, kc, cols, NR);
                     for (int i = 0; i < M; i += MR) {
@@ -564,14 +526,12 @@ static inline __attribute__((always_inline)) void gemm_blocked(
                     }
                     continue;
                 }
-                if (M > 1)
-                    micro_in_place_rows(t, a + pc, lda, M, bj, ldb, kc, BL_HAS_FMA && NR == 12);
 #if BL_TILE_3X12
-                else if (NR == 12) micro_3x12_in_place(t, a + pc, lda, bj, ldb, dt, kc);
+                if (NR == 12) micro_3x12_in_place(t, a + pc, lda, bj, ldb, dt, kc);
+                else
 #endif
-                else if (dt == 0) row_in_place(t, a + pc, bj, ldb, kc);
-                else micro_in_place(t, a + pc, lda, bj, ldb, dt, kc);
-                tile_out(c + j, ldc, pre ? pre + j : NULL, t, jw, bias ? bias + j : NULL, M, cols,
+                micro_in_place(t, a + pc, lda, bj, ldb, dt, kc);
+                tile_out(c + j, ldc, pre ? pre + j : NULL, t, NR, bias ? bias + j : NULL, M, cols,
                          first, last, act);
             }
         }

@@ -120,8 +120,8 @@ static void row_blocks_give_the_whole_products_values_bit_for_bit(void) {
     CHECK(bad == 0);
 }
 
-/* Products of few rows read B in place (one row tile; F32 B (K, N) streamed up to 8 rows, F32
-   B (N, K) in one 4 x 8 tile up to 4) and edge tiles run only their rows: every row count 1..8
+/* Products of few rows read B in place (one row tile of B (K, N), one row of B (N, K); F32
+   B (K, N) streamed up to 8 rows) and edge tiles run only their rows: every row count 1..8
    (up to two tiles of either), each dtype, B transposed or not, K past one KC slice (768) and not
    a multiple of 4, N with a column tail for both tiles (29 = 3 x 8 + 5 = 2 x 12 + 5) and N = 1550
    (several passes of the stream's accumulators from 4 rows on, a 2-column tail), with bias, pre
