@@ -354,9 +354,9 @@ static __attribute__((noinline)) void micro_3x12_in_place(float *restrict t, con
 /* acc (R, w; row stride ldc) += a (R rows of stride lda, kb columns) @ B (kb, w), B (K, N)
    read in place along its rows, w a multiple of 8: per 8 columns R x 2 accumulators (one row:
    per 16 columns 4, so that 4 sums are in flight) in registers over kb consecutive k (kb row
-   streams of B), then back to acc (L1). Each output
-   gets + a_k b_k in k order, fused as the tile is, so starting from acc = 0 at a KC slice it
-   is micro_tile's sum. R <= 4: 8 accumulators + 2 B vectors + a broadcast (V8: 15 xmm). */
+   streams of B), then back to acc (L1). Each output gets + a_k b_k in k order, fused as the
+   tile is, so starting from acc = 0 at a KC slice it is micro_tile's sum. R <= 4: 8
+   accumulators + 2 B vectors + a broadcast (V8: 15 xmm). */
 #define STREAM_KB 8       /* k per visit of acc (8 row streams of B; 16 and 32 measured slower) */
 #define STREAM_V1 4       /* vectors at one row (1 x 896 x 4864, 8 k: 2 14.1, 4 15.3, 6 10.8) */
 #define STREAM_KB1 16     /* k per visit at one row (4 vectors: 8 k 15.3 GFLOPS, 16 k 20.1) */
@@ -487,8 +487,9 @@ static inline __attribute__((always_inline)) void gemm_blocked(
     float t[MR_MAX * NR_MAX] __attribute__((aligned(16)));
     /* Not packed where each value of B is used once or streamed: one row tile of B (K, N), one
        row of B (N, K), and F32 B (K, N) up to 8 rows (streamed once for all rows: packing cost
-       as much as the multiply-adds). B (N, K) at 2-8 rows stays packed for every dtype: an F32
-       path of its own gave NaN payloads other than the F16/BF16 twin's (fuzz_llama). */
+       as much as the multiply-adds). B (N, K) at 2-8 rows stays packed for every dtype: F32
+       kernels of its own gave logits other than the F16/BF16 twin's (fuzz_llama; most likely
+       NaN payloads, which follow each kernel's operand order). */
     if ((M <= MR && (M == 1 || !trans_b)) || (bt == BL_DTYPE_F32 && !trans_b && M <= 8)) {
         int dt = bt == BL_DTYPE_F32 ? 0 : bt == BL_DTYPE_F16 ? 1 : 2;
         size_t es = bt == BL_DTYPE_F32 ? 4 : 2;
