@@ -351,63 +351,78 @@ static __attribute__((noinline)) void micro_3x12_in_place(float *restrict t, con
     else micro_tile(t, a, lda, b, ldb, kc, 1, 12, BL_HAS_FMA, B_COLS, 2);
 }
 #endif
-/* acc (MR, w; row stride SW) = a (MR rows of stride lda, kc columns) @ B (kc, w), B's rows
-   (not transposed) read in place, w a multiple of 4: k outer, the accumulators in acc (L1),
-   so that B streams along its rows (a 12-column panel would touch a page of B per k). The
-   same sum per output as micro_tile: 0, then + a_k b_k in k order, fused as the tile is. */
-#define SW 768   /* columns per pass: a multiple of both tiles' NR */
-static inline __attribute__((always_inline)) void rows_stream(
-        float *restrict acc, const float *a, int lda, const void *restrict b, int ldb, int kc,
-        int w, const int MR, const int fused, const int dt) {
-    for (int r = 0; r < MR; r++)
-        for (int j = 0; j < w; j += 4) v4_store(acc + r * SW + j, v4_splat(0.0f));
-    int k = 0;
-    for (; k + 2 <= kc; k += 2) {   /* two k per pass over acc: half its loads and stores */
-        v4 a0[MR_MAX], a1[MR_MAX];
-        for (int r = 0; r < MR; r++) {
-            a0[r] = v4_splat(a[(size_t)r * lda + k]);
-            a1[r] = v4_splat(a[(size_t)r * lda + k + 1]);
-        }
-        for (int j = 0; j < w; j += 4) {
-            v4 b0 = load_b4(b, (size_t)k * ldb + j, dt), b1 = load_b4(b, (size_t)(k + 1) * ldb + j, dt);
-            for (int r = 0; r < MR; r++) {
-                float *p = acc + r * SW + j;
-                v4 cv = v4_load(p);
-                cv = fused ? v4_fma(a0[r], b0, cv) : cv + a0[r] * b0;
-                v4_store(p, fused ? v4_fma(a1[r], b1, cv) : cv + a1[r] * b1);
-            }
+/* acc (R, w; row stride ldc) += a (R rows of stride lda, kb columns) @ B (kb, w), B (K, N)
+   read in place along its rows, w a multiple of 8: per 8 columns R x 2 accumulators (one row:
+   per 16 columns 4, so that 4 sums are in flight) in registers over kb consecutive k (kb row
+   streams of B), then back to acc (L1). Each output gets + a_k b_k in k order, fused as the
+   tile is, so starting from acc = 0 at a KC slice it is micro_tile's sum. R <= 4: 8
+   accumulators + 2 B vectors + a broadcast (V8: 15 xmm). */
+#define STREAM_KB 8       /* k per visit of acc (8 row streams of B; 16 and 32 measured slower) */
+#define STREAM_V1 4       /* vectors at one row (1 x 896 x 4864, 8 k: 2 14.1, 4 15.3, 6 10.8) */
+#define STREAM_KB1 16     /* k per visit at one row (4 vectors: 8 k 15.3 GFLOPS, 16 k 20.1) */
+#define STREAM_ACC 6144   /* floats of accumulators (24 KiB, L1): one row takes 6144 columns */
+static inline __attribute__((always_inline)) void stream_cols(
+        float *restrict acc, int ldc, const float *const *ar, const char *restrict b, size_t lb,
+        int kb, const int R, const int V, const int fused, const int dt) {
+    v4 c[4][STREAM_V1];
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < V; v++) c[r][v] = v4_load(acc + r * ldc + 4 * v);
+    for (int k = 0; k < kb; k++, b += lb) {
+        v4 bv[STREAM_V1];
+        for (int v = 0; v < V; v++) bv[v] = load_b4(b, 4 * v, dt);
+        for (int r = 0; r < R; r++) {
+            v4 av = v4_splat(ar[r][k]);
+            for (int v = 0; v < V; v++)
+                c[r][v] = fused ? v4_fma(av, bv[v], c[r][v]) : c[r][v] + av * bv[v];
         }
     }
-    for (; k < kc; k++) {
-        v4 av[MR_MAX];
-        for (int r = 0; r < MR; r++) av[r] = v4_splat(a[(size_t)r * lda + k]);
-        for (int j = 0; j < w; j += 4) {
-            v4 bv = load_b4(b, (size_t)k * ldb + j, dt);
-            for (int r = 0; r < MR; r++) {
-                float *p = acc + r * SW + j;
-                v4 cv = v4_load(p);
-                v4_store(p, fused ? v4_fma(av[r], bv, cv) : cv + av[r] * bv);
-            }
-        }
-    }
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < V; v++) v4_store(acc + r * ldc + 4 * v, c[r][v]);
 }
-#define STREAM_ROWS(MR, fused, dt)                                                        \
-    do {                                                                                  \
-        if ((MR) > 3 && rows == 4) rows_stream(acc, a, lda, b, ldb, kc, w, 4, fused, dt); \
-        else if (rows == 3) rows_stream(acc, a, lda, b, ldb, kc, w, 3, fused, dt);        \
-        else if (rows == 2) rows_stream(acc, a, lda, b, ldb, kc, w, 2, fused, dt);        \
-        else rows_stream(acc, a, lda, b, ldb, kc, w, 1, fused, dt);                       \
+static inline __attribute__((always_inline)) void rows_stream(
+        float *restrict acc, int ldc, const float *a, int lda, const void *restrict b, int ldb,
+        int kb, int w, const int R, const int fused, const int dt) {
+    const size_t es = dt == 0 ? 4 : 2, lb = (size_t)ldb * es;   /* bytes per row of B */
+    const float *ar[4];
+    for (int r = 0; r < R; r++) ar[r] = a + (size_t)r * lda;
+    const int V = R == 1 ? STREAM_V1 : 2;   /* one row: more sums in flight for the latency */
+    int j = 0;
+    for (; j + 4 * V <= w; j += 4 * V)
+        stream_cols(acc + j, ldc, ar, (const char *)b + j * es, lb, kb, R, V, fused, dt);
+    for (; V > 2 && j < w; j += 8)
+        stream_cols(acc + j, ldc, ar, (const char *)b + j * es, lb, kb, R, 2, fused, dt);
+}
+#define STREAM_ROWS(fused, dt)                                                              \
+    do {                                                                                    \
+        if (rows == 4) rows_stream(acc, ldc, a, lda, b, ldb, kb, w, 4, fused, dt);          \
+        else if (rows == 3) rows_stream(acc, ldc, a, lda, b, ldb, kb, w, 3, fused, dt);     \
+        else if (rows == 2) rows_stream(acc, ldc, a, lda, b, ldb, kb, w, 2, fused, dt);     \
+        else rows_stream(acc, ldc, a, lda, b, ldb, kb, w, 1, fused, dt);                    \
     } while (0)
-/* rows_stream for 1..rows of the 4 x 8 tile (fused 0) or the 3 x 12 (fused as micro_3x12). */
-static __attribute__((noinline)) void stream(float *restrict acc, const float *a, int lda,
-                                             int rows, const void *b, int ldb, int dt, int kc,
-                                             int w, int fused) {
-    if (BL_HAS_FMA && fused && dt == 0) STREAM_ROWS(3, 1, 0);   /* (only the FMA build fuses) */
-    else if (BL_HAS_FMA && fused && dt == 1) STREAM_ROWS(3, 1, 1);
-    else if (BL_HAS_FMA && fused) STREAM_ROWS(3, 1, 2);
-    else if (dt == 0) STREAM_ROWS(4, 0, 0);
-    else if (dt == 1) STREAM_ROWS(4, 0, 1);
-    else STREAM_ROWS(4, 0, 2);
+/* rows_stream for 1-4 rows, fused in the 3 x 12 tile's products of the FMA build. */
+static __attribute__((noinline)) void stream_rows(float *restrict acc, int ldc, const float *a,
+                                                  int lda, int rows, const void *b, int ldb,
+                                                  int dt, int kb, int w, int fused) {
+    if (BL_HAS_FMA && fused && dt == 0) STREAM_ROWS(1, 0);   /* (only the FMA build fuses) */
+    else if (BL_HAS_FMA && fused && dt == 1) STREAM_ROWS(1, 1);
+    else if (BL_HAS_FMA && fused) STREAM_ROWS(1, 2);
+    else if (dt == 0) STREAM_ROWS(0, 0);
+    else if (dt == 1) STREAM_ROWS(0, 1);
+    else STREAM_ROWS(0, 2);
+}
+/* acc (M, w; row stride w) = a (M rows, kc columns) @ B (kc, w) for M <= 8: zeroed, then kb
+   rows of B at a time for each group of up to 4 rows (a group's kb x w of B is read again by
+   the next from L1). es: bytes per value of B. */
+static void stream(float *restrict acc, const float *a, int lda, int M, const void *b, int ldb,
+                   int dt, size_t es, int kc, int w, int fused) {
+    for (int i = 0; i < M * w; i += 4) v4_store(acc + i, v4_splat(0.0f));
+    int kbm = M == 1 ? STREAM_KB1 : STREAM_KB;
+    for (int k = 0; k < kc; k += kbm) {
+        int kb = kc - k < kbm ? kc - k : kbm;
+        for (int i = 0; i < M; i += 4)
+            stream_rows(acc + (size_t)i * w, w, a + (size_t)i * lda + k, lda, M - i < 4 ? M - i : 4,
+                        (const char *)b + (size_t)k * ldb * es, ldb, dt, kb, w, fused);
+    }
 }
 
 /* The packed micro-tile for `rows` rows of the MR x NR tile. */
@@ -470,20 +485,25 @@ static inline __attribute__((always_inline)) void gemm_blocked(
         const int MR, const int NR, const int NC) {
     float bp[KC * NC_MAX] __attribute__((aligned(16)));
     float t[MR_MAX * NR_MAX] __attribute__((aligned(16)));
-    if (M <= MR && (M == 1 || !trans_b)) {   /* B's values used once or streamed: not packed */
+    /* Not packed where each value of B is used once or streamed: one row tile of B (K, N), one
+       row of B (N, K), and F32 B (K, N) up to 8 rows (streamed once for all rows: packing cost
+       as much as the multiply-adds). B (N, K) at 2-8 rows stays packed for every dtype: F32
+       kernels of its own gave logits other than the F16/BF16 twin's (fuzz_llama; most likely
+       NaN payloads, which follow each kernel's operand order). */
+    if ((M <= MR && (M == 1 || !trans_b)) || (bt == BL_DTYPE_F32 && !trans_b && M <= 8)) {
         int dt = bt == BL_DTYPE_F32 ? 0 : bt == BL_DTYPE_F16 ? 1 : 2;
         size_t es = bt == BL_DTYPE_F32 ? 4 : 2;
         int j = 0;
-        if (!trans_b) {   /* columns in fours, streamed along B's rows */
-            float acc[MR_MAX * SW] __attribute__((aligned(16)));
-            int nv = N / 4 * 4;
-            for (; j < nv; j += SW) {
-                int w = nv - j < SW ? nv - j : SW;
+        if (!trans_b) {   /* columns in eights, streamed along B's rows */
+            float acc[STREAM_ACC] __attribute__((aligned(16)));
+            int nv = N / 8 * 8, sw = STREAM_ACC / M / 8 * 8;   /* columns per pass */
+            for (; j < nv; j += sw) {
+                int w = nv - j < sw ? nv - j : sw;
                 for (int pc = 0; pc < K; pc += KC) {
                     int kc = K - pc < KC ? K - pc : KC;
                     stream(acc, a + pc, lda, M, (const char *)b + ((size_t)pc * ldb + j) * es,
-                           ldb, dt, kc, w, BL_HAS_FMA && NR == 12);
-                    tile_out(c + j, ldc, pre ? pre + j : NULL, acc, SW, bias ? bias + j : NULL,
+                           ldb, dt, es, kc, w, BL_HAS_FMA && NR == 12);
+                    tile_out(c + j, ldc, pre ? pre + j : NULL, acc, w, bias ? bias + j : NULL,
                              M, w, pc == 0, pc + kc == K, act);
                 }
             }
@@ -495,15 +515,23 @@ static inline __attribute__((always_inline)) void gemm_blocked(
                 int kc = K - pc < KC ? K - pc : KC, first = pc == 0, last = pc + kc == K;
                 size_t at = trans_b ? (size_t)j * ldb + pc : (size_t)pc * ldb + j;
                 const void *bj = (const char *)b + at * es;
-                if (cols < NR) {   /* the last columns: packed, zero-padded, as one panel */
+                if (cols < NR || !trans_b) {   /* the last columns: packed, zero-padded */
                     if (bt == BL_DTYPE_F32) pack_b_nr(bp, bj, ldb, trans_b, kc, cols, NR);
                     else pack_b_16(bp, bj, bt, ldb, trans_b, kc, cols, NR);
+                    for (int i = 0; i < M; i += MR) {
+                        int rows = M - i < MR ? M - i : MR;
+                        size_t o = (size_t)i * ldc + j;
+                        micro_packed(t, a + (size_t)i * lda + pc, lda, rows, bp, kc, MR, NR);
+                        tile_out(c + o, ldc, pre ? pre + o : NULL, t, NR, bias ? bias + j : NULL,
+                                 rows, cols, first, last, act);
+                    }
+                    continue;
                 }
-                if (cols < NR) micro_packed(t, a + pc, lda, M, bp, kc, MR, NR);
 #if BL_TILE_3X12
-                else if (NR == 12) micro_3x12_in_place(t, a + pc, lda, bj, ldb, dt, kc);
+                if (NR == 12) micro_3x12_in_place(t, a + pc, lda, bj, ldb, dt, kc);
+                else
 #endif
-                else micro_in_place(t, a + pc, lda, bj, ldb, dt, kc);
+                micro_in_place(t, a + pc, lda, bj, ldb, dt, kc);
                 tile_out(c + j, ldc, pre ? pre + j : NULL, t, NR, bias ? bias + j : NULL, M, cols,
                          first, last, act);
             }
