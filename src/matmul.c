@@ -155,14 +155,99 @@ static inline v4 v4_load_f16(const uint16_t *p) {
     return (v4)((v4i)f | ((v4i)(f >= 0x1p16f) & 0x7f800000) | (x & (int32_t)0x80000000));
 }
 
+/* Eight 16-bit values at a time (SIMD builds and native; the wasm build without SIMD keeps
+   the four-value loads above). Four 16-byte loads, k..k+7 of 4 columns of a B (N, K), taken
+   as 32-bit lanes (a pair of k each) and transposed with t4: q[p] lane c holds column c's k+2p
+   (low half) and k+2p+1 (high half), 8 shuffles per 32 weights where t4 on up-cast values
+   spends 8 per 16 (the shuffle port was the bound). The halves widen with shifts and masks. */
+#if defined(__wasm_simd128__) || !defined(__wasm__)
+#define BL_WIDE16 1
+#if defined(__clang__)
+#define BL_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define BL_UNROLL
+#endif
+typedef uint16_t v8u16 __attribute__((vector_size(16)));
+static inline v8u16 v8u16_load(const uint16_t *p) { v8u16 v; memcpy(&v, p, sizeof v); return v; }
+static inline v8u16 v8u16_max(v8u16 a, v8u16 b) {
+#if defined(__wasm_simd128__)
+    return (v8u16)wasm_u16x8_max((v128_t)a, (v128_t)b);   /* one instruction (a compare: 3-4) */
+#else
+    v8u16 m = (v8u16)(a > b);
+    return (a & m) | (b & ~m);
+#endif
+}
+static inline __attribute__((always_inline)) void t4_16(v4i q[4], const uint16_t *r, size_t l,
+                                                        v8u16 *seen) {
+    v8u16 r0 = v8u16_load(r), r1 = v8u16_load(r + l), r2 = v8u16_load(r + 2 * l),
+          r3 = v8u16_load(r + 3 * l);
+    /* F16 only: the largest h << 1 seen, 0xf800 and up iff exponent 31 (inf/NaN) */
+    if (seen) *seen = v8u16_max(v8u16_max(*seen, r0 << 1), v8u16_max(r1 << 1, v8u16_max(r2 << 1, r3 << 1)));
+    v4 t[4];
+    t4(t, (v4)r0, (v4)r1, (v4)r2, (v4)r3);
+    for (int p = 0; p < 4; p++) q[p] = (v4i)t[p];
+}
+/* The two values of q's lanes as float32: BF16 by a shift and a mask; F16 for finite values by
+   the sign-extended bits shifted into place, the shifted-in sign copies masked off
+   (sign | (h & 0x7fff) << 13) and scaled by 2^112, v4_load_f16's result for every finite h
+   (subnormals and -0 included) in 3-4 operations. Exponent 31 (inf/NaN) comes out as a
+   finite value of 2^16 and up: callers check `seen` and redo such a panel with v4_load_f16. */
+static inline __attribute__((always_inline)) void widen16(v4 *lo, v4 *hi, v4i q, const int bf,
+                                                          const int unscaled) {
+    const int32_t m = (int32_t)0x8fffe000;
+    const float s = unscaled ? 1.0f : 0x1p112f;   /* unscaled: the caller has 2^112 in A */
+    if (bf) {
+        *lo = (v4)(q << 16);
+        *hi = (v4)(q & (int32_t)0xffff0000);
+    } else {
+        /* the low half sign-extended times 2^13: one pmaddwd for two shifts */
+#if defined(__wasm_simd128__)
+        v4i l = (v4i)wasm_i32x4_dot_i16x8((v128_t)q, wasm_i32x4_splat(8192));
+#else
+        v4i l = (q << 16) >> 3;
+#endif
+        *lo = (v4)(l & m);
+        *hi = (v4)((q >> 3) & m);
+        if (!unscaled) {
+            *lo *= s;
+            *hi *= s;
+        }
+    }
+}
+static inline int f16_special_seen(v8u16 seen) {
+    int any = 0;
+    for (int i = 0; i < 8; i++) any |= seen[i] >= 0xf800u;
+    return any;
+}
+#else
+#define BL_WIDE16 0
+#endif
+
 /* pack_b_16's body for one dtype (bf a constant): full panels four values at a time (4 x 4
    transposes when B is transposed), the rest one value at a time. */
-static inline __attribute__((always_inline)) void pack_b_16_dt(
+static inline __attribute__((always_inline)) int pack_b_16_dt(
         float *bp, const uint16_t *b, int ldb, int trans_b, int kc, int nc, const int bf,
-        const int NR) {
+        const int NR, const int wide) {
     size_t sk = trans_b ? 1 : (size_t)ldb, sj = trans_b ? (size_t)ldb : 1;   /* strides of k, j */
+#if BL_WIDE16
+    v8u16 seen = {0};
+#endif
     for (int j0 = 0; j0 < nc; j0 += NR, bp += (size_t)kc * NR) {
         int cols = nc - j0 < NR ? nc - j0 : NR, k = 0;
+#if BL_WIDE16
+        if (wide && trans_b && cols == NR)   /* eight k at a time (t4_16) */
+            for (; k + 8 <= kc; k += 8)
+                for (int g = 0; g < NR; g += 4) {
+                    v4i q[4];
+                    t4_16(q, b + (size_t)(j0 + g) * ldb + k, (size_t)ldb, bf ? NULL : &seen);
+                    for (int p = 0; p < 4; p++) {
+                        v4 lo, hi;
+                        widen16(&lo, &hi, q[p], bf, 0);
+                        v4_store(bp + (k + 2 * p) * NR + g, lo);
+                        v4_store(bp + (k + 2 * p + 1) * NR + g, hi);
+                    }
+                }
+#endif
         if (trans_b && cols == NR)
             for (; k + 4 <= kc; k += 4)
                 for (int g = 0; g < NR; g += 4) {
@@ -191,6 +276,12 @@ static inline __attribute__((always_inline)) void pack_b_16_dt(
                 bp[k * NR + c] = v;
             }
     }
+#if BL_WIDE16
+    return wide && !bf && f16_special_seen(seen);
+#else
+    (void)wide;
+    return 0;
+#endif
 }
 
 /* pack_b for a 16-bit B (dt F16 or BF16), up-cast exactly on the way: the same panels and
@@ -198,11 +289,16 @@ static inline __attribute__((always_inline)) void pack_b_16_dt(
    Not inlined, so as not to double the kernel's code in the page. */
 static __attribute__((noinline)) void pack_b_16(float *bp, const uint16_t *b, bl_dtype dt,
                                                 int ldb, int trans_b, int kc, int nc, int nr) {
-    if (nr == 8 && dt == BL_DTYPE_BF16) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 1, 8);
-    else if (nr == 8) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 8);
+    /* F16 with an inf or NaN in the block: packed again, four exact values at a time */
+    if (nr == 8 && dt == BL_DTYPE_BF16) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 1, 8, 1);
+    else if (nr == 8) {
+        if (pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 8, 1))
+            pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 8, 0);
+    }
 #if BL_TILE_3X12
-    else if (dt == BL_DTYPE_BF16) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 1, 12);
-    else pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 12);
+    else if (dt == BL_DTYPE_BF16) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 1, 12, 1);
+    else if (pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 12, 1))
+        pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 12, 0);
 #endif
 }
 
@@ -318,14 +414,81 @@ static __attribute__((noinline)) void micro_edge(float *restrict t, const float 
     MICRO_ROWS(3, 8, 0, B_PACKED, 0);
 }
 
+/* micro_tile's one-row B_COLS mode for a 16-bit B (N, K) (bf: BF16, else F16), eight k at a
+   time (t4_16, widen16), the same sum per output: 0 + a0 b0 + a1 b1 + ... in k order, fused
+   as the tile is. Returns 1, t unfinished, if an F16 inf or NaN was seen: the caller redoes
+   the tile through micro_tile (v4_load_f16). */
+#if BL_WIDE16
+static inline __attribute__((always_inline)) int micro_16(
+        float *restrict t, const float *a, const uint16_t *restrict b, int ldb, int kc,
+        const int NR, const int fused, const int bf) {
+    /* F16: A times 2^112 (exact unless |a| >= 2^16: then the caller's exact path), so that B's
+       bits need no scaling: (a 2^112) (w 2^-112) is a w, rounded once as before */
+    float as[KC] __attribute__((aligned(16)));
+    const float *ab = a;
+    int k = 0;
+    if (!bf) {
+        v4 s0 = v4_splat(0.0f), s1 = s0;   /* inf or NaN iff some a 2^112 is (or a sum overflowed) */
+        for (; k + 8 <= kc; k += 8) {
+            v4 x0 = v4_load(a + k) * 0x1p112f, x1 = v4_load(a + k + 4) * 0x1p112f;
+            v4_store(as + k, x0);
+            v4_store(as + k + 4, x1);
+            s0 += x0;
+            s1 += x1;
+        }
+        s0 += s1;
+        if (!(v4_hsum(s0 - s0) == 0.0f)) return 1;
+        ab = as;
+    }
+    v4 c[NR_MAX / 4];
+    for (int v = 0; v < NR / 4; v++) c[v] = v4_splat(0.0f);
+    v8u16 seen = {0};
+    k = 0;
+    for (; k + 8 <= kc; k += 8)
+        BL_UNROLL for (int v = 0; v < NR / 4; v++) {   /* (else clang keeps c in memory) */
+            v4i q[4];
+            t4_16(q, b + (size_t)4 * v * ldb + k, (size_t)ldb, bf ? NULL : &seen);
+            for (int p = 0; p < 4; p++) {
+                v4 lo, hi, a0 = v4_splat(ab[k + 2 * p]), a1 = v4_splat(ab[k + 2 * p + 1]);
+                widen16(&lo, &hi, q[p], bf, 1);
+                c[v] = fused ? v4_fma(a0, lo, c[v]) : c[v] + a0 * lo;
+                c[v] = fused ? v4_fma(a1, hi, c[v]) : c[v] + a1 * hi;
+            }
+        }
+    if (!bf && f16_special_seen(seen)) return 1;
+    for (; k < kc; k++) {   /* the last kc % 8: one value at a time, exact */
+        v4 av = v4_splat(a[k]);
+        for (int v = 0; v < NR / 4; v++) {
+            size_t i = (size_t)4 * v * ldb + k, l = (size_t)ldb;
+            v4 bv = {load_b1(b, i, 1 + bf), load_b1(b, i + l, 1 + bf),
+                     load_b1(b, i + 2 * l, 1 + bf), load_b1(b, i + 3 * l, 1 + bf)};
+            c[v] = fused ? v4_fma(av, bv, c[v]) : c[v] + av * bv;
+        }
+    }
+    for (int v = 0; v < NR / 4; v++) v4_store(t + 4 * v, c[v]);
+    return 0;
+}
+#define MICRO_16_IN_PLACE(NR, fused)                                                        \
+    do {                                                                                    \
+        if (dt == 2) micro_16(t, a, b, ldb, kc, NR, fused, 1);                              \
+        else if (micro_16(t, a, b, ldb, kc, NR, fused, 0))                                  \
+            micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, B_COLS, 1);                     \
+    } while (0)
+#else
+#define MICRO_16_IN_PLACE(NR, fused)                                                        \
+    do {                                                                                    \
+        if (dt == 1) micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, B_COLS, 1);            \
+        else micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, B_COLS, 2);                    \
+    } while (0)
+#endif
+
 /* One row of the 4 x 8 tile on a transposed B (N, K) in place (dt 0-2 as in load_b4). Not
    inlined: the cost is per call, not per k. Only for one row: at 2-4 rows it measured no
    faster than packing (B then serves several rows), and every variant is engine size. */
 static __attribute__((noinline)) void micro_in_place(float *restrict t, const float *a, int lda,
                                                      const void *b, int ldb, int dt, int kc) {
     if (dt == 0) micro_tile(t, a, lda, b, ldb, kc, 1, 8, 0, B_COLS, 0);
-    else if (dt == 1) micro_tile(t, a, lda, b, ldb, kc, 1, 8, 0, B_COLS, 1);
-    else micro_tile(t, a, lda, b, ldb, kc, 1, 8, 0, B_COLS, 2);
+    else MICRO_16_IN_PLACE(8, 0);
 }
 
 /* The 3 x 12 tile: fused in the FMA build. Natively (C tests, ASan, fuzzing) it runs unfused
@@ -347,8 +510,7 @@ static __attribute__((noinline)) void micro_3x12_in_place(float *restrict t, con
                                                           int lda, const void *b, int ldb, int dt,
                                                           int kc) {
     if (dt == 0) micro_tile(t, a, lda, b, ldb, kc, 1, 12, BL_HAS_FMA, B_COLS, 0);
-    else if (dt == 1) micro_tile(t, a, lda, b, ldb, kc, 1, 12, BL_HAS_FMA, B_COLS, 1);
-    else micro_tile(t, a, lda, b, ldb, kc, 1, 12, BL_HAS_FMA, B_COLS, 2);
+    else MICRO_16_IN_PLACE(12, BL_HAS_FMA);
 }
 #endif
 /* acc (MR, w; row stride SW) = a (MR rows of stride lda, kc columns) @ B (kc, w), B's rows
