@@ -159,7 +159,7 @@ static inline v4 v4_load_f16(const uint16_t *p) {
    the four-value loads above). Four 16-byte loads, k..k+7 of 4 columns of a B (N, K), taken
    as 32-bit lanes (a pair of k each) and transposed with t4: q[p] lane c holds column c's k+2p
    (low half) and k+2p+1 (high half), 8 shuffles per 32 weights where t4 on up-cast values
-   spends 8 per 16 (the shuffle port was the bound). The halves widen with shifts and masks. */
+   spends 8 per 16 (the shuffle port was a bound). The halves widen with shifts and masks. */
 #if defined(__wasm_simd128__) || !defined(__wasm__)
 #define BL_WIDE16 1
 #if defined(__clang__)
@@ -182,7 +182,9 @@ static inline __attribute__((always_inline)) void t4_16(v4i q[4], const uint16_t
     v8u16 r0 = v8u16_load(r), r1 = v8u16_load(r + l), r2 = v8u16_load(r + 2 * l),
           r3 = v8u16_load(r + 3 * l);
     /* F16 only: the largest h << 1 seen, 0xf800 and up iff exponent 31 (inf/NaN) */
-    if (seen) *seen = v8u16_max(v8u16_max(*seen, r0 << 1), v8u16_max(r1 << 1, v8u16_max(r2 << 1, r3 << 1)));
+    if (seen)
+        *seen = v8u16_max(v8u16_max(*seen, r0 << 1),
+                          v8u16_max(r1 << 1, v8u16_max(r2 << 1, r3 << 1)));
     v4 t[4];
     t4(t, (v4)r0, (v4)r1, (v4)r2, (v4)r3);
     for (int p = 0; p < 4; p++) q[p] = (v4i)t[p];
@@ -190,12 +192,12 @@ static inline __attribute__((always_inline)) void t4_16(v4i q[4], const uint16_t
 /* The two values of q's lanes as float32: BF16 by a shift and a mask; F16 for finite values by
    the sign-extended bits shifted into place, the shifted-in sign copies masked off
    (sign | (h & 0x7fff) << 13) and scaled by 2^112, v4_load_f16's result for every finite h
-   (subnormals and -0 included) in 3-4 operations. Exponent 31 (inf/NaN) comes out as a
-   finite value of 2^16 and up: callers check `seen` and redo such a panel with v4_load_f16. */
+   (subnormals and -0 included) in 2 operations and the scale (unscaled: the caller has put
+   2^112 into A). Exponent 31 (inf/NaN) comes out as a finite value of 2^16 and up: callers
+   check `seen` and redo such a panel or tile with v4_load_f16. */
 static inline __attribute__((always_inline)) void widen16(v4 *lo, v4 *hi, v4i q, const int bf,
                                                           const int unscaled) {
     const int32_t m = (int32_t)0x8fffe000;
-    const float s = unscaled ? 1.0f : 0x1p112f;   /* unscaled: the caller has 2^112 in A */
     if (bf) {
         *lo = (v4)(q << 16);
         *hi = (v4)(q & (int32_t)0xffff0000);
@@ -209,8 +211,8 @@ static inline __attribute__((always_inline)) void widen16(v4 *lo, v4 *hi, v4i q,
         *lo = (v4)(l & m);
         *hi = (v4)((q >> 3) & m);
         if (!unscaled) {
-            *lo *= s;
-            *hi *= s;
+            *lo *= 0x1p112f;
+            *hi *= 0x1p112f;
         }
     }
 }
@@ -428,7 +430,7 @@ static inline __attribute__((always_inline)) int micro_16(
     const float *ab = a;
     int k = 0;
     if (!bf) {
-        v4 s0 = v4_splat(0.0f), s1 = s0;   /* inf or NaN iff some a 2^112 is (or a sum overflowed) */
+        v4 s0 = v4_splat(0.0f), s1 = s0;   /* inf or NaN if some a 2^112 is (or a sum overflows) */
         for (; k + 8 <= kc; k += 8) {
             v4 x0 = v4_load(a + k) * 0x1p112f, x1 = v4_load(a + k + 4) * 0x1p112f;
             v4_store(as + k, x0);

@@ -154,7 +154,8 @@ static void f16_and_bf16_weights_pack_to_their_exact_float32_values(void) {
    tail), 1 and 8 rows, both tiles (macs 0, 2^20), against the same product of B up-cast. */
 static void f16_inf_and_nan_among_finite_weights_keep_their_bits(void) {
     enum { M = 8, K = 37, N = 29 };
-    static const uint16_t special[] = {0x7c00, 0xfc00, 0x7e00, 0xfd01};
+    static const uint16_t special[] = {0x7c00, 0xfc00, 0x7e00, 0xfd01},   /* inf, -inf, NaNs */
+                          bf16_special[] = {0x7f80, 0xff80, 0x7fc0, 0xff81};
     bl_rng r;
     bl_rng_seed(&r, 23);
     uint16_t b[N * K];
@@ -164,15 +165,14 @@ static void f16_inf_and_nan_among_finite_weights_keep_their_bits(void) {
     for (int dt = BL_DTYPE_F16; dt <= BL_DTYPE_BF16; dt++)
         for (int s = -1; s < 4; s++)   /* s = -1: no special weight, a huge a instead */
             for (int at = 0; at < N * K; at++) {
-                for (int i = 0; i < N * K; i++) {   /* random finite patterns, subnormals and -0 too */
+                for (int i = 0; i < N * K; i++) {   /* random finite values, subnormals too */
                     uint16_t h = (uint16_t)bl_rng_next_u32(&r);
                     if (((h >> 10) & 31) == 31 && dt == BL_DTYPE_F16) h ^= 0x4000;
                     if (((h >> 7) & 255) == 255 && dt == BL_DTYPE_BF16) h ^= 0x4000;
                     b[i] = h;
                 }
                 float keep = a[at % K];
-                if (s >= 0)
-                    b[at] = dt == BL_DTYPE_F16 ? special[s] : (uint16_t)(special[s] == 0x7c00 ? 0x7f80 : special[s] == 0xfc00 ? 0xff80 : special[s] | 0x7f80);
+                if (s >= 0) b[at] = dt == BL_DTYPE_F16 ? special[s] : bf16_special[s];
                 else
                     a[at % K] = at & 1 ? 65536.0f : -1e30f;
                 bl__weights_to_f32(bf, b, (bl_dtype)dt, 0, (size_t)N * K);
@@ -184,7 +184,7 @@ static void f16_inf_and_nan_among_finite_weights_keep_their_bits(void) {
                         bl__gemm_typed_as(want, N, NULL, a, K, bf, BL_DTYPE_F32, K, 1, NULL, m, K,
                                           N, BL_ACT_IDENTITY, macs);
                         for (int i = 0; i < m * N; i++)
-                            bad += memcmp(&c[i], &want[i], 4) != 0 && !(isnan(c[i]) && isnan(want[i]));
+                            bad += memcmp(&c[i], &want[i], 4) && !(isnan(c[i]) && isnan(want[i]));
                         cases++;
                     }
                 a[at % K] = keep;
