@@ -291,17 +291,18 @@ static inline __attribute__((always_inline)) int pack_b_16_dt(
    Not inlined, so as not to double the kernel's code in the page. */
 static __attribute__((noinline)) void pack_b_16(float *bp, const uint16_t *b, bl_dtype dt,
                                                 int ldb, int trans_b, int kc, int nc, int nr) {
-    /* F16 with an inf or NaN in the block: packed again, four exact values at a time */
-    if (nr == 8 && dt == BL_DTYPE_BF16) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 1, 8, 1);
-    else if (nr == 8) {
-        if (pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 8, 1))
-            pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 8, 0);
-    }
+    /* wide 0: an F16 block with an inf or NaN, packed again four exact values at a time (a
+       run-time flag: the same code) */
+    for (int wide = 1; wide >= 0; wide--) {
+        int special = 0;
+        if (nr == 8 && dt == BL_DTYPE_BF16) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 1, 8, 1);
+        else if (nr == 8) special = pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 8, wide);
 #if BL_TILE_3X12
-    else if (dt == BL_DTYPE_BF16) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 1, 12, 1);
-    else if (pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 12, 1))
-        pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 12, 0);
+        else if (dt == BL_DTYPE_BF16) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 1, 12, 1);
+        else special = pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 12, wide);
 #endif
+        if (!special) return;
+    }
 }
 
 /* Four values of B from index i on (dt 0 F32, 1 F16, 2 BF16: a constant), as float32. */
