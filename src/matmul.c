@@ -5,11 +5,12 @@
    by the MR x NR micro-kernel, whose accumulators live in vector registers. Bias and
    activation are applied in the epilogue of the last K slice, so the hidden layer is
    written once and never re-read. B may also be F16 or BF16 (a checkpoint's own weights): it
-   is up-cast exactly to float32 while it is packed (four values at a time), so the
+   is up-cast exactly to float32 while it is packed (eight values at a time), so the
    micro-kernels and every float32 path stay as they are. A product of one row tile (M <= MR,
    e.g. one-token decoding) does not pack: each value of B is used once, so the kernels read it
-   in place (rows_stream for B (K, N), micro_tile's transposing mode for B (N, K)), summing
-   each output in the packed path's order, so that results never depend on M.
+   in place (rows_stream for B (K, N), micro_tile's transposing mode for B (N, K), micro_16
+   for a 16-bit one), summing each output in the packed path's order, so that results never
+   depend on M.
    Measurements: tools/bench/REPORT-kernels.md. */
 #include <math.h>
 #include "bl_internal.h"
@@ -181,7 +182,7 @@ static inline __attribute__((always_inline)) void t4_16(v4i q[4], const uint16_t
                                                         v8u16 *seen) {
     v8u16 r0 = v8u16_load(r), r1 = v8u16_load(r + l), r2 = v8u16_load(r + 2 * l),
           r3 = v8u16_load(r + 3 * l);
-    /* F16 only: the largest h << 1 seen, 0xf800 and up iff exponent 31 (inf/NaN) */
+    /* the largest h << 1 (special16_seen) */
     if (seen)
         *seen = v8u16_max(v8u16_max(*seen, r0 << 1),
                           v8u16_max(r1 << 1, v8u16_max(r2 << 1, r3 << 1)));
@@ -216,17 +217,20 @@ static inline __attribute__((always_inline)) void widen16(v4 *lo, v4 *hi, v4i q,
         }
     }
 }
-static inline int f16_special_seen(v8u16 seen) {
+/* seen: the largest h << 1; an exponent of all ones (inf/NaN) from 0xf800 (F16), 0xff00 (BF16) */
+static inline int special16_seen(v8u16 seen, const int bf) {
     int any = 0;
-    for (int i = 0; i < 8; i++) any |= seen[i] >= 0xf800u;
+    for (int i = 0; i < 8; i++) any |= seen[i] >= (bf ? 0xff00u : 0xf800u);
     return any;
 }
 #else
 #define BL_WIDE16 0
 #endif
 
-/* pack_b_16's body for one dtype (bf a constant): full panels four values at a time (4 x 4
-   transposes when B is transposed), the rest one value at a time. */
+/* pack_b_16's body for one dtype (bf a constant): full panels of a transposed B eight values
+   at a time (wide: t4_16, widen16) then four (4 x 4 transposes), of B (K, N) four at a time,
+   the rest one value at a time. Returns 1 if the wide up-cast met an F16 inf or NaN (the
+   panels then hold wrong values: the caller packs again with wide 0). */
 static inline __attribute__((always_inline)) int pack_b_16_dt(
         float *bp, const uint16_t *b, int ldb, int trans_b, int kc, int nc, const int bf,
         const int NR, const int wide) {
@@ -279,7 +283,7 @@ static inline __attribute__((always_inline)) int pack_b_16_dt(
             }
     }
 #if BL_WIDE16
-    return wide && !bf && f16_special_seen(seen);
+    return wide && !bf && special16_seen(seen, 0);
 #else
     (void)wide;
     return 0;
@@ -419,35 +423,47 @@ static __attribute__((noinline)) void micro_edge(float *restrict t, const float 
 
 /* micro_tile's one-row B_COLS mode for a 16-bit B (N, K) (bf: BF16, else F16), eight k at a
    time (t4_16, widen16), the same sum per output: 0 + a0 b0 + a1 b1 + ... in k order, fused
-   as the tile is. Returns 1, t unfinished, if an F16 inf or NaN was seen: the caller redoes
-   the tile through micro_tile (v4_load_f16). */
+   as the tile is. Returns 1, t unfinished, for the inputs named below: the caller redoes the
+   tile through micro_tile. */
 #if BL_WIDE16
 static inline __attribute__((always_inline)) int micro_16(
         float *restrict t, const float *a, const uint16_t *restrict b, int ldb, int kc,
         const int NR, const int fused, const int bf) {
-    /* F16: A times 2^112 (exact unless |a| >= 2^16: then the caller's exact path), so that B's
-       bits need no scaling: (a 2^112) (w 2^-112) is a w, rounded once as before */
+    /* An inf or NaN in A, in the last kc % 8 k, or (F16) anywhere in B sends the tile to the
+       caller's kernel: where NaNs meet, the payload kept follows operand order, which this
+       code need not share with it. (BF16's eight-k loop is not checked: that cost 40% at
+       1 x 896 x 4864; its NaNs are exact, only which of two meeting payloads is kept may
+       differ, as between the F32 and 16-bit one-row 3 x 12 kernels before.) F16: A times
+       2^112 (exact unless |a| >= 2^16: then also the caller's kernel), so that B's bits need
+       no scaling: (a 2^112) (w 2^-112) is a w, rounded once as before. */
     float as[KC] __attribute__((aligned(16)));
-    const float *ab = a;
+    const float *ab = bf ? a : as;
+    v4 s0 = v4_splat(0.0f), s1 = s0;   /* inf or NaN if some a (2^112) is, or a sum overflows */
     int k = 0;
-    if (!bf) {
-        v4 s0 = v4_splat(0.0f), s1 = s0;   /* inf or NaN if some a 2^112 is (or a sum overflows) */
-        for (; k + 8 <= kc; k += 8) {
-            v4 x0 = v4_load(a + k) * 0x1p112f, x1 = v4_load(a + k + 4) * 0x1p112f;
+    for (; k + 8 <= kc; k += 8) {
+        v4 x0 = v4_load(a + k), x1 = v4_load(a + k + 4);
+        if (!bf) {
+            x0 *= 0x1p112f;
+            x1 *= 0x1p112f;
             v4_store(as + k, x0);
             v4_store(as + k + 4, x1);
-            s0 += x0;
-            s1 += x1;
         }
-        s0 += s1;
-        if (!(v4_hsum(s0 - s0) == 0.0f)) return 1;
-        ab = as;
+        s0 += x0;
+        s1 += x1;
     }
+    float st = v4_hsum(s0 + s1);
+    for (int j = k; j < kc; j++) {
+        st += a[j];
+        for (int c4 = 0; c4 < NR; c4++) {   /* the tail's weights */
+            uint16_t h = b[(size_t)c4 * ldb + j];
+            if (bf ? (h & 0x7f80) == 0x7f80 : (h & 0x7c00) == 0x7c00) return 1;
+        }
+    }
+    if (!(st - st == 0.0f)) return 1;
     v4 c[NR_MAX / 4];
     for (int v = 0; v < NR / 4; v++) c[v] = v4_splat(0.0f);
     v8u16 seen = {0};
-    k = 0;
-    for (; k + 8 <= kc; k += 8)
+    for (k = 0; k + 8 <= kc; k += 8)
         BL_UNROLL for (int v = 0; v < NR / 4; v++) {   /* (else clang keeps c in memory) */
             v4i q[4];
             t4_16(q, b + (size_t)4 * v * ldb + k, (size_t)ldb, bf ? NULL : &seen);
@@ -458,8 +474,8 @@ static inline __attribute__((always_inline)) int micro_16(
                 c[v] = fused ? v4_fma(a1, hi, c[v]) : c[v] + a1 * hi;
             }
         }
-    if (!bf && f16_special_seen(seen)) return 1;
-    for (; k < kc; k++) {   /* the last kc % 8: one value at a time, exact */
+    if (!bf && special16_seen(seen, 0)) return 1;
+    for (; k < kc; k++) {   /* the last kc % 8: one value at a time */
         v4 av = v4_splat(a[k]);
         for (int v = 0; v < NR / 4; v++) {
             size_t i = (size_t)4 * v * ldb + k, l = (size_t)ldb;
@@ -473,8 +489,9 @@ static inline __attribute__((always_inline)) int micro_16(
 }
 #define MICRO_16_IN_PLACE(NR, fused)                                                        \
     do {                                                                                    \
-        if (dt == 2) micro_16(t, a, b, ldb, kc, NR, fused, 1);                              \
-        else if (micro_16(t, a, b, ldb, kc, NR, fused, 0))                                  \
+        if (dt == 2 && micro_16(t, a, b, ldb, kc, NR, fused, 1))                            \
+            micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, B_COLS, 2);                     \
+        else if (dt == 1 && micro_16(t, a, b, ldb, kc, NR, fused, 0))                       \
             micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, B_COLS, 1);                     \
     } while (0)
 #else

@@ -151,7 +151,9 @@ static void f16_and_bf16_weights_pack_to_their_exact_float32_values(void) {
    among finite weights (the panel or tile is redone exactly) and when A holds a value the
    moved scale would overflow. Each case: one special value (or one huge a) at every position
    of B (N, K) = (29, 37) (two 12- and three 8-column tiles plus edges, K: 8-blocks and a
-   tail), 1 and 8 rows, both tiles (macs 0, 2^20), against the same product of B up-cast. */
+   tail), 1 and 8 rows, both tiles (macs 0, 2^20), against the same product of B up-cast.
+   NaN as NaN: where two NaNs meet, the payload kept follows operand order, which the F32
+   and 16-bit kernels did not share before either (the one-row 3 x 12 tile natively). */
 static void f16_inf_and_nan_among_finite_weights_keep_their_bits(void) {
     enum { M = 8, K = 37, N = 29 };
     static const uint16_t special[] = {0x7c00, 0xfc00, 0x7e00, 0xfd01},   /* inf, -inf, NaNs */
@@ -163,7 +165,8 @@ static void f16_inf_and_nan_among_finite_weights_keep_their_bits(void) {
     for (int i = 0; i < M * K; i++) a[i] = (float)((int)(bl_rng_next_u32(&r) % 2001) - 1000) / 64;
     long bad = 0, cases = 0;
     for (int dt = BL_DTYPE_F16; dt <= BL_DTYPE_BF16; dt++)
-        for (int s = -1; s < 4; s++)   /* s = -1: no special weight, a huge a instead */
+        for (int s = -2; s < 4; s++)   /* s = -1: no special weight, a huge a instead; -2: two
+                                          NaNs in one column and one in A (their payloads) */
             for (int at = 0; at < N * K; at++) {
                 for (int i = 0; i < N * K; i++) {   /* random finite values, subnormals too */
                     uint16_t h = (uint16_t)bl_rng_next_u32(&r);
@@ -171,10 +174,16 @@ static void f16_inf_and_nan_among_finite_weights_keep_their_bits(void) {
                     if (((h >> 7) & 255) == 255 && dt == BL_DTYPE_BF16) h ^= 0x4000;
                     b[i] = h;
                 }
-                float keep = a[at % K];
+                float keep = a[at % K], keep11 = a[(at % K + 11) % K];
                 if (s >= 0) b[at] = dt == BL_DTYPE_F16 ? special[s] : bf16_special[s];
-                else
+                else if (s == -1)
                     a[at % K] = at & 1 ? 65536.0f : -1e30f;
+                else {
+                    b[at] = dt == BL_DTYPE_F16 ? 0x7e01 : 0x7fc1;
+                    b[at / K * K + (at % K + 5) % K] = dt == BL_DTYPE_F16 ? 0xfe77 : 0xffe3;
+                    uint32_t nan = 0x7fa12345u;   /* quiet: 0x7fe12345 */
+                    memcpy(&a[(at % K + 11) % K], &nan, 4);
+                }
                 bl__weights_to_f32(bf, b, (bl_dtype)dt, 0, (size_t)N * K);
                 for (int m = 1; m <= M; m += M - 1)
                     for (int big = 0; big < 2; big++) {
@@ -188,6 +197,7 @@ static void f16_inf_and_nan_among_finite_weights_keep_their_bits(void) {
                         cases++;
                     }
                 a[at % K] = keep;
+                if (s == -2) a[(at % K + 11) % K] = keep11;
             }
     printf("     %ld outputs differ from B up-cast's in %ld products\n", bad, cases);
     CHECK(bad == 0);
