@@ -5,11 +5,12 @@
    by the MR x NR micro-kernel, whose accumulators live in vector registers. Bias and
    activation are applied in the epilogue of the last K slice, so the hidden layer is
    written once and never re-read. B may also be F16 or BF16 (a checkpoint's own weights): it
-   is up-cast exactly to float32 while it is packed (four values at a time), so the
+   is up-cast exactly to float32 while it is packed (eight values at a time), so the
    micro-kernels and every float32 path stay as they are. A product of one row tile (M <= MR,
    e.g. one-token decoding) does not pack: each value of B is used once, so the kernels read it
-   in place (rows_stream for B (K, N), micro_tile's transposing mode for B (N, K)), summing
-   each output in the packed path's order, so that results never depend on M.
+   in place (rows_stream for B (K, N), micro_tile's transposing mode for B (N, K), micro_16
+   for a 16-bit one), summing each output in the packed path's order, so that results never
+   depend on M.
    Measurements: tools/bench/REPORT-kernels.md. */
 #include <math.h>
 #include "bl_internal.h"
@@ -155,14 +156,104 @@ static inline v4 v4_load_f16(const uint16_t *p) {
     return (v4)((v4i)f | ((v4i)(f >= 0x1p16f) & 0x7f800000) | (x & (int32_t)0x80000000));
 }
 
-/* pack_b_16's body for one dtype (bf a constant): full panels four values at a time (4 x 4
-   transposes when B is transposed), the rest one value at a time. */
-static inline __attribute__((always_inline)) void pack_b_16_dt(
+/* Eight 16-bit values at a time (SIMD builds and native; the wasm build without SIMD keeps
+   the four-value loads above). Four 16-byte loads, k..k+7 of 4 columns of a B (N, K), taken
+   as 32-bit lanes (a pair of k each) and transposed with t4: q[p] lane c holds column c's k+2p
+   (low half) and k+2p+1 (high half), 8 shuffles per 32 weights where t4 on up-cast values
+   spends 8 per 16 (the shuffle port was a bound). The halves widen with shifts and masks. */
+#if defined(__wasm_simd128__) || !defined(__wasm__)
+#define BL_WIDE16 1
+#if defined(__clang__)
+#define BL_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define BL_UNROLL
+#endif
+typedef uint16_t v8u16 __attribute__((vector_size(16)));
+static inline v8u16 v8u16_load(const uint16_t *p) { v8u16 v; memcpy(&v, p, sizeof v); return v; }
+static inline v8u16 v8u16_max(v8u16 a, v8u16 b) {
+#if defined(__wasm_simd128__)
+    return (v8u16)wasm_u16x8_max((v128_t)a, (v128_t)b);   /* one instruction (a compare: 3-4) */
+#else
+    v8u16 m = (v8u16)(a > b);
+    return (a & m) | (b & ~m);
+#endif
+}
+static inline __attribute__((always_inline)) void t4_16(v4i q[4], const uint16_t *r, size_t l,
+                                                        v8u16 *seen) {
+    v8u16 r0 = v8u16_load(r), r1 = v8u16_load(r + l), r2 = v8u16_load(r + 2 * l),
+          r3 = v8u16_load(r + 3 * l);
+    /* the largest h << 1 (special16_seen) */
+    if (seen)
+        *seen = v8u16_max(v8u16_max(*seen, r0 << 1),
+                          v8u16_max(r1 << 1, v8u16_max(r2 << 1, r3 << 1)));
+    v4 t[4];
+    t4(t, (v4)r0, (v4)r1, (v4)r2, (v4)r3);
+    for (int p = 0; p < 4; p++) q[p] = (v4i)t[p];
+}
+/* The two values of q's lanes as float32: BF16 by a shift and a mask; F16 for finite values by
+   the sign-extended bits shifted into place, the shifted-in sign copies masked off
+   (sign | (h & 0x7fff) << 13) and scaled by 2^112, v4_load_f16's result for every finite h
+   (subnormals and -0 included) in 2 operations and the scale (unscaled: the caller has put
+   2^112 into A). Exponent 31 (inf/NaN) comes out as a finite value of 2^16 and up: callers
+   check `seen` and redo such a panel or tile with v4_load_f16. */
+static inline __attribute__((always_inline)) void widen16(v4 *lo, v4 *hi, v4i q, const int bf,
+                                                          const int unscaled) {
+    const int32_t m = (int32_t)0x8fffe000;
+    if (bf) {
+        *lo = (v4)(q << 16);
+        *hi = (v4)(q & (int32_t)0xffff0000);
+    } else {
+        /* the low half sign-extended times 2^13: one pmaddwd for two shifts */
+#if defined(__wasm_simd128__)
+        v4i l = (v4i)wasm_i32x4_dot_i16x8((v128_t)q, wasm_i32x4_splat(8192));
+#else
+        v4i l = (q << 16) >> 3;
+#endif
+        *lo = (v4)(l & m);
+        *hi = (v4)((q >> 3) & m);
+        if (!unscaled) {
+            *lo *= 0x1p112f;
+            *hi *= 0x1p112f;
+        }
+    }
+}
+/* seen: the largest h << 1; an exponent of all ones (inf/NaN) from 0xf800 (F16), 0xff00 (BF16) */
+static inline int special16_seen(v8u16 seen, const int bf) {
+    int any = 0;
+    for (int i = 0; i < 8; i++) any |= seen[i] >= (bf ? 0xff00u : 0xf800u);
+    return any;
+}
+#else
+#define BL_WIDE16 0
+#endif
+
+/* pack_b_16's body for one dtype (bf a constant): full panels of a transposed B eight values
+   at a time (wide: t4_16, widen16) then four (4 x 4 transposes), of B (K, N) four at a time,
+   the rest one value at a time. Returns 1 if the wide up-cast met an F16 inf or NaN (the
+   panels then hold wrong values: the caller packs again with wide 0). */
+static inline __attribute__((always_inline)) int pack_b_16_dt(
         float *bp, const uint16_t *b, int ldb, int trans_b, int kc, int nc, const int bf,
-        const int NR) {
+        const int NR, const int wide) {
     size_t sk = trans_b ? 1 : (size_t)ldb, sj = trans_b ? (size_t)ldb : 1;   /* strides of k, j */
+#if BL_WIDE16
+    v8u16 seen = {0};
+#endif
     for (int j0 = 0; j0 < nc; j0 += NR, bp += (size_t)kc * NR) {
         int cols = nc - j0 < NR ? nc - j0 : NR, k = 0;
+#if BL_WIDE16
+        if (wide && trans_b && cols == NR)   /* eight k at a time (t4_16) */
+            for (; k + 8 <= kc; k += 8)
+                for (int g = 0; g < NR; g += 4) {
+                    v4i q[4];
+                    t4_16(q, b + (size_t)(j0 + g) * ldb + k, (size_t)ldb, bf ? NULL : &seen);
+                    for (int p = 0; p < 4; p++) {
+                        v4 lo, hi;
+                        widen16(&lo, &hi, q[p], bf, 0);
+                        v4_store(bp + (k + 2 * p) * NR + g, lo);
+                        v4_store(bp + (k + 2 * p + 1) * NR + g, hi);
+                    }
+                }
+#endif
         if (trans_b && cols == NR)
             for (; k + 4 <= kc; k += 4)
                 for (int g = 0; g < NR; g += 4) {
@@ -191,6 +282,12 @@ static inline __attribute__((always_inline)) void pack_b_16_dt(
                 bp[k * NR + c] = v;
             }
     }
+#if BL_WIDE16
+    return wide && !bf && special16_seen(seen, 0);
+#else
+    (void)wide;
+    return 0;
+#endif
 }
 
 /* pack_b for a 16-bit B (dt F16 or BF16), up-cast exactly on the way: the same panels and
@@ -198,12 +295,18 @@ static inline __attribute__((always_inline)) void pack_b_16_dt(
    Not inlined, so as not to double the kernel's code in the page. */
 static __attribute__((noinline)) void pack_b_16(float *bp, const uint16_t *b, bl_dtype dt,
                                                 int ldb, int trans_b, int kc, int nc, int nr) {
-    if (nr == 8 && dt == BL_DTYPE_BF16) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 1, 8);
-    else if (nr == 8) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 8);
+    /* wide 0: an F16 block with an inf or NaN, packed again four exact values at a time (a
+       run-time flag: the same code) */
+    for (int wide = 1; wide >= 0; wide--) {
+        int special = 0;
+        if (nr == 8 && dt == BL_DTYPE_BF16) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 1, 8, 1);
+        else if (nr == 8) special = pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 8, wide);
 #if BL_TILE_3X12
-    else if (dt == BL_DTYPE_BF16) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 1, 12);
-    else pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 12);
+        else if (dt == BL_DTYPE_BF16) pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 1, 12, 1);
+        else special = pack_b_16_dt(bp, b, ldb, trans_b, kc, nc, 0, 12, wide);
 #endif
+        if (!special) return;
+    }
 }
 
 /* Four values of B from index i on (dt 0 F32, 1 F16, 2 BF16: a constant), as float32. */
@@ -318,14 +421,94 @@ static __attribute__((noinline)) void micro_edge(float *restrict t, const float 
     MICRO_ROWS(3, 8, 0, B_PACKED, 0);
 }
 
+/* micro_tile's one-row B_COLS mode for a 16-bit B (N, K) (bf: BF16, else F16), eight k at a
+   time (t4_16, widen16), the same sum per output: 0 + a0 b0 + a1 b1 + ... in k order, fused
+   as the tile is. Returns 1, t unfinished, for the inputs named below: the caller redoes the
+   tile through micro_tile. */
+#if BL_WIDE16
+static inline __attribute__((always_inline)) int micro_16(
+        float *restrict t, const float *a, const uint16_t *restrict b, int ldb, int kc,
+        const int NR, const int fused, const int bf) {
+    /* An inf or NaN in A, in the last kc % 8 k, or (F16) anywhere in B sends the tile to the
+       caller's kernel: where NaNs meet, the payload kept follows operand order, which this
+       code need not share with it. (BF16's eight-k loop is not checked: that cost 40% at
+       1 x 896 x 4864; its NaNs are exact, only which of two meeting payloads is kept may
+       differ, as between the F32 and 16-bit one-row 3 x 12 kernels before.) F16: A times
+       2^112 (exact unless |a| >= 2^16: then also the caller's kernel), so that B's bits need
+       no scaling: (a 2^112) (w 2^-112) is a w, rounded once as before. */
+    float as[KC] __attribute__((aligned(16)));
+    const float *ab = bf ? a : as;
+    v4 s0 = v4_splat(0.0f), s1 = s0;   /* inf or NaN if some a (2^112) is, or a sum overflows */
+    int k = 0;
+    for (; k + 8 <= kc; k += 8) {
+        v4 x0 = v4_load(a + k), x1 = v4_load(a + k + 4);
+        if (!bf) {
+            x0 *= 0x1p112f;
+            x1 *= 0x1p112f;
+            v4_store(as + k, x0);
+            v4_store(as + k + 4, x1);
+        }
+        s0 += x0;
+        s1 += x1;
+    }
+    float st = v4_hsum(s0 + s1);
+    for (int j = k; j < kc; j++) {
+        st += a[j];
+        for (int c4 = 0; c4 < NR; c4++) {   /* the tail's weights */
+            uint16_t h = b[(size_t)c4 * ldb + j];
+            if (bf ? (h & 0x7f80) == 0x7f80 : (h & 0x7c00) == 0x7c00) return 1;
+        }
+    }
+    if (!(st - st == 0.0f)) return 1;
+    v4 c[NR_MAX / 4];
+    for (int v = 0; v < NR / 4; v++) c[v] = v4_splat(0.0f);
+    v8u16 seen = {0};
+    for (k = 0; k + 8 <= kc; k += 8)
+        BL_UNROLL for (int v = 0; v < NR / 4; v++) {   /* (else clang keeps c in memory) */
+            v4i q[4];
+            t4_16(q, b + (size_t)4 * v * ldb + k, (size_t)ldb, bf ? NULL : &seen);
+            for (int p = 0; p < 4; p++) {
+                v4 lo, hi, a0 = v4_splat(ab[k + 2 * p]), a1 = v4_splat(ab[k + 2 * p + 1]);
+                widen16(&lo, &hi, q[p], bf, 1);
+                c[v] = fused ? v4_fma(a0, lo, c[v]) : c[v] + a0 * lo;
+                c[v] = fused ? v4_fma(a1, hi, c[v]) : c[v] + a1 * hi;
+            }
+        }
+    if (!bf && special16_seen(seen, 0)) return 1;
+    for (; k < kc; k++) {   /* the last kc % 8: one value at a time */
+        v4 av = v4_splat(a[k]);
+        for (int v = 0; v < NR / 4; v++) {
+            size_t i = (size_t)4 * v * ldb + k, l = (size_t)ldb;
+            v4 bv = {load_b1(b, i, 1 + bf), load_b1(b, i + l, 1 + bf),
+                     load_b1(b, i + 2 * l, 1 + bf), load_b1(b, i + 3 * l, 1 + bf)};
+            c[v] = fused ? v4_fma(av, bv, c[v]) : c[v] + av * bv;
+        }
+    }
+    for (int v = 0; v < NR / 4; v++) v4_store(t + 4 * v, c[v]);
+    return 0;
+}
+#define MICRO_16_IN_PLACE(NR, fused)                                                        \
+    do {                                                                                    \
+        if (dt == 2 && micro_16(t, a, b, ldb, kc, NR, fused, 1))                            \
+            micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, B_COLS, 2);                     \
+        else if (dt == 1 && micro_16(t, a, b, ldb, kc, NR, fused, 0))                       \
+            micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, B_COLS, 1);                     \
+    } while (0)
+#else
+#define MICRO_16_IN_PLACE(NR, fused)                                                        \
+    do {                                                                                    \
+        if (dt == 1) micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, B_COLS, 1);            \
+        else micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, B_COLS, 2);                    \
+    } while (0)
+#endif
+
 /* One row of the 4 x 8 tile on a transposed B (N, K) in place (dt 0-2 as in load_b4). Not
    inlined: the cost is per call, not per k. Only for one row: at 2-4 rows it measured no
    faster than packing (B then serves several rows), and every variant is engine size. */
 static __attribute__((noinline)) void micro_in_place(float *restrict t, const float *a, int lda,
                                                      const void *b, int ldb, int dt, int kc) {
     if (dt == 0) micro_tile(t, a, lda, b, ldb, kc, 1, 8, 0, B_COLS, 0);
-    else if (dt == 1) micro_tile(t, a, lda, b, ldb, kc, 1, 8, 0, B_COLS, 1);
-    else micro_tile(t, a, lda, b, ldb, kc, 1, 8, 0, B_COLS, 2);
+    else MICRO_16_IN_PLACE(8, 0);
 }
 
 /* The 3 x 12 tile: fused in the FMA build. Natively (C tests, ASan, fuzzing) it runs unfused
@@ -347,8 +530,7 @@ static __attribute__((noinline)) void micro_3x12_in_place(float *restrict t, con
                                                           int lda, const void *b, int ldb, int dt,
                                                           int kc) {
     if (dt == 0) micro_tile(t, a, lda, b, ldb, kc, 1, 12, BL_HAS_FMA, B_COLS, 0);
-    else if (dt == 1) micro_tile(t, a, lda, b, ldb, kc, 1, 12, BL_HAS_FMA, B_COLS, 1);
-    else micro_tile(t, a, lda, b, ldb, kc, 1, 12, BL_HAS_FMA, B_COLS, 2);
+    else MICRO_16_IN_PLACE(12, BL_HAS_FMA);
 }
 #endif
 /* acc (R, w; row stride ldc) += a (R rows of stride lda, kb columns) @ B (kb, w), B (K, N)

@@ -146,10 +146,68 @@ static void f16_and_bf16_weights_pack_to_their_exact_float32_values(void) {
     free(bt); free(bn); free(c); free(c1);
 }
 
+/* The 16-bit weights' fast up-casts (eight values at a time; F16 for finite values only, with
+   2^112 moved into A where |a| < 2^16) must give a float32 B's bits wherever an inf or NaN sits
+   among finite weights (the panel or tile is redone exactly) and when A holds a value the
+   moved scale would overflow. Each case: one special value (or one huge a) at every position
+   of B (N, K) = (29, 37) (two 12- and three 8-column tiles plus edges, K: 8-blocks and a
+   tail), 1 and 8 rows, both tiles (macs 0, 2^20), against the same product of B up-cast.
+   NaN as NaN: where two NaNs meet, the payload kept follows operand order, which the F32
+   and 16-bit kernels did not share before either (the one-row 3 x 12 tile natively). */
+static void f16_inf_and_nan_among_finite_weights_keep_their_bits(void) {
+    enum { M = 8, K = 37, N = 29 };
+    static const uint16_t special[] = {0x7c00, 0xfc00, 0x7e00, 0xfd01},   /* inf, -inf, NaNs */
+                          bf16_special[] = {0x7f80, 0xff80, 0x7fc0, 0xff81};
+    bl_rng r;
+    bl_rng_seed(&r, 23);
+    uint16_t b[N * K];
+    float bf[N * K], a[M * K], c[M * N], want[M * N];
+    for (int i = 0; i < M * K; i++) a[i] = (float)((int)(bl_rng_next_u32(&r) % 2001) - 1000) / 64;
+    long bad = 0, cases = 0;
+    for (int dt = BL_DTYPE_F16; dt <= BL_DTYPE_BF16; dt++)
+        for (int s = -2; s < 4; s++)   /* s = -1: no special weight, a huge a instead; -2: two
+                                          NaNs in one column and one in A (their payloads) */
+            for (int at = 0; at < N * K; at++) {
+                for (int i = 0; i < N * K; i++) {   /* random finite values, subnormals too */
+                    uint16_t h = (uint16_t)bl_rng_next_u32(&r);
+                    if (((h >> 10) & 31) == 31 && dt == BL_DTYPE_F16) h ^= 0x4000;
+                    if (((h >> 7) & 255) == 255 && dt == BL_DTYPE_BF16) h ^= 0x4000;
+                    b[i] = h;
+                }
+                float keep = a[at % K], keep11 = a[(at % K + 11) % K];
+                if (s >= 0) b[at] = dt == BL_DTYPE_F16 ? special[s] : bf16_special[s];
+                else if (s == -1)
+                    a[at % K] = at & 1 ? 65536.0f : -1e30f;
+                else {
+                    b[at] = dt == BL_DTYPE_F16 ? 0x7e01 : 0x7fc1;
+                    b[at / K * K + (at % K + 5) % K] = dt == BL_DTYPE_F16 ? 0xfe77 : 0xffe3;
+                    uint32_t nan = 0x7fa12345u;   /* quiet: 0x7fe12345 */
+                    memcpy(&a[(at % K + 11) % K], &nan, 4);
+                }
+                bl__weights_to_f32(bf, b, (bl_dtype)dt, 0, (size_t)N * K);
+                for (int m = 1; m <= M; m += M - 1)
+                    for (int big = 0; big < 2; big++) {
+                        uint64_t macs = big ? 1u << 20 : 0;
+                        bl__gemm_typed_as(c, N, NULL, a, K, b, (bl_dtype)dt, K, 1, NULL, m, K, N,
+                                          BL_ACT_IDENTITY, macs);
+                        bl__gemm_typed_as(want, N, NULL, a, K, bf, BL_DTYPE_F32, K, 1, NULL, m, K,
+                                          N, BL_ACT_IDENTITY, macs);
+                        for (int i = 0; i < m * N; i++)
+                            bad += memcmp(&c[i], &want[i], 4) && !(isnan(c[i]) && isnan(want[i]));
+                        cases++;
+                    }
+                a[at % K] = keep;
+                if (s == -2) a[(at % K + 11) % K] = keep11;
+            }
+    printf("     %ld outputs differ from B up-cast's in %ld products\n", bad, cases);
+    CHECK(bad == 0);
+}
+
 int main(void) {
     bl_run("linear_matches_naive_reference_on_awkward_shapes", linear_matches_naive_reference_on_awkward_shapes);
     bl_run("attention_long_sequences_match_naive_reference", attention_long_sequences_match_naive_reference);
     bl_run("ffn_gelu_beyond_one_k_slice_matches_naive_reference", ffn_gelu_beyond_one_k_slice_matches_naive_reference);
     bl_run("f16_and_bf16_weights_pack_to_their_exact_float32_values", f16_and_bf16_weights_pack_to_their_exact_float32_values);
+    bl_run("f16_inf_and_nan_among_finite_weights_keep_their_bits", f16_inf_and_nan_among_finite_weights_keep_their_bits);
     return bl_summary();
 }
