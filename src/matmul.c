@@ -7,10 +7,10 @@
    written once and never re-read. B may also be F16 or BF16 (a checkpoint's own weights): it
    is up-cast exactly to float32 while it is packed (eight values at a time), so the
    micro-kernels and every float32 path stay as they are. A product of one row tile (M <= MR,
-   e.g. one-token decoding) does not pack: each value of B is used once, so the kernels read it
-   in place (rows_stream for B (K, N), micro_tile's transposing mode for B (N, K), micro_16
-   for a 16-bit one), summing each output in the packed path's order, so that results never
-   depend on M.
+   e.g. one-token decoding), and one of F32 B (K, N) up to 8 rows, does not pack: each value of
+   B is used once or streamed, so the kernels read it in place (rows_stream for B (K, N),
+   micro_tile's transposing mode for B (N, K), micro_16 for a 16-bit one), summing each output
+   in the packed path's order, so that results never depend on M.
    Measurements: tools/bench/REPORT-kernels.md. */
 #include <math.h>
 #include "bl_internal.h"
