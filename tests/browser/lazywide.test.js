@@ -49,10 +49,19 @@ test('a_text_change_off_screen_computes_no_wide_stage_and_scrolling_to_figure_13
     assert.strictEqual(await positions(page), undefined, 'figure 13 waits for the reader');
     const wants = await page.evaluate(() => window.__wants);
     assert.ok(wants.every((w) => Array.isArray(w) && !w.includes('wide')), JSON.stringify(wants));
-    // scrolled to it: computed and drawn
+    // its export pressed (without scrolling) before it is drawn: a message, no file
+    let downloads = 0;
+    page.on('download', () => downloads++);
+    await page.$eval('#s-lens .export-svg', (b) => b.click());
+    const msg = () => page.$eval('#s-lens .export-msg', (m) => m.textContent);
+    assert.match(await msg(), /not drawn yet/);
+    // scrolled to it: computed and drawn, and the message goes
     await scrollTo(page, '#s-lens');
     await page.waitForFunction((n) => document.querySelector('#fig-lens').dataset.positions === n,
       String(1 + A.length), { timeout: 30000 });
+    await settle(page);
+    assert.strictEqual(await msg(), '');
+    assert.strictEqual(downloads, 0);
     // back at the top, another text: the figure keeps its drawing and no wide stage is computed
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.waitForTimeout(300);

@@ -40,13 +40,15 @@ function create(opts) {
   const bar = el('div', 'export-bar');
   const msg = el('span', 'export-msg');
   msg.setAttribute('role', 'status');
+  let tr = null;   // the page's texts, from update()
   function button(kind) {
     const b = el('button', 'mini export-' + kind);
     b.type = 'button';
     b.dataset.export = kind;
     b.addEventListener('click', function () {
       const job = opts.get();
-      if (!job) return;
+      // (A figure below the fold may not be drawn yet: say so rather than do nothing.)
+      if (!job) { msg.textContent = tr ? tr('exp_notDrawn') : ''; return; }
       job.view = opts.view;
       const name = 'blocklens-' + opts.view + '.' + kind;
       msg.textContent = '';
@@ -64,6 +66,8 @@ function create(opts) {
   return {
     root: bar,
     update: function (t) {
+      tr = t;
+      if (msg.textContent && opts.get()) msg.textContent = '';
       svgB.textContent = t('exp_svg'); svgB.title = t('exp_svgTitle');
       pngB.textContent = t('exp_png'); pngB.title = t('exp_pngTitle');
     }

@@ -84,6 +84,7 @@ export default {
   exp_svg: 'SVG', exp_png: 'PNG',
   exp_svgTitle: 'Save this figure as SVG: text stays text, sharp at any size',
   exp_pngTitle: 'Save this figure as a PNG at twice its size',
+  exp_notDrawn: 'This figure is not drawn yet: export it once it shows.',
   exp_failed: 'Export failed: {message}',
   embed_btn: 'Embed', embed_title: 'Code to put this figure, with these settings, in a blog post',
   embed_iframe: 'iframe: for any site that allows iframes',

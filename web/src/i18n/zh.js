@@ -84,6 +84,7 @@ export default {
   exp_svg: 'SVG', exp_png: 'PNG',
   exp_svgTitle: '把这张图存为 SVG：文字仍是文字，放大也清晰',
   exp_pngTitle: '把这张图存为两倍尺寸的 PNG',
+  exp_notDrawn: '此图尚未画出：请在它显示后再导出。',
   exp_failed: '导出失败：{message}',
   embed_btn: '嵌入', embed_title: '把这张图（连同当前设置）放进博客的代码',
   embed_iframe: 'iframe：适用于允许 iframe 的网站',
