@@ -112,3 +112,24 @@ test('results_do_not_depend_on_what_earlier_calls_left_in_the_heap', async () =>
     });
   }
 });
+
+// A checkpoint's F32 (N, K) weight times one row has a kernel of its own (row_t in
+// src/matmul.c); its bits must be those the row gets inside a product of several rows (packed).
+// GPT-2's tied LM head is such a weight: logits 'last' multiplies only the last row, rounded as
+// the whole product. 5 x 64 x 4100 = 1.31M multiply-adds: the FMA build fuses both; the SIMD
+// build checks the unfused kernel.
+test('the_last_rows_logits_alone_have_the_bits_of_that_row_in_the_whole_product_on_a_wide_vocabulary', async () => {
+  const bl = await BlockLens.load();
+  const ck = require('./checkpoint.js');
+  const V = 4100, model = ck.randomGpt2(bl, { seed: 21, D: 64, H: 4, F: 64, V, nLayer: 1 });
+  const m = bl.loadModel({ weights: ck.safetensors(ck.tensorsOf(model)), config: model.config, vocab: model.vocab });
+  try {
+    const ids = [0, 5, 900, 4099, 17];
+    const full = m.forward(ids).logits, last = m.forward(ids, { logits: 'last' }).logits;
+    assert.equal(last.length, V);
+    const row = full.subarray(4 * V, 5 * V);
+    let differ = 0;
+    for (let j = 0; j < V; j++) if (!Object.is(last[j], row[j])) differ++;
+    assert.equal(differ, 0, `${differ} of ${V} logits differ`);
+  } finally { m.free(); }
+});
