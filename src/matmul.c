@@ -156,12 +156,6 @@ static inline v4 v4_load_f16(const uint16_t *p) {
     return (v4)((v4i)f | ((v4i)(f >= 0x1p16f) & 0x7f800000) | (x & (int32_t)0x80000000));
 }
 
-#if defined(__clang__)
-#define BL_UNROLL _Pragma("clang loop unroll(full)")
-#else
-#define BL_UNROLL
-#endif
-
 /* Eight 16-bit values at a time (SIMD builds and native; the wasm build without SIMD keeps
    the four-value loads above). Four 16-byte loads, k..k+7 of 4 columns of a B (N, K), taken
    as 32-bit lanes (a pair of k each) and transposed with t4: q[p] lane c holds column c's k+2p
@@ -169,6 +163,11 @@ static inline v4 v4_load_f16(const uint16_t *p) {
    spends 8 per 16 (the shuffle port was a bound). The halves widen with shifts and masks. */
 #if defined(__wasm_simd128__) || !defined(__wasm__)
 #define BL_WIDE16 1
+#if defined(__clang__)
+#define BL_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define BL_UNROLL
+#endif
 typedef uint16_t v8u16 __attribute__((vector_size(16)));
 static inline v8u16 v8u16_load(const uint16_t *p) { v8u16 v; memcpy(&v, p, sizeof v); return v; }
 static inline v8u16 v8u16_max(v8u16 a, v8u16 b) {
@@ -608,75 +607,6 @@ static void stream(float *restrict acc, const float *a, int lda, int M, const vo
     }
 }
 
-/* One row of A times an F32 B (N, K) read in place, 4 G columns (G a constant): t[0:4G] =
-   a[0:kc] @ B[0:4G, 0:kc]^T, each output 0 + a0 b0 + a1 b1 + ... in k order, fused as the
-   tile is, so the bits are micro_tile's. Per group of 4 columns and 4 k: 4 loads and a 4 x 4
-   transpose; unfused, the four rows are multiplied by a[k..k+3] before the transpose (the
-   same products, no broadcasts). Why 6 groups (24 columns) and the barrier: micro_tile's one
-   row has 2-3 accumulators, so the sums' latency bounded it, and clang hoisted every group's
-   loads to the top of the k step, which V8 spilled (42-85 stack accesses per step). With the
-   barrier each group's loads stay with its arithmetic: 1 x 896 x 4864 9.2 -> 13.8 GFLOPS
-   (SIMD), 11.4 -> 14.8 (FMA); 4 groups 12.6, 6 without the barrier 13.1 (Node 22). */
-#if defined(__wasm_simd128__) || !defined(__wasm__)
-#define BL_ROW_T 1
-#define ROW_G 6
-#define ROW_W (4 * ROW_G)   /* a multiple of both tiles' NR (8 and 12): the fallback's tiles */
-static inline __attribute__((always_inline)) void row_t(
-        float *restrict t, const float *a, const float *restrict b, int ldb, int kc,
-        const int G, const int fused) {
-    v4 c[ROW_G];
-    for (int g = 0; g < G; g++) c[g] = v4_splat(0.0f);
-    const size_t l = (size_t)ldb;
-    int k = 0;
-    for (; k + 4 <= kc; k += 4) {
-        v4 x = v4_load(a + k);
-        BL_UNROLL for (int g = 0; g < G; g++) {
-            __asm__ volatile("" ::: "memory");   /* (an empty barrier: see above) */
-            const float *r = b + (size_t)4 * g * l + k;
-            v4 r0 = v4_load(r), r1 = v4_load(r + l), r2 = v4_load(r + 2 * l),
-               r3 = v4_load(r + 3 * l), q[4];
-            if (!fused) {
-                t4(q, r0 * x, r1 * x, r2 * x, r3 * x);
-                for (int kk = 0; kk < 4; kk++) c[g] = c[g] + q[kk];
-            } else {
-                t4(q, r0, r1, r2, r3);
-                for (int kk = 0; kk < 4; kk++) c[g] = v4_fma(v4_splat(a[k + kk]), q[kk], c[g]);
-            }
-        }
-    }
-    for (; k < kc; k++) {
-        v4 av = v4_splat(a[k]);
-        for (int g = 0; g < G; g++) {
-            size_t i = (size_t)4 * g * l + k;
-            v4 bv = {b[i], b[i + l], b[i + 2 * l], b[i + 3 * l]};
-            c[g] = fused ? v4_fma(av, bv, c[g]) : c[g] + av * bv;
-        }
-    }
-    for (int g = 0; g < G; g++) v4_store(t + 4 * g, c[g]);
-}
-static __attribute__((noinline)) void row_t_f32(float *restrict t, const float *a,
-                                                const float *restrict b, int ldb, int kc,
-                                                int fused) {
-    if (BL_HAS_FMA && fused) row_t(t, a, b, ldb, kc, ROW_G, 1);   /* (only the FMA build fuses) */
-    else row_t(t, a, b, ldb, kc, ROW_G, 0);
-}
-#else
-#define BL_ROW_T 0
-#endif
-
-/* Are x[0:n] all finite? */
-static int all_finite(const float *x, int n) {
-    v4 s = v4_splat(0.0f);
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-        v4 v = v4_load(x + i);
-        s += v - v;   /* 0, or NaN for an inf or NaN */
-    }
-    float r = v4_hsum(s);
-    for (; i < n; i++) r += x[i] - x[i];
-    return r == 0.0f;
-}
-
 /* The packed micro-tile for `rows` rows of the MR x NR tile. */
 static inline __attribute__((always_inline)) void micro_packed(
         float *restrict t, const float *a, int lda, int rows, const float *restrict bp, int kc,
@@ -761,36 +691,6 @@ static inline __attribute__((always_inline)) void gemm_blocked(
             }
             j = nv;
         }
-#if BL_ROW_T
-        /* One row of F32 B (N, K): ROW_W columns at a time by row_t. NaN payloads: where NaNs
-           meet, which one is kept follows each kernel's operand order, and an F16 or BF16
-           checkpoint must give its F32 twin's bits (fuzz_llama), whose special weights take
-           micro_tile through micro_16's fallback. So a tile whose A or outputs are not all
-           finite (with finite A, an inf or NaN weight always makes its output inf or NaN) is
-           redone by the kernel the 16-bit types fall back to; finite inputs give default NaNs
-           alone, the same in any order. */
-        if (trans_b && M == 1 && bt == BL_DTYPE_F32) {
-            float tw[ROW_W] __attribute__((aligned(16)));
-            const int fused = BL_HAS_FMA && NR == 12, a_ok = all_finite(a, K);
-            for (; j + ROW_W <= N; j += ROW_W)
-                for (int pc = 0; pc < K; pc += KC) {
-                    int kc = K - pc < KC ? K - pc : KC;
-                    const float *bj = (const float *)b + (size_t)j * ldb + pc;
-                    if (a_ok) row_t_f32(tw, a + pc, bj, ldb, kc, fused);
-                    if (!a_ok || !all_finite(tw, ROW_W))
-                        for (int o = 0; o < ROW_W; o += NR) {
-                            const float *bo = bj + (size_t)o * ldb;
-#if BL_TILE_3X12
-                            if (NR == 12) micro_3x12_in_place(tw + o, a + pc, lda, bo, ldb, 0, kc);
-                            else
-#endif
-                            micro_in_place(tw + o, a + pc, lda, bo, ldb, 0, kc);
-                        }
-                    tile_out(c + j, ldc, pre ? pre + j : NULL, tw, ROW_W, bias ? bias + j : NULL, 1,
-                             ROW_W, pc == 0, pc + kc == K, act);
-                }
-        }
-#endif
         for (; j < N; j += NR) {
             int cols = N - j < NR ? N - j : NR;
             for (int pc = 0; pc < K; pc += KC) {
