@@ -113,8 +113,9 @@ test('results_do_not_depend_on_what_earlier_calls_left_in_the_heap', async () =>
   }
 });
 
-// A checkpoint's F32 (N, K) weight times one row has a kernel of its own (row_t in
-// src/matmul.c); its bits must be those the row gets inside a product of several rows (packed).
+// A checkpoint's F32 (N, K) weight times one row is read in place, not packed (micro_tile's
+// transposing mode in src/matmul.c); its bits must be those the row gets inside a product of
+// several rows (packed).
 // GPT-2's tied LM head is such a weight: logits 'last' multiplies only the last row, rounded as
 // the whole product. 5 x 64 x 4100 = 1.31M multiply-adds: the FMA build fuses both; the SIMD
 // build checks the unfused kernel.
