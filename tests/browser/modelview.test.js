@@ -2,7 +2,7 @@
    the 2 x 4 grid is drawn and badged with the measure the stage computes in Node, hovering a cell
    shows its largest weights, pressing one (or Enter) sets figure 4's layer and head and scrolls
    to it; an opened qwen3 folder gives its 2 x 4 grid; random weights say why there is none; a
-   30 x 9 grid at 64 tokens is painted over many frames into canvases sized once. */
+   30 x 9 grid at 64 tokens is painted over many frames into a canvas per layer, sized once. */
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -36,20 +36,27 @@ test.after(async () => { await env.close(); });
 const POEM_HASH = () => 'lang=en&weights=poems&tokens=' + encodeURIComponent(params.POEM.tokens);
 const drawn = (page) => page.waitForFunction(() => {
   const f = document.querySelector('#fig-heads');
-  return f && f.dataset.cells && Array.from(f.querySelectorAll('.mv-cell canvas')).every((c) => c.dataset.rows);
+  const maps = f ? Array.from(f.querySelectorAll('.mv-cell .mv-map')) : [];
+  return f && f.dataset.cells && maps.length === +f.dataset.cells && maps.every((c) => c.dataset.rows);
 }, null, { timeout: 30000 });
 
 test('every_cell_of_the_poem_models_grid_is_drawn_and_badged_with_the_stages_measure', async () => {
   const o = await open(env.browser, FILE_URL, POEM_HASH());
   await drawn(o.page);
   const mv = ref.modelview, L = mv.L;
-  const cells = await o.page.$$eval('#fig-heads .mv-cell', (bs) => bs.map((b) => {
-    const c = b.querySelector('canvas'), k = c.width / c.getBoundingClientRect().width;
-    const img = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;   // (one readback)
+  // Each map read where its layer's canvas shows it, at the place of its cell's box on screen.
+  const cells = await o.page.$$eval('#fig-heads .mv-cell', (bs) => bs.map((b, j, all) => {
+    const m = b.querySelector('.mv-map'), d = m.dataset;
+    const c = b.parentNode.querySelector('canvas.mv-line[data-layer="' + b.dataset.layer + '"]');
+    const cr = c.getBoundingClientRect(), mr = m.getBoundingClientRect(), k = c.width / cr.width;
+    const read = all.read || (all.read = new Map());   // (one readback per canvas)
+    if (!read.has(c)) read.set(c, c.getContext('2d').getImageData(0, 0, c.width, c.height).data);
+    const img = read.get(c);
     const px = (x, y) => { const i = 4 * (Math.floor(y * k) * c.width + Math.floor(x * k)); return [img[i], img[i + 1], img[i + 2]]; };
-    const d = c.dataset, at = (r, col) => px(+d.plotX + (col + 0.5) * +d.cellW, +d.plotY + (r + 0.5) * +d.cellH);
+    const at = (r, col) => px(+d.mapX + +d.plotX + (col + 0.5) * +d.cellW, +d.mapY + +d.plotY + (r + 0.5) * +d.cellH);
     return { layer: +b.dataset.layer, head: +b.dataset.head, badge: b.querySelector('.mv-badge').textContent,
-      rows: +d.rows, cols: +d.cols, diag: at(0, 0), masked: at(0, +d.cols - 1), mask: d.maskRgb };
+      rows: +d.rows, cols: +d.cols, diag: at(0, 0), masked: at(0, +d.cols - 1), mask: d.maskRgb,
+      place: [mr.left - cr.left - +d.mapX, mr.top - cr.top - +d.mapY], size: [mr.width - +d.cssW, mr.height - +d.cssH] };
   }));
   assert.equal(cells.length, 8, '2 layers x 4 heads');
   cells.forEach((c, i) => {
@@ -59,7 +66,10 @@ test('every_cell_of_the_poem_models_grid_is_drawn_and_badged_with_the_stages_mea
     // Query 0 reads only <s> (weight 1: the scale's darkest end); the last key of query 0 is masked.
     assert.notDeepEqual(c.diag, c.masked);
     assert.equal(c.masked.join(','), c.mask, 'masked cell in the mask colour');
+    // The map sits in its cell's box: drawn where the box is, at the box's size (within a pixel).
+    for (const v of c.place.concat(c.size)) assert.ok(Math.abs(v) <= 1, 'map ' + i + ' off its box: ' + c.place + ' ' + c.size);
   });
+  assert.equal(await o.page.$$eval('#fig-heads canvas', (c) => c.length), 2, 'a canvas per layer');
   await o.page.click('#fig-heads details.table-alt summary');
   await o.page.waitForSelector('#fig-heads table.data tbody th');   // built on the toggle event
   const rows = await o.page.$$eval('#fig-heads table.data tbody th', (ths) => ths.map((th) => th.textContent));
@@ -117,14 +127,14 @@ test('an_opened_qwen3_folder_gives_a_grid_of_its_layers_by_heads_and_random_weig
   await drawn(o.page);
   const data = await o.page.$eval('#fig-heads', (f) => Object.assign({}, f.dataset));
   assert.deepEqual([data.applies, data.layers, data.heads, data.cells], ['yes', '2', '4', '8']);
-  assert.equal(await o.page.$$eval('#fig-heads .mv-cell canvas', (c) => c.filter((x) => +x.dataset.rows === 8).length), 8);
+  assert.equal(await o.page.$$eval('#fig-heads .mv-cell .mv-map', (c) => c.filter((x) => +x.dataset.rows === 8).length), 8);
   assert.match(await o.page.getAttribute('#fig-heads .mv-cell[data-layer="1"][data-head="3"]', 'aria-label'),
     /^第 2 层第 4 头 · 前一个 token：\d+% · 最大的权重/);
   assert.deepEqual(o.log.errors, []);
   await o.close();
 });
 
-// Every map of the grid's latest update painted (its data-maps "drawn/total", grid.js) with the
+// Every map of the grid's latest update painted (its data-maps "drawn/all", grid.js) with the
 // page ready, on three animation frames in a row: an update queued just before reports its count
 // only from its first frame on.
 async function mapsPainted(page) {
@@ -182,20 +192,21 @@ test('the_grid_of_30_layers_by_9_heads_at_64_tokens_paints_over_several_frames_a
   assert.equal(await o.page.$eval('#fig-heads', (f) => f.dataset.measure), 'sink');
   // (How long the redraw and each frame's maps take is timed by tools/bench/modelwide.js
   // --models mv30, not asserted here: this host is shared.)
-  const rows = await o.page.$$eval('#fig-heads .mv-cell canvas', (c) => c.filter((x) => +x.dataset.rows === 64).length);
+  const rows = await o.page.$$eval('#fig-heads .mv-cell .mv-map', (c) => c.filter((x) => +x.dataset.rows === 64).length);
   assert.equal(rows, 270);
+  // 30 canvases, not 270: the first frame showing the grid uploads each one (modelwide.js --scrolls).
+  assert.equal(await o.page.$$eval('#fig-heads canvas', (c) => c.length), 30, 'a canvas per layer');
   // Another text of the same length: every map is painted again over several frames, into
   // canvases sized once (no width, height or style written: a resize reallocates the canvas).
-  const before = await o.page.$eval('#fig-heads .mv-cell canvas', (c) => c.toDataURL());
+  const before = await o.page.$eval('#fig-heads canvas.mv-line', (c) => c.toDataURL());
   await o.page.evaluate(() => {
     window.__resized = []; window.__maps = [];
     const grid = document.querySelector('#fig-heads .mv');
     new MutationObserver((recs) => {
       for (const r of recs) {
-        const b = r.target.parentNode;
         if (r.target === grid) window.__maps.push(grid.dataset.maps);
         else if (r.target.tagName === 'CANVAS') {
-          window.__resized.push(b.dataset.layer + '.' + b.dataset.head + ' ' + r.attributeName + ': ' + r.oldValue +
+          window.__resized.push('layer ' + r.target.dataset.layer + ' ' + r.attributeName + ': ' + r.oldValue +
             ' -> ' + r.target.getAttribute(r.attributeName));
         }
       }
@@ -211,7 +222,7 @@ test('the_grid_of_30_layers_by_9_heads_at_64_tokens_paints_over_several_frames_a
   const again = await o.page.evaluate(() => ({ resized: window.__resized, maps: window.__maps }));
   assert.deepEqual(again.resized, [], 'no canvas resized for new weights of the same shape');
   assert.ok(again.maps.some((m) => m.split('/')[0] !== m.split('/')[1]), 'painted over several frames: ' + again.maps);
-  assert.notEqual(await o.page.$eval('#fig-heads .mv-cell canvas', (c) => c.toDataURL()), before, 'the first map repainted');
+  assert.notEqual(await o.page.$eval('#fig-heads canvas.mv-line', (c) => c.toDataURL()), before, 'the first layer repainted');
   // The grid scrolls in its own box, the page does not.
   assert.equal(await o.page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true);
   await o.close();
