@@ -92,7 +92,7 @@ function textOf(model, r) {
 /* Before the page's scripts: recorders of long tasks, long animation frames, the page's
    blocklens:* User Timing, the Worker's messages (the forward's answer arrives as parts), input
    and click events, and attribute changes that say a figure drew: a model-view canvas's data-rows (set by
-   every map's draw before the grid drew its own maps), the grid's data-maps ("drawn/total",
+   every map's draw before the grid drew its own maps), the grid's data-maps ("drawn/all",
    after them), the lens figure's data-top, the ablation figure's data-sweep. */
 function instrument() {
   const W = self.__mw = { long: [], loaf: [], marks: [], msgs: [], muts: [], inputs: [] };
