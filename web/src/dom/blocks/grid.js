@@ -4,7 +4,7 @@
    block.target; block.table is its data table (dom/table.js, built only while open). The maps of a
    layer are drawn into one canvas laid over its row of buttons (an empty box in each button keeps
    the map's place): at 30 x 9 heads, a canvas per map made the first frame that showed the grid
-   one long task (the compositor's first upload of 270 canvases, 95-211 ms; tools/bench/modelwide.js
+   one long task (the compositor's first upload of 270 canvases, 123-329 ms; tools/bench/modelwide.js
    --scrolls). The maps are drawn a few per animation frame (BUDGET ms), and a map already showing
    the same weights at the same place is left as it is, so 30 x 9 maps of 64 tokens never make a
    long task (each frame's share is timed as the performance measure 'blocklens:grid:frame'; the
