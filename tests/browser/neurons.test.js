@@ -139,16 +139,34 @@ test('the_held_out_search_shows_progress_can_be_cancelled_and_finds_the_referenc
   try {
     assert.strictEqual((await data(page)).search, 'off');
     const on = '#fig-neurons .seg-btn:nth-child(2)', off = '#fig-neurons .seg-btn:nth-child(1)';
-    // Switched on, the progress line names the search; switched off meanwhile, it stops.
+    // Switched on, the progress line names the search; switched off meanwhile, it stops. The
+    // search may take only a few hundred ms (the line shows after 250), so the page itself
+    // watches for the line and presses "off" the moment it shows the search, while it runs.
+    await page.evaluate((offSel) => {
+      const p = document.getElementById('progress'), fig = document.querySelector('#fig-neurons');
+      const w = window.__search = { shown: null, results: [] };
+      new MutationObserver(() => {
+        if (w.shown || p.hidden || p.dataset.stage !== 'nsearch') return;
+        w.shown = { frac: p.querySelector('progress').value, search: fig.dataset.search };
+        document.querySelector(offSel).click();
+      }).observe(p, { attributes: true, attributeFilter: ['hidden', 'data-stage'] });
+      new MutationObserver(() => w.results.push(fig.dataset.search))
+        .observe(fig, { attributes: true, attributeFilter: ['data-search'] });
+    }, off);
+    // (Chromium's CPU throttling, so that the search outlasts the line's delay on a fast host.)
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 8 });
     await page.click(on);
-    await page.waitForFunction(() => document.getElementById('progress').dataset.stage === 'nsearch' &&
-      !document.getElementById('progress').hidden, null, { timeout: 30000 });
-    const frac = await page.$eval('#progress progress', (p) => p.value);
-    assert.ok(frac >= 0 && frac < 1, `progress ${frac}`);
-    await page.click(off);
+    await page.waitForFunction(() => window.__search.shown, null, { timeout: 30000 });
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+    const seen = await page.evaluate(() => window.__search.shown);
+    assert.ok(seen.frac >= 0 && seen.frac < 1, `progress ${seen.frac}`);
+    assert.strictEqual(seen.search, 'off', 'shown while the search runs');
     await ready(page);
     await page.waitForTimeout(500);
     assert.strictEqual((await data(page)).search, 'off', 'cancelled');
+    assert.deepStrictEqual(await page.evaluate(() => window.__search.results.filter((v) => v !== 'off')), [],
+      'no result of the cancelled search shown');
     assert.ok(await page.$eval('#progress', (p) => p.hidden), 'the progress line is gone');
     // On again: it runs to the end and lists the reference's ten poems, the character marked.
     await page.click(on);
