@@ -110,11 +110,14 @@ test('the_lens_data_tables_equal_the_reference_and_the_keyboard_shows_a_cells_to
   try {
     const table = async (panel) => {
       await page.click(`#fig-lens .panel[data-panel="${panel}"] details.table-alt summary`);
+      // built on the toggle event, a task after the click: without the wait a table read empty
+      await page.waitForSelector(`#fig-lens .panel[data-panel="${panel}"] table.data tbody tr`);
       return page.$$eval(`#fig-lens .panel[data-panel="${panel}"] table.data tbody tr`,
         (rows) => rows.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent)));
     };
     const upper = await table('top'), lower = await table('next');
     assert.strictEqual(upper.length, P);
+    assert.strictEqual(lower.length, P);
     for (let r = 0; r < P; r++) {
       const p = pointOf(r);
       assert.strictEqual(upper[r].length, L);
