@@ -57,6 +57,26 @@ async function checkTexts(hash, views) {
   } finally { await close(); }
 }
 
+// Chromium's autofill visits every form control of the page after each edit of a field: the
+// 32 embed boxes, closed, cost it 16 layouts of the whole page per keystroke. They are in the
+// page only while open, and follow a change of state made while open.
+test('closed_embed_boxes_put_no_form_controls_in_the_page_and_an_open_one_follows_the_state', async () => {
+  const { page, log, close } = await open(env.browser, env.url, 'lang=en&tokens=one two three');
+  try {
+    const boxes = () => page.$$eval('.embed-code textarea', (a) => a.length);
+    assert.strictEqual(await boxes(), 0, 'no embed box while all are closed');
+    await page.click('#s-attention .embed-code summary');
+    await page.waitForSelector('#s-attention textarea.embed-element');
+    assert.strictEqual(await boxes(), 2, 'the open one\'s two boxes');
+    await page.fill('#controls [name="seed"]', '7');
+    await page.press('#controls [name="seed"]', 'Enter');
+    await page.waitForFunction(() => /seed="7"/.test(document.querySelector('#s-attention textarea.embed-element').value), null, { timeout: 10000 });
+    await page.click('#s-attention .embed-code summary');
+    await page.waitForFunction(() => !document.querySelector('.embed-code textarea'), null, { timeout: 5000 });
+    assert.deepStrictEqual(log.errors, []);
+  } finally { await close(); }
+});
+
 test('two_copies_of_one_embed_snippet_both_fit_their_frames', async () => {
   const { page, close } = await open(env.browser, env.url, 'lang=en&tokens=one two three');
   try {

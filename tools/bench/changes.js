@@ -9,13 +9,15 @@
    moved by the host's load than the wall-clock times). Headless Chromium, served page.
    A benchmark: prints numbers, asserts nothing.
    Usage: node tools/bench/changes.js [--runs 3] [--size bert|classic|both] [--only TEXT]
-          [--web DIR,DIR...] [--trace]
+          [--web DIR,DIR...] [--trace] [--keep DIR]
    --only: the changes whose name contains TEXT. --web: other builds' web/ folders (e.g. an
    older commit's, bundled), run in turn with each change, one row each: on a shared host,
    paired runs are the way to tell two builds apart. --trace: a Chromium trace of each change
    too: the main thread's CPU time over the change (the tasks' thread time, less moved by the
    host's load than wall time) and the longest task in CPU time, with its largest parts; and the
-   compute Worker's thread: its tasks' wall and CPU time, GC, wasm compiles or memory.grow. */
+   compute Worker's thread: its tasks' wall and CPU time, GC, wasm compiles or memory.grow.
+   --keep DIR: with --trace, keep each trace in DIR (forced layouts carry their JS stacks), to
+   open in DevTools' Performance panel. */
 'use strict';
 const path = require('path');
 const fs = require('fs');
@@ -25,7 +27,8 @@ const bench = require('./browser.js');
 const args = process.argv.slice(2);
 const opt = (name, def) => { const i = args.indexOf('--' + name); return i >= 0 ? args[i + 1] : def; };
 const RUNS = Number(opt('runs', 3)), SIZE = opt('size', 'both'), ONLY = opt('only', '');
-const WEBS = opt('web', bench.WEB).split(','), TRACE = args.includes('--trace');
+const WEBS = opt('web', bench.WEB).split(','), TRACE = args.includes('--trace'), KEEP = opt('keep', '');
+let traceCount = 0;
 const WORDS64 = Array.from({ length: 64 }, (_, i) => 'tok' + i).join(' ');
 const START = {
   classic: 'lang=en',
@@ -134,7 +137,7 @@ async function one(browser, base, size, change) {
   const traceFile = path.join(os.tmpdir(), `blocklens-changes-trace-${process.pid}.json`);
   if (TRACE) {
     await browser.startTracing(page, { path: traceFile, categories: ['toplevel', 'devtools.timeline', 'blink.user_timing',
-      'v8', 'v8.wasm', 'disabled-by-default-v8.wasm.detailed'] });
+      'v8', 'v8.wasm', 'disabled-by-default-v8.wasm.detailed'].concat(KEEP ? ['disabled-by-default-devtools.timeline.stack'] : []) });
   }
   const t0 = await page.evaluate(() => { window.__long = []; window.__draws = []; window.__t0 = performance.now(); performance.mark('blocklens:change'); return window.__t0; });
   await change[1](page);
@@ -145,7 +148,14 @@ async function one(browser, base, size, change) {
     ready: performance.now(), compute: document.body.dataset.compute }));
   const m1 = await metrics(), ms = (k) => (m1[k] - m0[k]) * 1000;
   let trace = null;
-  if (TRACE) { await browser.stopTracing(); trace = traceCpu(traceFile); fs.unlinkSync(traceFile); }
+  if (TRACE) {
+    await browser.stopTracing(); trace = traceCpu(traceFile);
+    if (KEEP) {
+      const name = `${++traceCount}-${size}-${change[0].replace(/[^a-z0-9]+/gi, '_')}.json`;
+      fs.mkdirSync(KEEP, { recursive: true }); fs.copyFileSync(traceFile, path.join(KEEP, name));
+    }
+    fs.unlinkSync(traceFile);
+  }
   await context.close();
   const last = r.draws.length ? Math.max(...r.draws.map((d) => d.end)) - t0 : NaN;
   const first = r.draws.length ? Math.min(...r.draws.map((d) => d.end)) - t0 : NaN;

@@ -1,6 +1,9 @@
 /* embedcode.js - "Embed" under each figure of the page: for the current view and state, an
    iframe snippet (embed.html with the state in its hash) and a script + <block-lens> snippet,
-   each in a read-only box with a Copy button. */
+   each in a read-only box with a Copy button. The boxes are in the page only while their
+   <details> is open: Chromium's autofill looks at every form control of the page after each
+   edit of a field, and the 32 closed textareas cost it 16 forced layouts of the whole page
+   (~30 ms a keystroke, 45 ms and more at BERT widths). */
 import * as i18n from './i18n-dom.js';
 import * as params from '../model/params.js';
 import { el } from './el.js';
@@ -130,8 +133,7 @@ function create(view) {
   const det = el('details', 'embed-code');
   const sum = el('summary', 'mini');
   det.appendChild(sum);
-  const body = el('div', 'embed-body');
-  det.appendChild(body);
+  const body = el('div', 'embed-body');   // appended when opened
   const fileNote = el('p', 'fig-note embed-file');
   body.appendChild(fileNote);
   const boxes = ['iframe', 'element'].map(function (kind) {
@@ -182,7 +184,25 @@ function create(view) {
       det.dataset.heights = h ? formatHeights(h) : '';
     });
   }
-  det.addEventListener('toggle', measured);
+  // The open box's texts, for the latest state and language.
+  function render() {
+    const t = last.t, root = base(), s = snippets(view, last.state, root, last.heights);
+    fileNote.hidden = /^https?:$/.test(location.protocol);
+    fileNote.textContent = t('embed_file', { base: root });
+    boxes.forEach(function (bx) {
+      bx.label.textContent = t('embed_' + bx.kind);
+      bx.area.value = s[bx.kind];
+      bx.button.textContent = t('embed_copy');
+    });
+    i18n.fill(staticNote, t('embed_static'));
+  }
+  det.addEventListener('toggle', function () {
+    if (!det.open) { body.remove(); return; }
+    if (!last.state) return;
+    det.appendChild(body);
+    measured();
+    render();
+  });
   return {
     root: det,
     // size: () => the figure's height on the page (px), the suggestion until one is measured.
@@ -192,16 +212,10 @@ function create(view) {
       last.state = state;
       sum.textContent = t('embed_btn');
       sum.title = t('embed_title');
+      if (!det.open) return;
+      if (!body.parentNode) det.appendChild(body);
       measured();
-      const root = base(), s = snippets(view, state, root, last.heights);
-      fileNote.hidden = /^https?:$/.test(location.protocol);
-      fileNote.textContent = t('embed_file', { base: root });
-      boxes.forEach(function (bx) {
-        bx.label.textContent = t('embed_' + bx.kind);
-        bx.area.value = s[bx.kind];
-        bx.button.textContent = t('embed_copy');
-      });
-      i18n.fill(staticNote, t('embed_static'));
+      render();
     }
   };
 }
