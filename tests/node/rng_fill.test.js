@@ -1,6 +1,6 @@
-// rng_fill.test.js - the wasm build's batched normal fills (src/rng.c, SIMD words) give the
-// values of draws made a few at a time (those stay on the single-draw path), bit for bit, at
-// the sizes the page draws at BERT widths.
+// rng_fill.test.js - the wasm build's batched normal fills (src/rng.c: SIMD words, attempts and
+// a two-lane log) give the values of draws made a few at a time (those stay on the single-draw
+// path and libc's log), bit for bit, at the sizes the page draws at BERT widths.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -37,5 +37,15 @@ test('randn_f64_fills_equal_draws_a_few_at_a_time_across_the_cached_value', asyn
   for (const n of [1, 1001, 1 << 16, 3]) {   // odd sizes: numpy's cached second value carries over
     const got = fill.randn(n), want = fewAtATime(few, n, Float64Array);
     assert.equal(firstDiff(got, want), -1, `randn(${n}): first differing index`);
+  }
+});
+
+// doubles, not floats: a log one unit in the last place off would vanish in most float32 roundings
+test('randn_f64_fills_of_a_million_values_equal_draws_a_few_at_a_time_bit_for_bit', async () => {
+  const bl = await BlockLens.load();
+  for (const seed of [0, 2026]) {
+    const fill = bl.numpyRandom(seed), few = bl.numpyRandom(seed), n = 1 << 20;
+    const got = fill.randn(n), want = fewAtATime(few, n, Float64Array);
+    assert.equal(firstDiff(got, want), -1, `seed ${seed}, randn(${n}): first differing index`);
   }
 });
