@@ -257,14 +257,14 @@ static int normal_pass(bl_rng *rng, double *g, int a) {
     for (; k + 2 <= acc; k += 2) {
         v128_t s = wasm_v128_load(r2 + k);
         v128_t l = log2_main(s);
-        /* log.c's main path: x normal, and not within [1 - 1/16, 1 + 0x1.09p-4) */
+        /* off log.c's main path (s < 1 here): not normal, or within 1/16 below 1 */
         v128_t off = wasm_v128_or(wasm_f64x2_lt(s, wasm_f64x2_splat(0x1p-1022)),
                                   wasm_f64x2_ge(s, wasm_f64x2_splat(1.0 - 0x1p-4)));
         if (wasm_v128_any_true(off)) {
             double l2[2];
             wasm_v128_store(l2, l);
-            for (int j = 0; j < 2; j++)
-                if (!(r2[k + j] >= 0x1p-1022 && r2[k + j] < 1.0 - 0x1p-4)) l2[j] = log(r2[k + j]);
+            if (wasm_i64x2_extract_lane(off, 0)) l2[0] = log(r2[k]);
+            if (wasm_i64x2_extract_lane(off, 1)) l2[1] = log(r2[k + 1]);
             l = wasm_v128_load(l2);
         }
         v128_t f = wasm_f64x2_sqrt(wasm_f64x2_div(wasm_f64x2_mul(wasm_f64x2_splat(-2.0), l), s));
