@@ -511,6 +511,23 @@ static __attribute__((noinline)) void micro_in_place(float *restrict t, const fl
     else MICRO_16_IN_PLACE(8, 0);
 }
 
+#if BL_TILE_3X12
+/* The 4 x 8 tile fused as the 3 x 12 one is (the same sums, so the same bits), for F16 B from 2
+   rows on: F16 packed into 12-wide panels measured 1.1-1.5x slower than into 8-wide ones
+   (REPORT-kernels.md, session 19). 8 accumulators + 2 B vectors + a broadcast. */
+static void micro_4x8f(float *restrict t, const float *a, int lda, int rows,
+                       const float *restrict bp, int kc) {
+    (void)rows;
+    micro_full(t, a, lda, bp, kc, 4, 8, BL_HAS_FMA);
+}
+static __attribute__((noinline)) void micro_4x8f_edge(float *restrict t, const float *a, int lda,
+                                                      int rows, const float *restrict bp, int kc) {
+    const void *b = bp;
+    const int ldb = 0;
+    MICRO_ROWS(3, 8, BL_HAS_FMA, B_PACKED, 0);
+}
+#endif
+
 /* The 3 x 12 tile: fused in the FMA build. Natively (C tests, ASan, fuzzing) it runs unfused
    where the FMA build would fuse, so that its code is checked there too; results are the
    4 x 8 tile's bit for bit. The wasm build without SIMD keeps to 4 x 8. */
@@ -607,12 +624,14 @@ static void stream(float *restrict acc, const float *a, int lda, int M, const vo
     }
 }
 
-/* The packed micro-tile for `rows` rows of the MR x NR tile. */
+/* The packed micro-tile for `rows` rows of the MR x NR tile (F8: the fused 4 x 8 one). */
 static inline __attribute__((always_inline)) void micro_packed(
         float *restrict t, const float *a, int lda, int rows, const float *restrict bp, int kc,
-        const int MR, const int NR) {
+        const int MR, const int NR, const int F8) {
 #if BL_TILE_3X12
-    if (NR == 12 && rows == MR) micro_3x12(t, a, lda, rows, bp, kc);
+    if (F8 && rows == MR) micro_4x8f(t, a, lda, rows, bp, kc);
+    else if (F8) micro_4x8f_edge(t, a, lda, rows, bp, kc);
+    else if (NR == 12 && rows == MR) micro_3x12(t, a, lda, rows, bp, kc);
     else if (NR == 12) micro_3x12_edge(t, a, lda, rows, bp, kc);
     else
 #endif
@@ -660,11 +679,12 @@ static void tile_out(float *c, int ldc, float *pre, const float *t, int nr, cons
     }
 }
 
-/* The blocked loops for one tile (MR, NR, NC constants). */
+/* The blocked loops for one tile (MR, NR, NC constants; F8: 4 x 8 fused, never for one row of
+   a transposed B, whose in-place kernel at 8 columns is not fused). */
 static inline __attribute__((always_inline)) void gemm_blocked(
         float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
         int ldb, int trans_b, const float *bias, int M, int K, int N, bl_activation act,
-        const int MR, const int NR, const int NC) {
+        const int MR, const int NR, const int NC, const int F8) {
     float bp[KC * NC_MAX] __attribute__((aligned(16)));
     float t[MR_MAX * NR_MAX] __attribute__((aligned(16)));
     /* Not packed where each value of B is used once or streamed: one row tile of B (K, N), one
@@ -684,7 +704,7 @@ static inline __attribute__((always_inline)) void gemm_blocked(
                 for (int pc = 0; pc < K; pc += KC) {
                     int kc = K - pc < KC ? K - pc : KC;
                     stream(acc, a + pc, lda, M, (const char *)b + ((size_t)pc * ldb + j) * es,
-                           ldb, dt, es, kc, w, BL_HAS_FMA && NR == 12);
+                           ldb, dt, es, kc, w, BL_HAS_FMA && (NR == 12 || F8));
                     tile_out(c + j, ldc, pre ? pre + j : NULL, acc, w, bias ? bias + j : NULL,
                              M, w, pc == 0, pc + kc == K, act);
                 }
@@ -703,7 +723,7 @@ static inline __attribute__((always_inline)) void gemm_blocked(
                     for (int i = 0; i < M; i += MR) {
                         int rows = M - i < MR ? M - i : MR;
                         size_t o = (size_t)i * ldc + j;
-                        micro_packed(t, a + (size_t)i * lda + pc, lda, rows, bp, kc, MR, NR);
+                        micro_packed(t, a + (size_t)i * lda + pc, lda, rows, bp, kc, MR, NR, F8);
                         tile_out(c + o, ldc, pre ? pre + o : NULL, t, NR, bias ? bias + j : NULL,
                                  rows, cols, first, last, act);
                     }
@@ -732,7 +752,7 @@ static inline __attribute__((always_inline)) void gemm_blocked(
                 const float *ai = a + (size_t)i * lda + pc;
                 for (int j = 0; j < nc; j += NR) {
                     int cols = nc - j < NR ? nc - j : NR;
-                    micro_packed(t, ai, lda, rows, bp + (size_t)j * kc, kc, MR, NR);
+                    micro_packed(t, ai, lda, rows, bp + (size_t)j * kc, kc, MR, NR, F8);
                     size_t o = (size_t)i * ldc + jc + j;
                     tile_out(c + o, ldc, pre ? pre + o : NULL, t, NR, bias ? bias + jc + j : NULL,
                              rows, cols, first, last, act);
@@ -746,13 +766,18 @@ static inline __attribute__((always_inline)) void gemm_blocked(
 static __attribute__((noinline)) void gemm_4x8(
         float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
         int ldb, int trans_b, const float *bias, int M, int K, int N, bl_activation act) {
-    gemm_blocked(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, 4, 8, 32);
+    gemm_blocked(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, 4, 8, 32, 0);
 }
 #if BL_TILE_3X12
 static __attribute__((noinline)) void gemm_3x12(
         float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
         int ldb, int trans_b, const float *bias, int M, int K, int N, bl_activation act) {
-    gemm_blocked(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, 3, 12, 36);
+    gemm_blocked(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, 3, 12, 36, 0);
+}
+static __attribute__((noinline)) void gemm_4x8f(
+        float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
+        int ldb, int trans_b, const float *bias, int M, int K, int N, bl_activation act) {
+    gemm_blocked(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, 4, 8, 32, 1);
 }
 #endif
 
@@ -763,13 +788,18 @@ void bl__gemm_typed(float *c, int ldc, float *pre, const float *a, int lda, cons
                       (uint64_t)M * (uint64_t)K * (uint64_t)N);
 }
 
-/* (The 3 x 12 tile is the fused one in the FMA build: `macs` picks it as a product of that many
-   multiply-adds would, so the lens's row blocks round as the forward's whole product.) */
+/* (The 3 x 12 and 4 x 8f tiles are the fused ones in the FMA build: `macs` picks fusing as a
+   product of that many multiply-adds would, so the lens's row blocks round as the forward's whole
+   product; which of the two is used does not change the bits.) */
 void bl__gemm_typed_as(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
                        bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
                        bl_activation act, uint64_t macs) {
 #if BL_TILE_3X12
     if ((fma_on || !BL_HAS_FMA) && macs >= FMA_MIN_MACS) {
+        if (bt == BL_DTYPE_F16 && M >= 2) {   /* (see micro_4x8f) */
+            gemm_4x8f(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act);
+            return;
+        }
         gemm_3x12(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act);
         return;
     }
