@@ -512,9 +512,10 @@ static __attribute__((noinline)) void micro_in_place(float *restrict t, const fl
 }
 
 #if BL_TILE_3X12
-/* The 4 x 8 tile fused as the 3 x 12 one is (the same sums, so the same bits), for F16 B from 2
-   rows on: F16 packed into 12-wide panels measured 1.1-1.5x slower than into 8-wide ones
-   (REPORT-kernels.md, session 19). 8 accumulators + 2 B vectors + a broadcast. */
+/* The 4 x 8 tile fused as the 3 x 12 one is (the same sums, so the same bits), for F16 B at 2-16
+   rows: there F16 packed into 12-wide panels measured 1.07-1.55x slower than into 8-wide ones
+   (Node 22 and Chromium; at 32-128 rows Chromium's V8 ran the 3 x 12 tile 1-8% faster:
+   REPORT-kernels.md, session 19). 8 accumulators + 2 B vectors + a broadcast. */
 static void micro_4x8f(float *restrict t, const float *a, int lda, int rows,
                        const float *restrict bp, int kc) {
     (void)rows;
@@ -796,7 +797,7 @@ void bl__gemm_typed_as(float *c, int ldc, float *pre, const float *a, int lda, c
                        bl_activation act, uint64_t macs) {
 #if BL_TILE_3X12
     if ((fma_on || !BL_HAS_FMA) && macs >= FMA_MIN_MACS) {
-        if (bt == BL_DTYPE_F16 && M >= 2) {   /* (see micro_4x8f) */
+        if (bt == BL_DTYPE_F16 && M >= 2 && M <= 16) {   /* (see micro_4x8f) */
             gemm_4x8f(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act);
             return;
         }
