@@ -498,6 +498,11 @@ typedef struct bl_llama_desc {
     const float *start;                 /* (L, d_model) float32: the residual entering first_layer */
     int end_layer;                      /* 0 = n_layers; else stop there, no unembedding */
     int logits_last;                    /* 1: logits of the last row only (1, vocab); see "hooks" */
+    int weights_finite;                 /* 1: no F16 weight is an infinity or a NaN (the caller
+                                           has checked, as BlockLens.loadModel does), so the F16
+                                           one-row kernel skips its watch for them (~11% faster);
+                                           such a weight then gives wrong finite values. 0: the
+                                           kernels watch; other dtypes ignore it */
 } bl_llama_desc;
 
 /* One layer's intermediates; every field optional: NULL ones are not kept. Q, KV as above. */

@@ -60,6 +60,9 @@ void bl__gemm_typed(float *c, int ldc, float *pre, const float *a, int lda, cons
 void bl__gemm_typed_as(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
                        bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
                        bl_activation act, uint64_t macs);
+/* bt for bl__gemm_typed(_as) only: F16 weights known to hold no infinity or NaN
+   (bl_llama_desc.weights_finite), read without the F16 kernels' watch for them. */
+#define BL__DTYPE_F16_FINITE ((bl_dtype)BL_DTYPE_COUNT)
 /* Weight values as float32: one (index i), or n from index `from` into out. */
 float bl__f16_to_f32(uint16_t h);
 float bl__weight_at(const void *w, bl_dtype dt, size_t i);

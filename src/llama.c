@@ -157,10 +157,16 @@ static const float *as_f32(const void *w, bl_dtype dt, int n, float *vec) {
     return vec;
 }
 
-/* out (L, N) = x (L, K) @ W^T + b, W (N, K) of dtype dt: nn.Linear. */
-static void linear(float *out, const float *x, const void *w, const void *b, bl_dtype dt, int L,
-                   int K, int N, float *vec) {
-    bl__gemm_typed(out, N, NULL, x, K, w, dt, K, 1, as_f32(b, dt, N, vec), L, K, N,
+/* The dtype the products of d's weight matrices are given (BL__DTYPE_F16_FINITE: see
+   bl_llama_desc.weights_finite). */
+static bl_dtype matrix_dtype(const bl_llama_desc *d) {
+    return d->dtype == BL_DTYPE_F16 && d->weights_finite ? BL__DTYPE_F16_FINITE : d->dtype;
+}
+
+/* out (L, N) = x (L, K) @ W^T + b, W (N, K) of dtype dt (products: wt): nn.Linear. */
+static void linear(float *out, const float *x, const void *w, const void *b, bl_dtype dt,
+                   bl_dtype wt, int L, int K, int N, float *vec) {
+    bl__gemm_typed(out, N, NULL, x, K, w, wt, K, 1, as_f32(b, dt, N, vec), L, K, N,
                    BL_ACT_IDENTITY);
 }
 
@@ -240,7 +246,7 @@ bl_status bl_llama_forward(const bl_llama_desc *d, const bl_llama_out *o, float 
 
     dims z = dims_of(d);
     int L = z.L, D = z.D, hd = z.hd;
-    bl_dtype dt = d->dtype;
+    bl_dtype dt = d->dtype, wt = matrix_dtype(d);
     float eps = d->eps == 0.0f ? 1e-6f : d->eps;
     /* the workspace's buffers (checked: every offset below BL_MAX_ELEMS) */
     size_t nd = (size_t)L * D, nq = (size_t)L * z.Q, nkv = (size_t)L * z.KV, nf = (size_t)L * z.F;
@@ -276,9 +282,9 @@ bl_status bl_llama_forward(const bl_llama_desc *d, const bl_llama_out *o, float 
            workspace buffer they left free */
         float *q = k.q ? k.q : or_ws(k.q_rot, bq[WS_Q]);
         float *kk = k.k ? k.k : or_ws(k.k_rot, bkv[WS_K]), *v = or_ws(k.v, bkv[WS_V]);
-        linear(q, norm1, w->wq, w->bq, dt, L, D, z.Q, vec);
-        linear(kk, norm1, w->wk, w->bk, dt, L, D, z.KV, vec);
-        linear(v, norm1, w->wv, w->bv, dt, L, D, z.KV, vec);
+        linear(q, norm1, w->wq, w->bq, dt, wt, L, D, z.Q, vec);
+        linear(kk, norm1, w->wk, w->bk, dt, wt, L, D, z.KV, vec);
+        linear(v, norm1, w->wv, w->bv, dt, wt, L, D, z.KV, vec);
         if (w->q_norm) head_norm(q, w->q_norm, dt, &z, z.H, eps, vec);
         if (w->k_norm) head_norm(kk, w->k_norm, dt, &z, z.KVH, eps, vec);
         float *q_rot = k.q_rot ? k.q_rot : k.q ? bq[WS_Q] : q;
@@ -293,7 +299,7 @@ bl_status bl_llama_forward(const bl_llama_desc *d, const bl_llama_out *o, float 
                     memcpy(k.context + ((size_t)hh * L + i) * hd,
                            concat + (size_t)i * z.Q + (size_t)hh * hd, (size_t)hd * sizeof(float));
         float *attn = or_ws(k.attn_out, bd[WS_ATTN]), *resid1 = or_ws(k.resid1, bd[WS_RESID1]);
-        linear(attn, concat, w->wo, w->bo, dt, L, z.Q, D, vec);
+        linear(attn, concat, w->wo, w->bo, dt, wt, L, z.Q, D, vec);
         bl__apply_edits(&hk, l, BL_SITE_ATTN_OUT, attn, L, D, D);
         for (size_t i = 0; i < nd; i++) resid1[i] = h[i] + attn[i];
         bl__apply_edits(&hk, l, BL_SITE_RESID_MID, resid1, L, D, D);
@@ -305,13 +311,13 @@ bl_status bl_llama_forward(const bl_llama_desc *d, const bl_llama_out *o, float 
         bl__apply_edits(&hk, l, BL_SITE_FFN_IN, norm2, L, D, D);
         float *gate = or_ws(k.gate, bf[WS_GATE]), *up = or_ws(k.up, bf[WS_UP]);
         float *act = or_ws(k.activated, bf[WS_ACT]);
-        bl__gemm_typed(act, z.F, gate, norm2, D, w->w_gate, dt, D, 1,
+        bl__gemm_typed(act, z.F, gate, norm2, D, w->w_gate, wt, D, 1,
                        as_f32(w->b_gate, dt, z.F, vec), L, D, z.F, BL_ACT_SILU);
-        linear(up, norm2, w->w_up, w->b_up, dt, L, D, z.F, vec);
+        linear(up, norm2, w->w_up, w->b_up, dt, wt, L, D, z.F, vec);
         for (size_t i = 0; i < nf; i++) act[i] *= up[i];
         bl__apply_edits(&hk, l, BL_SITE_FFN_HIDDEN, act, L, z.F, z.F);
         float *ffn = or_ws(k.ffn_out, bd[WS_FFN]);
-        linear(ffn, act, w->w_down, w->b_down, dt, L, z.F, D, vec);
+        linear(ffn, act, w->w_down, w->b_down, dt, wt, L, z.F, D, vec);
         bl__apply_edits(&hk, l, BL_SITE_FFN_OUT, ffn, L, D, D);
         for (size_t i = 0; i < nd; i++) next[i] = resid1[i] + ffn[i];
         if (k.resid2) memcpy(k.resid2, next, nd * sizeof(float));
@@ -330,7 +336,7 @@ bl_status bl_llama_forward(const bl_llama_desc *d, const bl_llama_out *o, float 
     rms(hidden, NULL, h, d->final_norm, dt, L, D, eps, vec);
     int row0 = bl__logits_row0(d->logits_last, L);
     bl__gemm_typed_as(o->logits, z.V, NULL, hidden + (size_t)row0 * D, D,
-                      d->lm_head ? d->lm_head : d->embed, dt, D, 1, NULL, L - row0, D, z.V,
+                      d->lm_head ? d->lm_head : d->embed, wt, D, 1, NULL, L - row0, D, z.V,
                       BL_ACT_IDENTITY, (uint64_t)L * D * z.V);
     bl__ok(err);
     return BL_OK;
@@ -361,7 +367,7 @@ bl_status bl_llama_lens(const bl_llama_desc *d, const float *h, int k, int32_t *
         int rows = L - i0 < rb ? L - i0 : rb;
         /* the forward's final norm and unembedding on these rows, rounded as its one product */
         rms(normed, NULL, h + (size_t)i0 * D, d->final_norm, d->dtype, rows, D, eps, vec);
-        bl__gemm_typed_as(logits, V, NULL, normed, D, head, d->dtype, D, 1, NULL, rows, D, V,
+        bl__gemm_typed_as(logits, V, NULL, normed, D, head, matrix_dtype(d), D, 1, NULL, rows, D, V,
                           BL_ACT_IDENTITY, (uint64_t)L * D * V);
         for (int r = 0, i = i0; r < rows; r++, i++) {
             int bad = bl__lens_row(logits + (size_t)r * V, V, k, ids + (size_t)i * k,

@@ -424,11 +424,13 @@ static __attribute__((noinline)) void micro_edge(float *restrict t, const float 
 /* micro_tile's one-row B_COLS mode for a 16-bit B (N, K) (bf: BF16, else F16), eight k at a
    time (t4_16, widen16), the same sum per output: 0 + a0 b0 + a1 b1 + ... in k order, fused
    as the tile is. Returns 1, t unfinished, for the inputs named below: the caller redoes the
-   tile through micro_tile. */
+   tile through micro_tile. watch 0: F16 B the caller knows to hold no inf or NaN
+   (BL__DTYPE_F16_FINITE), so B is not watched for them: 8 operations per 32 weights fewer,
+   11% at 1 x 896 x 4864 (REPORT-kernels.md, session 19). */
 #if BL_WIDE16
 static inline __attribute__((always_inline)) int micro_16(
         float *restrict t, const float *a, const uint16_t *restrict b, int ldb, int kc,
-        const int NR, const int fused, const int bf) {
+        const int NR, const int fused, const int bf, const int watch) {
     /* An inf or NaN in A, in the last kc % 8 k, or (F16) anywhere in B sends the tile to the
        caller's kernel: where NaNs meet, the payload kept follows operand order, which this
        code need not share with it. (BF16's eight-k loop is not checked: that cost 40% at
@@ -466,7 +468,7 @@ static inline __attribute__((always_inline)) int micro_16(
     for (k = 0; k + 8 <= kc; k += 8)
         BL_UNROLL for (int v = 0; v < NR / 4; v++) {   /* (else clang keeps c in memory) */
             v4i q[4];
-            t4_16(q, b + (size_t)4 * v * ldb + k, (size_t)ldb, bf ? NULL : &seen);
+            t4_16(q, b + (size_t)4 * v * ldb + k, (size_t)ldb, bf || !watch ? NULL : &seen);
             for (int p = 0; p < 4; p++) {
                 v4 lo, hi, a0 = v4_splat(ab[k + 2 * p]), a1 = v4_splat(ab[k + 2 * p + 1]);
                 widen16(&lo, &hi, q[p], bf, 1);
@@ -474,7 +476,7 @@ static inline __attribute__((always_inline)) int micro_16(
                 c[v] = fused ? v4_fma(a1, hi, c[v]) : c[v] + a1 * hi;
             }
         }
-    if (!bf && special16_seen(seen, 0)) return 1;
+    if (!bf && watch && special16_seen(seen, 0)) return 1;
     for (; k < kc; k++) {   /* the last kc % 8: one value at a time */
         v4 av = v4_splat(a[k]);
         for (int v = 0; v < NR / 4; v++) {
@@ -487,16 +489,20 @@ static inline __attribute__((always_inline)) int micro_16(
     for (int v = 0; v < NR / 4; v++) v4_store(t + 4 * v, c[v]);
     return 0;
 }
+/* (watch 0: F16 B known to hold no inf or NaN, BL__DTYPE_F16_FINITE: its watch skipped) */
 #define MICRO_16_IN_PLACE(NR, fused)                                                        \
     do {                                                                                    \
-        if (dt == 2 && micro_16(t, a, b, ldb, kc, NR, fused, 1))                            \
+        if (dt == 2 && micro_16(t, a, b, ldb, kc, NR, fused, 1, 1))                         \
             micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, B_COLS, 2);                     \
-        else if (dt == 1 && micro_16(t, a, b, ldb, kc, NR, fused, 0))                       \
+        else if (dt == 1 && !watch && micro_16(t, a, b, ldb, kc, NR, fused, 0, 0))          \
+            micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, B_COLS, 1);                     \
+        else if (dt == 1 && watch && micro_16(t, a, b, ldb, kc, NR, fused, 0, 1))           \
             micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, B_COLS, 1);                     \
     } while (0)
 #else
 #define MICRO_16_IN_PLACE(NR, fused)                                                        \
     do {                                                                                    \
+        (void)watch;                                                                        \
         if (dt == 1) micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, B_COLS, 1);            \
         else micro_tile(t, a, lda, b, ldb, kc, 1, NR, fused, B_COLS, 2);                    \
     } while (0)
@@ -506,7 +512,8 @@ static inline __attribute__((always_inline)) int micro_16(
    inlined: the cost is per call, not per k. Only for one row: at 2-4 rows it measured no
    faster than packing (B then serves several rows), and every variant is engine size. */
 static __attribute__((noinline)) void micro_in_place(float *restrict t, const float *a, int lda,
-                                                     const void *b, int ldb, int dt, int kc) {
+                                                     const void *b, int ldb, int dt, int kc,
+                                                     int watch) {
     if (dt == 0) micro_tile(t, a, lda, b, ldb, kc, 1, 8, 0, B_COLS, 0);
     else MICRO_16_IN_PLACE(8, 0);
 }
@@ -546,7 +553,7 @@ static __attribute__((noinline)) void micro_3x12_edge(float *restrict t, const f
 }
 static __attribute__((noinline)) void micro_3x12_in_place(float *restrict t, const float *a,
                                                           int lda, const void *b, int ldb, int dt,
-                                                          int kc) {
+                                                          int kc, int watch) {
     if (dt == 0) micro_tile(t, a, lda, b, ldb, kc, 1, 12, BL_HAS_FMA, B_COLS, 0);
     else MICRO_16_IN_PLACE(12, BL_HAS_FMA);
 }
@@ -685,7 +692,7 @@ static void tile_out(float *c, int ldc, float *pre, const float *t, int nr, cons
 static inline __attribute__((always_inline)) void gemm_blocked(
         float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
         int ldb, int trans_b, const float *bias, int M, int K, int N, bl_activation act,
-        const int MR, const int NR, const int NC, const int F8) {
+        int watch, const int MR, const int NR, const int NC, const int F8) {
     float bp[KC * NC_MAX] __attribute__((aligned(16)));
     float t[MR_MAX * NR_MAX] __attribute__((aligned(16)));
     /* Not packed where each value of B is used once or streamed: one row tile of B (K, N), one
@@ -731,10 +738,10 @@ static inline __attribute__((always_inline)) void gemm_blocked(
                     continue;
                 }
 #if BL_TILE_3X12
-                if (NR == 12) micro_3x12_in_place(t, a + pc, lda, bj, ldb, dt, kc);
+                if (NR == 12) micro_3x12_in_place(t, a + pc, lda, bj, ldb, dt, kc, watch);
                 else
 #endif
-                micro_in_place(t, a + pc, lda, bj, ldb, dt, kc);
+                micro_in_place(t, a + pc, lda, bj, ldb, dt, kc, watch);
                 tile_out(c + j, ldc, pre ? pre + j : NULL, t, NR, bias ? bias + j : NULL, M, cols,
                          first, last, act);
             }
@@ -766,19 +773,22 @@ static inline __attribute__((always_inline)) void gemm_blocked(
 /* One function per tile, so that only one packing buffer is on the stack at a time. */
 static __attribute__((noinline)) void gemm_4x8(
         float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
-        int ldb, int trans_b, const float *bias, int M, int K, int N, bl_activation act) {
-    gemm_blocked(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, 4, 8, 32, 0);
+        int ldb, int trans_b, const float *bias, int M, int K, int N, bl_activation act,
+        int watch) {
+    gemm_blocked(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, watch, 4, 8, 32, 0);
 }
 #if BL_TILE_3X12
 static __attribute__((noinline)) void gemm_3x12(
         float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
-        int ldb, int trans_b, const float *bias, int M, int K, int N, bl_activation act) {
-    gemm_blocked(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, 3, 12, 36, 0);
+        int ldb, int trans_b, const float *bias, int M, int K, int N, bl_activation act,
+        int watch) {
+    gemm_blocked(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, watch, 3, 12, 36, 0);
 }
 static __attribute__((noinline)) void gemm_4x8f(
         float *c, int ldc, float *pre, const float *a, int lda, const void *b, bl_dtype bt,
-        int ldb, int trans_b, const float *bias, int M, int K, int N, bl_activation act) {
-    gemm_blocked(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, 4, 8, 32, 1);
+        int ldb, int trans_b, const float *bias, int M, int K, int N, bl_activation act,
+        int watch) {
+    gemm_blocked(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, watch, 4, 8, 32, 1);
 }
 #endif
 
@@ -795,19 +805,21 @@ void bl__gemm_typed(float *c, int ldc, float *pre, const float *a, int lda, cons
 void bl__gemm_typed_as(float *c, int ldc, float *pre, const float *a, int lda, const void *b,
                        bl_dtype bt, int ldb, int trans_b, const float *bias, int M, int K, int N,
                        bl_activation act, uint64_t macs) {
+    int watch = bt != BL__DTYPE_F16_FINITE;
+    if (!watch) bt = BL_DTYPE_F16;
 #if BL_TILE_3X12
     if ((fma_on || !BL_HAS_FMA) && macs >= FMA_MIN_MACS) {
         if (bt == BL_DTYPE_F16 && M >= 2 && M <= 16) {   /* (see micro_4x8f) */
-            gemm_4x8f(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act);
+            gemm_4x8f(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, watch);
             return;
         }
-        gemm_3x12(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act);
+        gemm_3x12(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, watch);
         return;
     }
 #else
     (void)macs;
 #endif
-    gemm_4x8(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act);
+    gemm_4x8(c, ldc, pre, a, lda, b, bt, ldb, trans_b, bias, M, K, N, act, watch);
 }
 
 void bl__gemm(float *c, int ldc, float *pre, const float *a, int lda, const float *b, int ldb,

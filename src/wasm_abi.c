@@ -88,7 +88,7 @@
     F(bl_llama_desc, embed) F(bl_llama_desc, layers) F(bl_llama_desc, final_norm)                 \
     F(bl_llama_desc, lm_head) F(bl_llama_desc, edits) F(bl_llama_desc, n_edits)                   \
     F(bl_llama_desc, first_layer) F(bl_llama_desc, start) F(bl_llama_desc, end_layer)             \
-    F(bl_llama_desc, logits_last)                                                                 \
+    F(bl_llama_desc, logits_last) F(bl_llama_desc, weights_finite)                                \
     S(bl_llama_layer_out) F(bl_llama_layer_out, norm1) F(bl_llama_layer_out, rstd1)               \
     F(bl_llama_layer_out, q) F(bl_llama_layer_out, k) F(bl_llama_layer_out, v)                    \
     F(bl_llama_layer_out, q_rot) F(bl_llama_layer_out, k_rot) F(bl_llama_layer_out, scores)       \

@@ -10,7 +10,8 @@
 
 static float *a, *bias, *c;
 static void *b;
-static int gM, gK, gN, gdt, gtrans;
+static int gM, gK, gN, gdt, gtrans;   /* gdt: as passed to bl__gemm_typed (3: F16, no watch) */
+static bl_dtype data_dt(int dt) { return dt == (int)BL__DTYPE_F16_FINITE ? BL_DTYPE_F16 : (bl_dtype)dt; }
 
 static uint32_t s = 12345;
 static float uni(void) { s = s * 1664525u + 1013904223u; return (float)s / 4294967296.0f * 2.0f - 1.0f; }
@@ -32,6 +33,7 @@ static uint16_t to16(float f, int dt) {   /* round to nearest-even: F16 for |f| 
 int bk_setup(int M, int K, int N, int dt, int trans, int fma) {
     free(a); free(b); free(bias); free(c);
     gM = M; gK = K; gN = N; gdt = dt; gtrans = dt == BL_DTYPE_F32 ? trans : 1;
+    dt = data_dt(dt);
     size_t es = dt == BL_DTYPE_F32 ? 4 : 2;
     a = malloc((size_t)M * K * 4); b = malloc((size_t)K * N * es);
     bias = malloc((size_t)N * 4); c = malloc((size_t)M * N * 4);
@@ -60,7 +62,7 @@ double bk_ref(int r, int col) {
     double acc = bias[col];
     for (int k = 0; k < gK; k++) {
         size_t i = gtrans ? (size_t)col * gK + k : (size_t)k * gN + col;
-        acc += (double)a[(size_t)r * gK + k] * bl__weight_at(b, (bl_dtype)gdt, i);
+        acc += (double)a[(size_t)r * gK + k] * bl__weight_at(b, data_dt(gdt), i);
     }
     return acc;
 }

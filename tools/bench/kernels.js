@@ -11,6 +11,7 @@
             [--variant 'name=-DFLAG ...'] [--variant 'name=@DIR'] ...
             [--limit GFLOPS]   (else measured: tools/bench/fma_probe.c --peak)
      f32t      F32 B given transposed (N, K), as F16 and BF16 always are (a checkpoint's layout)
+     f16f      F16 with the caller's word that it holds no inf or NaN (as loadModel checks): no watch
      --simd    also the SIMD build (the same module with FMA off); --simd-only: only it
      --micro   the micro-kernels alone, operands in L1
      --chromium  everything in a page of Debian's Chromium (tools/bench/browser.js); the peers'
@@ -33,7 +34,8 @@ const dtypes = opt('--dtypes', 'f32,f32t,f16,bf16').split(',');
 const shapes = opt('--shapes', '128x768x3072,64x896x4864').split(',').map((s) => s.split('x').map(Number));
 const variants = [['main', '']];
 args.forEach((a, i) => { if (a === '--variant') { const v = args[i + 1]; variants.push([v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]); } });
-const DT = { f32: 0, f32t: 0, f16: 1, bf16: 2 };   /* f32t: F32 given transposed (N, K) */
+const DT = { f32: 0, f32t: 0, f16: 1, bf16: 2, f16f: 3 };   /* f32t: F32 given transposed (N, K); f16f:
+   F16 known finite (bl_llama_desc.weights_finite, as a page's models are) */
 const EXPORTS = ['_bk_setup', '_bk_run', '_bk_ref', '_bk_out', '_bk_micro', '_bk_copy'];
 /* GFLOPS of one core's 128-bit FMA peak, measured on this host (fma_probe.c --peak: 12
    independent 128-bit FMA chains, native, best of 7 samples) unless --limit G is given: the

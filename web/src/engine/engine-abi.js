@@ -30,7 +30,7 @@
     bl_llama_layer: 'attn_norm wq bq wk bk wv bv q_norm k_norm wo bo ffn_norm w_gate b_gate w_up b_up w_down b_down',
     bl_llama_desc: 'n_layers d_model n_heads n_kv_heads head_dim d_ff vocab max_positions eps dtype rope_theta ' +
       'rope_type rope_factor rope_low_freq_factor rope_high_freq_factor rope_original_max_positions L ids embed ' +
-      'layers final_norm lm_head edits n_edits first_layer start end_layer logits_last',
+      'layers final_norm lm_head edits n_edits first_layer start end_layer logits_last weights_finite',
     bl_llama_layer_out: 'norm1 rstd1 q k v q_rot k_rot scores weights context concat attn_out resid1 norm2 rstd2 ' +
       'gate up activated ffn_out resid2 x',
     bl_llama_out: 'logits embed hidden layers'

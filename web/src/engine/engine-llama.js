@@ -257,7 +257,8 @@
         const desc = { n_layers: NL, d_model: D, n_heads: H, n_kv_heads: d.nKvHeads, head_dim: hd, d_ff: F, vocab: V,
           max_positions: d.nPositions, dtype: DTYPE_CODE[p.dtype], rope_type: rope.type,
           rope_original_max_positions: rope.original, L: list.length, ids: ids, embed: wb + p.embed.at,
-          layers: wb + p.records, final_norm: wb + p.final_norm.at, lm_head: p.lm_head ? wb + p.lm_head.at : 0 };
+          layers: wb + p.records, final_norm: wb + p.final_norm.at, lm_head: p.lm_head ? wb + p.lm_head.at : 0,
+          weights_finite: 1 };   /* (llamaCopy's check refused any NaN or infinity at load) */
         for (const f in desc) word(descAt + dd[f], desc[f]);
         const floatsOf = { eps: d.eps, rope_theta: rope.theta, rope_factor: rope.factor,
           rope_low_freq_factor: rope.low, rope_high_freq_factor: rope.high };
