@@ -171,6 +171,39 @@ test('a_nan_in_bf16_or_f16_weights_is_refused_naming_the_tensor', () => {
     /weights: tensor "model\.embed_tokens\.weight" holds a NaN or an infinity at value 7/);
 });
 
+test('f16_logits_of_the_last_row_alone_have_that_rows_bits_in_the_whole_product_at_2_to_16_rows_and_beyond', () => {
+  // The FMA build's products of F16 weights at 2-16 rows use their own fused tile (matmul.c
+  // micro_4x8f), one row another (without the inf/NaN watch: loadModel's weights are finite),
+  // more rows a third: each sums in k order, so the bits agree. The F16 Qwen2 fixture with its
+  // tied embedding widened to 8192 tokens: its LM head (L x 16 x 8192, at least 2^20
+  // multiply-adds) is fused.
+  const q2 = folder('qwen2'), V = 8192, D = q2.config.hidden_size, bits = new Uint16Array(V * D);
+  let s = 12345;   // finite F16 values of 2^-5 to 2^2 in magnitude, either sign
+  for (let i = 0; i < bits.length; i++) {
+    s = (s * 1103515245 + 12345) >>> 0;
+    bits[i] = ((s >>> 31) << 15) | ((10 + ((s >>> 20) % 7)) << 10) | ((s >>> 5) & 1023);
+  }
+  const wide = merged([q2.weights], (e) => {
+    if (e.name !== 'model.embed_tokens.weight') return;
+    assert.equal(e.dtype, 'F16');
+    e.shape = [V, D];
+    e.data = new Uint8Array(bits.buffer);
+  });
+  const m = bl.loadModel({ weights: wide, config: { ...q2.config, vocab_size: V },
+    vocab: Array.from({ length: V }, (_, i) => 'tok' + i) });
+  try {
+    for (const L of [9, 16, 20]) {   // the whole product at 9 and 16 rows in one tile, at 20 in another
+      const ids = Array.from({ length: L }, (_, i) => (i * 2654435761) % V);
+      const full = m.forward(ids).logits, last = m.forward(ids, { logits: 'last' }).logits;
+      assert.equal(last.length, V);
+      const row = full.subarray((L - 1) * V, L * V);
+      let differ = 0;
+      for (let j = 0; j < V; j++) if (!Object.is(last[j], row[j])) differ++;
+      assert.equal(differ, 0, `L ${L}: ${differ} of ${V} logits differ`);
+    }
+  } finally { m.free(); }
+});
+
 test('a_llama_3_1_context_of_131072_positions_loads_and_reads_up_to_65536_tokens', () => {
   const f = folder('llama'), model = load(f, { ...f.config, max_position_embeddings: 131072 });
   try {
